@@ -1,0 +1,179 @@
+"""The one module that owns the SQLite schema of the release cache.
+
+Every table, index and migration lives here; readers and writers elsewhere
+only run queries. `open_cache` refuses files that are not a WIF cache (or have
+an older/newer schema) with a message that says how to rebuild.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database, Migrations
+
+MIGRATIONS = Migrations("wif-cache")
+BUSY_TIMEOUT_MS = 30_000
+_KNOWN: dict[str, list[str]] = {}
+
+
+def migration(migrations: Migrations):
+    """Register a migration and remember its name, to tell older from newer files."""
+
+    def register(func):
+        _KNOWN.setdefault(migrations.name, []).append(func.__name__)
+        return migrations()(func)
+
+    return register
+
+
+class CacheError(Exception):
+    """The cache file cannot be used; the message says what to do."""
+
+
+@migration(MIGRATIONS)
+def m001_release_cache(db: Database) -> None:
+    db["repositories"].create(
+        {
+            "id": int,
+            "slug": str,
+            "releases_etag": str,
+            "last_indexed_at": str,
+            "last_checked_at": str,
+            "releases": int,
+            "stable": int,
+            "skipped_tags": str,
+            "last_error": str,
+        },
+        pk="id",
+        not_null={"slug"},
+        defaults={"releases": 0, "stable": 0, "skipped_tags": "[]"},
+    )
+    db["repositories"].create_index(["slug"], unique=True)
+    db["releases"].create(
+        {
+            "id": int,
+            "repo_id": int,
+            "tag": str,
+            "name": str,
+            "version": str,
+            "version_key": str,
+            "published_at": str,
+            "prerelease": int,
+            "draft": int,
+            "stable": int,
+            "url": str,
+            "body": str,
+            "body_source": str,
+            "fetched_at": str,
+        },
+        pk="id",
+        not_null={"repo_id", "tag"},
+        defaults={"prerelease": 0, "draft": 0, "stable": 0, "body": "", "body_source": "release"},
+        foreign_keys=[("repo_id", "repositories", "id")],
+    )
+    db["releases"].create_index(["repo_id", "tag"], unique=True)
+    db["releases"].create_index(["repo_id", "stable", "version_key"])
+    db["entries"].create(
+        {
+            "id": int,
+            "release_id": int,
+            "repo_id": int,
+            "position": int,
+            "section": str,
+            "heading": str,
+            "text": str,
+            "prs": str,
+            "issues": str,
+        },
+        pk="id",
+        not_null={"release_id", "repo_id", "text"},
+        defaults={"prs": "[]", "issues": "[]", "heading": ""},
+        foreign_keys=[("release_id", "releases", "id"), ("repo_id", "repositories", "id")],
+    )
+    db["entries"].create_index(["release_id", "position"])
+    db["entries"].enable_fts(["text"], create_triggers=True, tokenize="porter")
+    db["entry_prs"].create(
+        {"entry_id": int, "release_id": int, "repo_id": int, "pr": int},
+        pk=("entry_id", "pr"),
+        foreign_keys=[("entry_id", "entries", "id"), ("release_id", "releases", "id")],
+    )
+    db["entry_prs"].create_index(["repo_id", "pr"])
+    db["entry_prs"].create_index(["release_id"])
+    db["pr_first_release"].create(
+        {"repo_id": int, "pr": int, "release_id": int, "version_key": str},
+        pk=("repo_id", "pr"),
+        foreign_keys=[("release_id", "releases", "id")],
+    )
+    db["pulls"].create(
+        {
+            "repo_id": int,
+            "number": int,
+            "title": str,
+            "body": str,
+            "state": str,
+            "merged": int,
+            "merged_at": str,
+            "merge_commit_sha": str,
+            "url": str,
+            "fetched_at": str,
+        },
+        pk=("repo_id", "number"),
+        foreign_keys=[("repo_id", "repositories", "id")],
+    )
+
+
+def _connect(path: Path) -> Database:
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return Database(conn)
+
+
+def rebuild_hint(path: Path) -> str:
+    return f"Rebuild it with `wif index --db {path} --all` (or delete the file and re-run the indexer)."
+
+
+def open_cache(path: str | Path, *, create: bool = False) -> Database:
+    """Open (and with create=True, create or migrate) the release cache at `path`.
+
+    Readers pass create=False: a missing, empty, foreign or wrong-schema file
+    raises CacheError instead of answering from a half-valid database.
+    """
+    return open_migrated(Path(path), MIGRATIONS, "WIF release cache", rebuild_hint(Path(path)), create=create)
+
+
+def open_migrated(
+    path: Path, migrations: Migrations, label: str, hint: str, *, create: bool = False
+) -> Database:
+    """Open a SQLite file owned by one migration set, checking it is that kind of file."""
+    if not create and (not path.exists() or path.stat().st_size == 0):
+        raise CacheError(f"No {label} at {path} (file missing or empty). {hint}")
+    try:
+        db = _connect(path)
+        _check_schema(db, path, migrations, label, hint, create=create)
+        if create:
+            db.enable_wal()
+            migrations.apply(db)
+    except sqlite3.DatabaseError as error:
+        raise CacheError(f"{path} is not a readable {label} ({error}). {hint}") from error
+    return db
+
+
+def _check_schema(
+    db: Database, path: Path, migrations: Migrations, label: str, hint: str, *, create: bool
+) -> None:
+    tables = set(db.table_names())
+    if not tables:
+        if create:
+            return
+        raise CacheError(f"{path} is an empty SQLite database, not a {label}. {hint}")
+    applied = {m.name for m in migrations.applied(db)}
+    if not applied:
+        raise CacheError(f"{path} is a SQLite file but not a {label}. {hint}")
+    known = set(_KNOWN.get(migrations.name, []))
+    if applied - known:
+        newer = ", ".join(sorted(applied - known))
+        raise CacheError(f"{path} was written by a newer WIF (unknown migrations: {newer}). "
+                         f"Upgrade WIF, or rebuild: {hint}")
+    if not create and known - applied:
+        raise CacheError(f"{path} has an older schema. {hint}")

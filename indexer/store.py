@@ -1,0 +1,198 @@
+"""Writes to the release cache: one repository's update is one transaction.
+
+Why one transaction per repository: an indexer killed at any moment must
+leave every repository either fully old or fully new, and a second indexer on
+the same file must wait (BEGIN IMMEDIATE + busy timeout) rather than interleave.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlite_utils import Database
+
+from indexer.release_notes import parse_release_notes
+from indexer.versions import parse_tag, version_key
+
+
+@dataclass
+class ReleaseRecord:
+    """A release as fetched from GitHub (the REST fields WIF keeps)."""
+
+    id: int
+    tag: str
+    name: str | None
+    body: str | None
+    draft: bool
+    prerelease: bool
+    published_at: str | None
+    url: str | None
+    body_source: str = "release"
+
+
+@dataclass
+class RepositoryUpdate:
+    """Everything one indexing pass learned about a repository."""
+
+    slug: str
+    releases: list[ReleaseRecord]
+    etag: str | None
+    pulls: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class UpdateResult:
+    new: int = 0
+    updated: int = 0
+    skipped_tags: list[str] = field(default_factory=list)
+    releases: int = 0
+    stable: int = 0
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _release_row(repo_id: int, record: ReleaseRecord) -> dict:
+    version = parse_tag(record.tag)
+    stable = bool(version) and not record.draft and not record.prerelease and not version.is_prerelease
+    return {
+        "id": record.id,
+        "repo_id": repo_id,
+        "tag": record.tag,
+        "name": record.name or record.tag,
+        "version": str(version) if version else None,
+        "version_key": version_key(version) if version else None,
+        "published_at": record.published_at,
+        "prerelease": int(record.prerelease or bool(version and version.is_prerelease)),
+        "draft": int(record.draft),
+        "stable": int(stable),
+        "url": record.url,
+        "body": record.body or "",
+        "body_source": record.body_source,
+        "fetched_at": now(),
+    }
+
+
+def repository_id(db: Database, slug: str) -> int:
+    """The id of a repository row, creating it when new."""
+    row = db.execute("select id from repositories where slug = ?", [slug]).fetchone()
+    if row:
+        return row[0]
+    return db.execute("insert into repositories (slug) values (?)", [slug]).lastrowid
+
+
+def write_with_retry(db: Database, work: Callable[[], object], on_busy: Callable[[str], None]) -> object:
+    """Run `work` in one IMMEDIATE transaction; on a locked database say so and retry."""
+    delay = 0.5
+    for attempt in range(8):
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+            on_busy(f"cache busy (another indexer is writing), retrying in {delay:.1f}s (attempt {attempt + 1})")
+            time.sleep(delay)
+            delay = min(delay * 2, 10)
+            continue
+        try:
+            result = work()
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return result
+    raise sqlite3.OperationalError("cache stayed busy; another indexer holds the write lock")
+
+
+def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
+    """Upsert releases, re-parse changed bodies, rebuild derived maps. Call inside a transaction."""
+    repo_id = repository_id(db, update.slug)
+    existing = {row[0]: (row[1], row[2]) for row in db.execute(
+        "select tag, body, id from releases where repo_id = ?", [repo_id])}
+    result = UpdateResult()
+    for record in update.releases:
+        row = _release_row(repo_id, record)
+        if row["version"] is None:
+            result.skipped_tags.append(record.tag)
+        old = existing.get(record.tag)
+        if old is not None and old[0] == row["body"]:
+            db.execute("update releases set published_at = ?, prerelease = ?, draft = ?, stable = ?, url = ?, "
+                       "fetched_at = ? where id = ?", [row["published_at"], row["prerelease"], row["draft"],
+                                                       row["stable"], row["url"], row["fetched_at"], old[1]])
+            continue
+        if old is not None:
+            _delete_release(db, old[1])
+            result.updated += 1
+        else:
+            result.new += 1
+        db["releases"].insert(row, replace=True)
+        _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
+    _store_pulls(db, repo_id, update.pulls)
+    _rebuild_pr_first_release(db, repo_id)
+    _update_repository_row(db, repo_id, update.etag, result)
+    return result
+
+
+def _delete_release(db: Database, release_id: int) -> None:
+    db.execute("delete from entry_prs where release_id = ?", [release_id])
+    db.execute("delete from entries where release_id = ?", [release_id])
+    db.execute("delete from releases where id = ?", [release_id])
+
+
+def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body: str) -> None:
+    for entry in parse_release_notes(body, repo=slug):
+        entry_id = db.execute(
+            "insert into entries (release_id, repo_id, position, section, heading, text, prs, issues) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
+             json.dumps(list(entry.prs)), json.dumps(list(entry.issues))],
+        ).lastrowid
+        db.conn.executemany(
+            "insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
+            [(entry_id, release_id, repo_id, pr) for pr in entry.prs],
+        )
+
+
+def _store_pulls(db: Database, repo_id: int, pulls: Iterable[dict]) -> None:
+    rows = [{**pull, "repo_id": repo_id, "fetched_at": pull.get("fetched_at") or now()} for pull in pulls]
+    if rows:
+        db["pulls"].upsert_all(rows, pk=("repo_id", "number"))
+
+
+def _rebuild_pr_first_release(db: Database, repo_id: int) -> None:
+    """PR → first *stable* release that lists it (a final release repeats its betas' entries)."""
+    db.execute("delete from pr_first_release where repo_id = ?", [repo_id])
+    db.execute(
+        """insert into pr_first_release (repo_id, pr, release_id, version_key)
+        select ep.repo_id, ep.pr, r.id, min(r.version_key)
+        from entry_prs ep join releases r on r.id = ep.release_id
+        where ep.repo_id = ? and r.stable = 1
+        group by ep.repo_id, ep.pr""",
+        [repo_id],
+    )
+
+
+def _update_repository_row(db: Database, repo_id: int, etag: str | None, result: UpdateResult) -> None:
+    counts = db.execute(
+        "select count(*), coalesce(sum(stable), 0) from releases where repo_id = ?", [repo_id]
+    ).fetchone()
+    result.releases, result.stable = counts[0], counts[1]
+    skipped = [row[0] for row in db.execute(
+        "select tag from releases where repo_id = ? and version is null order by tag", [repo_id])]
+    db.execute(
+        "update repositories set releases_etag = coalesce(?, releases_etag), last_indexed_at = ?, "
+        "last_checked_at = ?, releases = ?, stable = ?, skipped_tags = ?, last_error = null where id = ?",
+        [etag, now(), now(), counts[0], counts[1], json.dumps(skipped), repo_id],
+    )
+
+
+def mark_checked(db: Database, slug: str, error: str | None = None) -> None:
+    """Record a no-op (304) check or a failure without touching releases."""
+    repo_id = repository_id(db, slug)
+    db.execute("update repositories set last_checked_at = ?, last_error = ? where id = ?", [now(), error, repo_id])

@@ -1,0 +1,89 @@
+"""Version parsing for release tags and user-typed versions.
+
+Tags come as `8.1.0`, `v8.1.0`, `sentry-cocoa@8.1.0`, `@sentry/browser@8.0.0`,
+`release-8.0`; users type `8.48`, `v9`, `8.0.0-beta.3`. Everything is parsed
+with `packaging` and turned into a fixed-width sort key so that "releases
+strictly after V, oldest first" is one indexed string comparison in SQLite.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import InvalidVersion, Version
+
+_TRAILING_VERSION = re.compile(r"(\d+(?:\.\d+){0,6}(?:[-._+]?[A-Za-z][A-Za-z0-9.+-]{0,40})?)$")
+_PHASES = {"dev": "0", "a": "1", "b": "2", "rc": "3", None: "5"}
+_WIDTH = 12
+_PARTS = 6
+
+
+def parse_tag(tag: str | None) -> Version | None:
+    """Parse a release tag or a user-typed version; None when it is not a version."""
+    if not tag:
+        return None
+    text = tag.strip()[:100]
+    text = text.rsplit("@", 1)[-1].rsplit("/", 1)[-1]
+    for candidate in (text, _trailing(text)):
+        if candidate:
+            try:
+                return Version(candidate)
+            except InvalidVersion:
+                continue
+    return None
+
+
+def _trailing(text: str) -> str | None:
+    match = _TRAILING_VERSION.search(text)
+    return match.group(1) if match else None
+
+
+def is_prerelease(version: Version) -> bool:
+    """Pre-release per PEP 440 (alpha, beta, rc, dev); post and local releases are stable."""
+    return version.is_prerelease
+
+
+def version_key(version: Version) -> str:
+    """A fixed-width string whose lexicographic order is the PEP 440 order.
+
+    Why: SQLite compares TEXT bytewise, and an indexed `version_key > ?` beats
+    loading every release into Python to compare `Version` objects.
+    """
+    release = [min(part, 10**_WIDTH - 1) for part in version.release[:_PARTS]]
+    release += [0] * (_PARTS - len(release))
+    parts = [f"{version.epoch:04d}"] + [f"{part:0{_WIDTH}d}" for part in release]
+    if version.pre:
+        phase, number = _PHASES[version.pre[0]], version.pre[1]
+    elif version.dev is not None and version.post is None:
+        phase, number = _PHASES["dev"], 0
+    else:
+        phase, number = _PHASES[None], 0
+    parts.append(f"{phase}{number:0{_WIDTH}d}")
+    post = -1 if version.post is None else version.post
+    parts.append(f"{post + 1:0{_WIDTH}d}")
+    dev = version.dev if version.dev is not None else 10**_WIDTH - 1
+    parts.append(f"{dev:0{_WIDTH}d}")
+    parts.append(version.local or "")
+    return ".".join(parts)
+
+
+def display_version(tag: str) -> str:
+    """The tag as people write it in answers: without a leading `v` or package prefix."""
+    text = tag.rsplit("@", 1)[-1]
+    return text[1:] if text[:1] in ("v", "V") and text[1:2].isdigit() else text
+
+
+def release_prefix_matches(candidate: Version, typed: Version, typed_text: str) -> bool:
+    """Whether an incomplete user version ("8.48", "v9") is a prefix of a release version."""
+    parts = len(_numeric_parts(typed_text))
+    return parts > 0 and candidate.release[:parts] == typed.release[:parts]
+
+
+def _numeric_parts(text: str) -> list[str]:
+    core = text.strip().lstrip("vV").split("-", 1)[0].split("+", 1)[0]
+    return [p for p in core.split(".") if p.isdigit()]
+
+
+def is_complete(text: str) -> bool:
+    """True when the user typed at least major.minor.patch (or a pre-release suffix)."""
+    return len(_numeric_parts(text)) >= 3 or bool(re.search(r"[A-Za-z]", text.strip().lstrip("vV")))

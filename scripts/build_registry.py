@@ -1,0 +1,104 @@
+"""Generate indexer/data/registry.json from getsentry/sentry-release-registry data.
+
+Usage: python scripts/build_registry.py [../shared/data/sentry-sdk-registry.json]
+
+Aliases are the names people type: SDK ids, package names (the part of the
+`canonical` id after the ecosystem prefix), repository names, and a
+hand-written list of platform words. An alias that points at two repositories
+is kept under `ambiguous` so the resolver can ask instead of guessing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PLATFORM_ALIASES = {
+    "getsentry/sentry-cocoa": ["iOS", "Cocoa", "Swift", "macOS", "tvOS", "watchOS", "visionOS", "sentry-cocoa",
+                               "Cocoa SDK", "iOS SDK", "Sentry Cocoa", "SentrySwift", "Objective-C"],
+    "getsentry/sentry-java": ["Android", "Java", "Kotlin", "sentry-android", "Spring", "Spring Boot", "io.sentry",
+                              "Android SDK", "Java SDK", "Logback", "Log4j2", "OkHttp"],
+    "getsentry/sentry-python": ["Python", "sentry-sdk", "sentry_sdk", "Django", "Flask", "FastAPI", "Celery",
+                                "Python SDK", "Starlette"],
+    "getsentry/sentry-javascript": ["JavaScript", "JS", "Node", "Node.js", "NodeJS", "Browser", "Next.js", "NextJS",
+                                    "React", "Vue", "Angular", "Svelte", "SvelteKit", "Remix", "Nuxt", "Astro",
+                                    "Ember", "Gatsby", "Deno", "Bun", "Cloudflare", "NestJS", "Hono",
+                                    "AWS Lambda", "JavaScript SDK", "TypeScript"],
+    "getsentry/sentry-react-native": ["React Native", "RN", "react-native", "RN SDK", "Expo"],
+    "getsentry/sentry-dart": ["Flutter", "Dart", "sentry_flutter", "sentry-flutter", "Flutter SDK", "Dart SDK"],
+    "getsentry/sentry-dotnet": [".NET", "dotnet", "C#", "CSharp", "ASP.NET", "ASP.NET Core", "MAUI", "Serilog",
+                                "NLog", "Blazor", "Sentry.NET", ".NET SDK"],
+    "getsentry/sentry-unity": ["Unity"],
+    "getsentry/sentry-ruby": ["Ruby", "Rails", "Ruby on Rails", "Sidekiq", "Resque", "sentry-raven"],
+    "getsentry/sentry-php": ["PHP", "sentry/sentry", "PHP SDK"],
+    "getsentry/sentry-laravel": ["Laravel"],
+    "getsentry/sentry-symfony": ["Symfony"],
+    "getsentry/sentry-go": ["Go", "Golang", "sentry-go"],
+    "getsentry/sentry-rust": ["Rust", "sentry-rust"],
+    "getsentry/sentry-elixir": ["Elixir", "Phoenix"],
+    "getsentry/sentry-native": ["Native", "sentry-native", "C/C++", "C++", "Crashpad", "Breakpad"],
+    "getsentry/sentry-unreal": ["Unreal", "Unreal Engine", "UE4", "UE5"],
+    "getsentry/sentry-godot": ["Godot"],
+    "getsentry/sentry-kotlin-multiplatform": ["KMP", "Kotlin Multiplatform"],
+    "getsentry/sentry-electron": ["Electron"],
+    "getsentry/sentry-capacitor": ["Capacitor", "Ionic"],
+    "getsentry/sentry-cordova": ["Cordova"],
+    "getsentry/sentry-powershell": ["PowerShell"],
+}
+# Repositories outside the Sentry registry that the shipped example cache holds.
+EXTRA_REPOSITORIES = {
+    "openai/openai-python": ["openai", "openai-python", "openai python", "OpenAI Python SDK"],
+    "pydantic/pydantic": ["pydantic"],
+}
+
+# Package names that are also everyday words in a support message.
+GENERIC_WORDS = {"sdk", "agent"}
+
+
+def package_aliases(canonical: str) -> list[str]:
+    name = canonical.split(":", 1)[-1]
+    names = [name]
+    if ":" in name:  # maven group:artifact
+        names.append(name.split(":", 1)[1])
+    if name.startswith("sentry/") and name.count("/") == 1:  # composer vendor/package
+        names.append(name.split("/", 1)[1])
+    return names
+
+
+def build(source: dict) -> dict:
+    targets: dict[str, set[str]] = defaultdict(set)
+    sdks = {}
+    for sdk_id, sdk in sorted(source["sdks"].items()):
+        repo = sdk["repo"]
+        sdks[sdk_id] = repo
+        for alias in [sdk_id, repo, repo.split("/", 1)[1], *package_aliases(sdk["canonical"])]:
+            targets[alias.lower()].add(repo)
+    for repo, aliases in {**PLATFORM_ALIASES, **EXTRA_REPOSITORIES}.items():
+        for alias in [repo, repo.split("/", 1)[1], *aliases]:
+            targets[alias.lower()].add(repo)
+    repos = sorted({*sdks.values(), *EXTRA_REPOSITORIES})
+    for generic in GENERIC_WORDS:
+        targets.pop(generic, None)
+    return {
+        "source": source.get("source", ""),
+        "repositories": {repo: {"slack_group_id": None, "github_team": None} for repo in repos},
+        "sdks": sdks,
+        "aliases": {alias: sorted(t)[0] for alias, t in sorted(targets.items()) if len(t) == 1},
+        "ambiguous": {alias: sorted(t) for alias, t in sorted(targets.items()) if len(t) > 1},
+    }
+
+
+def main() -> None:
+    source_path = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared/data/sentry-sdk-registry.json"
+    registry = build(json.loads(source_path.read_text()))
+    target = ROOT / "indexer" / "data" / "registry.json"
+    target.write_text(json.dumps(registry, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    print(f"{target.relative_to(ROOT)}: {len(registry['repositories'])} repositories, "
+          f"{len(registry['aliases'])} aliases, {len(registry['ambiguous'])} ambiguous")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The `wif` command: a thin argparse layer over the library.
+
+Each subcommand lives in its own module exposing `add_arguments(parser)` and
+`run(args) -> int`; modules are imported only when their subcommand runs, so
+`wif --help` and `wif ask` stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "ask": ("wif_action.commands.ask", "Answer one 'was it fixed?' question from the release cache."),
+    "index": ("indexer.cli", "Cache the stable releases (and parsed notes) of SDK repositories."),
+    "eval": ("wif_action.commands.evaluate", "Run evaluation cases through `wif ask` and report accuracy."),
+    "runs": ("wif_action.commands.runs", "List, show and query recorded runs."),
+    "dispatch": ("wif_action.commands.dispatch", "Start the WIF workflow on GitHub (workflow_dispatch)."),
+    "action": ("wif_action.commands.action", "Entry point of the GitHub Action (reads the runner's environment)."),
+}
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wif",
+        description="WIF — Was It Fixed? Finds the release and PR that fixed an SDK bug, with evidence.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(_module=module_name)
+        if name == _requested_command(argv):
+            importlib.import_module(module_name).add_arguments(sub)
+    return parser
+
+
+def _requested_command(argv: list[str]) -> str | None:
+    words = [arg for arg in argv if not arg.startswith("-")]
+    return words[0] if words else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if not getattr(args, "_module", None):
+        parser.print_help()
+        return 2
+    module = importlib.import_module(args._module)
+    try:
+        return module.run(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

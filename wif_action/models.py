@@ -1,0 +1,169 @@
+"""Typed data passed between the workflow, subtasks, tools and engines.
+
+Every subtask returns one of these with an explicit outcome, so the workflow
+can sequence them without inspecting free text.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Outcome(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    NO_RESULT = "no_result"
+    TOO_OLD = "too_old"
+    ALREADY_LATEST = "already_latest"
+    NEEDS_CLARIFICATION = "needs_clarification"
+    FAILED = "failed"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+CONFIDENCE_RANK = {Confidence.LOW: 0, Confidence.MEDIUM: 1, Confidence.HIGH: 2}
+
+
+class Request(BaseModel):
+    """What the support engineer asked, after extraction."""
+
+    sdk: str | None = None
+    repo: str | None = None
+    version: str | None = None
+    problem: str = ""
+    links: list[str] = Field(default_factory=list)
+    raw_text: str = ""
+
+
+class Release(BaseModel):
+    """A cached release; `tag` is exactly as on GitHub, `version` is normalised."""
+
+    id: int
+    repo: str
+    tag: str
+    version: str
+    version_key: str
+    published_at: str | None = None
+    url: str | None = None
+    stable: bool = True
+
+
+class Entry(BaseModel):
+    """One parsed release-note line of a cached release."""
+
+    id: int
+    release: Release
+    section: str
+    heading: str = ""
+    text: str
+    prs: list[int] = Field(default_factory=list)
+    issues: list[int] = Field(default_factory=list)
+    position: int = 0
+
+
+class RelevantEntry(BaseModel):
+    """An entry an engine judged relevant to the problem, with the PR to look at."""
+
+    entry: Entry
+    pr: int | None
+    relevance: float = 0.0
+    reason: str = ""
+
+
+class PullRequest(BaseModel):
+    repo: str
+    number: int
+    title: str
+    body: str = ""
+    state: str = ""
+    merged: bool = False
+    merged_at: str | None = None
+    merge_commit_sha: str | None = None
+    url: str
+
+
+class Score(BaseModel):
+    """A confidence with the one-sentence reason that cites the PR title or description."""
+
+    confidence: Confidence
+    reason: str
+
+
+class Verdict(BaseModel):
+    """The adversarial second check of a HIGH candidate."""
+
+    confirmed: bool
+    reason: str
+
+
+class IssueResolution(BaseModel):
+    """What a linked issue (or PR) URL resolves to."""
+
+    repo: str
+    number: int
+    is_pull: bool = False
+    closing_prs: list[int] = Field(default_factory=list)
+    closing_commit: str | None = None
+    state: str = ""
+
+
+class Candidate(BaseModel):
+    version: str
+    tag: str
+    pr: int
+    url: str
+    confidence: Confidence
+    reason: str
+    entry: str = ""
+    source: str = "scan"
+
+
+class Checked(BaseModel):
+    first: str
+    last: str
+    releases: int
+
+
+class Skipped(BaseModel):
+    step: str
+    reason: str
+
+
+class Usage(BaseModel):
+    github_requests: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Answer(BaseModel):
+    """The result of one question; `message` is the Markdown shown to people."""
+
+    outcome: Outcome
+    repo: str | None = None
+    user_version: str | None = None
+    candidates: list[Candidate] = Field(default_factory=list)
+    checked: Checked | None = None
+    prs_evaluated: int = 0
+    skipped: list[Skipped] = Field(default_factory=list)
+    message: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    trace: list[str] = Field(default_factory=list)
+    rejected_claims: list[str] = Field(default_factory=list)
+
+    def public_json(self) -> dict:
+        """The `--json` object of `wif ask` (the documented keys, nothing internal)."""
+        data = self.model_dump(mode="json")
+        return {
+            key: data[key]
+            for key in (
+                "outcome", "repo", "user_version", "candidates", "checked",
+                "prs_evaluated", "skipped", "message", "usage", "trace",
+            )
+        }

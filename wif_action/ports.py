@@ -1,0 +1,107 @@
+"""The interfaces subtasks depend on (typing Protocols).
+
+Subtasks receive objects satisfying these; they never build clients. Tools in
+`wif_action/tools/` implement the I/O ones, engines in `wif_action/engines/`
+implement `Judge`. Tests can pass any object of the right shape.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from wif_action.models import (
+    Entry,
+    IssueResolution,
+    PullRequest,
+    RelevantEntry,
+    Release,
+    Request,
+    Score,
+    Usage,
+    Verdict,
+)
+
+
+class ReleaseCache(Protocol):
+    """Read-only queries over the release cache (tools/cache.py)."""
+
+    def has_repository(self, repo: str) -> bool: ...
+
+    def find_release(self, repo: str, version: str) -> Release | None:
+        """The release (stable or pre-release) whose version equals `version` (incomplete versions too)."""
+
+    def count_stable_after(self, repo: str, version_key: str) -> int: ...
+
+    def stable_after(self, repo: str, version_key: str, limit: int) -> list[Release]:
+        """Stable releases strictly after `version_key`, oldest first."""
+
+    def latest_stable(self, repo: str) -> Release | None: ...
+
+    def entries(self, release_ids: list[int]) -> list[Entry]:
+        """Parsed entries of these releases, in release then position order."""
+
+    def first_stable_release_with_pr(self, repo: str, pr: int) -> Release | None: ...
+
+    def user_has_pr(self, repo: str, pr: int, user_release: Release) -> bool:
+        """Whether a release at or before the user's (same line, published no later) lists `pr`."""
+
+    def stable_releases(self, repo: str) -> list[Release]:
+        """All stable releases, oldest first (for compare-based binary search)."""
+
+    def cached_pull(self, repo: str, number: int) -> PullRequest | None: ...
+
+
+class GitHub(Protocol):
+    """GitHub REST lookups used on a question (tools/github.py). Raises ToolError on failure."""
+
+    def pull_request(self, repo: str, number: int) -> PullRequest: ...
+
+    def issue_resolution(self, repo: str, number: int) -> IssueResolution: ...
+
+    def tag_contains(self, repo: str, tag: str, sha: str) -> bool: ...
+
+    @property
+    def requests_made(self) -> int: ...
+
+
+class Progress(Protocol):
+    """Where the spec's progress checkpoints go (console, Slack, a GitHub comment)."""
+
+    def checkpoint(self, text: str) -> None: ...
+
+    def finish(self, text: str) -> None: ...
+
+
+class Judge(Protocol):
+    """The judgement tools of the spec; implemented by the OpenAI and offline engines."""
+
+    name: str
+
+    def extract_request(self, message: str) -> Request: ...
+
+    def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None: ...
+
+    def filter_relevant_entries(
+        self, entries: list[Entry], problem: str, request_text: str
+    ) -> list[RelevantEntry]: ...
+
+    def score_pr_confidence(
+        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+    ) -> Score: ...
+
+    def verify_pr_match(
+        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+    ) -> Verdict: ...
+
+    def summarize(self, text: str, purpose: str) -> str: ...
+
+    def usage(self) -> Usage: ...
+
+
+class ToolError(Exception):
+    """A tool could not do its I/O; the message is safe to show to people."""
+
+    def __init__(self, tool: str, reason: str):
+        super().__init__(f"{tool}: {reason}")
+        self.tool = tool
+        self.reason = reason

@@ -1,0 +1,169 @@
+"""Read-only queries over the release cache (I/O only, no judgement).
+
+Every method is one indexed query. A database error is re-raised as
+ToolError("cache", ...) so the workflow can defer instead of answering from a
+half-read cache.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from indexer.schema import open_cache
+from indexer.versions import parse_tag, release_prefix_matches, version_key
+from wif_action.models import Entry, PullRequest, Release
+from wif_action.ports import ToolError
+
+_RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
+
+
+def _release(row: tuple) -> Release:
+    return Release(id=row[0], repo=row[1], tag=row[2], version=row[3], version_key=row[4],
+                   published_at=row[5], url=row[6], stable=bool(row[7]))
+
+
+class SqliteReleaseCache:
+    """The ReleaseCache port over a sqlite-utils Database."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self.queries = 0
+
+    @classmethod
+    def open(cls, path: str | Path) -> SqliteReleaseCache:
+        return cls(open_cache(path))
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise ToolError("cache", f"the release cache could not be read ({error}); rebuild it") from error
+
+    def _rows(self, sql: str, params: list) -> list[tuple]:
+        with self._errors():
+            self.queries += 1
+            return self.db.execute(sql, params).fetchall()
+
+    def repositories(self) -> list[str]:
+        return [row[0] for row in self._rows("select slug from repositories order by slug", [])]
+
+    def has_repository(self, repo: str) -> bool:
+        return bool(self._rows("select 1 from repositories where slug = ? and releases > 0", [repo]))
+
+    def find_release(self, repo: str, version: str) -> Release | None:
+        """Exact match on the normalised version; an incomplete one ("8.48", "v9") is completed
+        to the newest stable release with that prefix."""
+        typed = parse_tag(version)
+        if typed is None:
+            return None
+        exact = self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.version_key = ? order by r.stable desc limit 1",
+            [repo, version_key(typed)],
+        )
+        if exact:
+            return _release(exact[0])
+        return self._complete(repo, typed, version)
+
+    def _complete(self, repo: str, typed, text: str) -> Release | None:
+        from indexer.versions import is_complete
+
+        if is_complete(text):
+            return None
+        candidates = [_release(row) for row in self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 order by r.version_key desc", [repo])]
+        for release in candidates:
+            parsed = parse_tag(release.version)
+            if parsed and release_prefix_matches(parsed, typed, text):
+                return release
+        return None
+
+    def count_stable_after(self, repo: str, key: str) -> int:
+        return self._rows(
+            "select count(*) from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 and r.version_key > ?", [repo, key])[0][0]
+
+    def stable_after(self, repo: str, key: str, limit: int) -> list[Release]:
+        return [_release(row) for row in self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 and r.version_key > ? order by r.version_key limit ?",
+            [repo, key, limit])]
+
+    def latest_stable(self, repo: str) -> Release | None:
+        rows = self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 order by r.version_key desc limit 1", [repo])
+        return _release(rows[0]) if rows else None
+
+    def stable_releases(self, repo: str) -> list[Release]:
+        return [_release(row) for row in self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 order by r.version_key", [repo])]
+
+    def entries(self, release_ids: list[int]) -> list[Entry]:
+        if not release_ids:
+            return []
+        marks = ",".join("?" * len(release_ids))
+        releases = {row[0]: _release(row) for row in self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            f"where r.id in ({marks})", list(release_ids))}
+        rows = self._rows(
+            "select e.id, e.release_id, e.section, e.heading, e.text, e.prs, e.issues, e.position "
+            f"from entries e join releases r on r.id = e.release_id where e.release_id in ({marks}) "
+            "order by r.version_key, e.position", list(release_ids))
+        return [Entry(id=row[0], release=releases[row[1]], section=row[2], heading=row[3] or "",
+                      text=row[4], prs=json.loads(row[5] or "[]"), issues=json.loads(row[6] or "[]"),
+                      position=row[7]) for row in rows]
+
+    def first_stable_release_with_pr(self, repo: str, pr: int) -> Release | None:
+        rows = self._rows(
+            f"select {_RELEASE_COLUMNS} from pr_first_release f join releases r on r.id = f.release_id "
+            "join repositories s on s.id = f.repo_id where s.slug = ? and f.pr = ?", [repo, pr])
+        return _release(rows[0]) if rows else None
+
+    def user_has_pr(self, repo: str, pr: int, user_release: Release) -> bool:
+        """A release at or below the user's version that was published no later than it lists `pr`.
+
+        Why the date: a backport on an older line (9.47.1 published after 10.22.0) has a lower
+        version but is not in the user's build.
+        """
+        rows = self._rows(
+            "select 1 from entry_prs ep join releases r on r.id = ep.release_id "
+            "join repositories s on s.id = ep.repo_id where s.slug = ? and ep.pr = ? "
+            "and r.version_key <= ? and (r.published_at is null or ? is null or r.published_at <= ?) limit 1",
+            [repo, pr, user_release.version_key, user_release.published_at, user_release.published_at])
+        return bool(rows)
+
+    def cached_pull(self, repo: str, number: int) -> PullRequest | None:
+        rows = self._rows(
+            "select p.number, p.title, p.body, p.state, p.merged, p.merged_at, p.merge_commit_sha, p.url "
+            "from pulls p join repositories s on s.id = p.repo_id where s.slug = ? and p.number = ?",
+            [repo, number])
+        if not rows:
+            return None
+        row = rows[0]
+        return PullRequest(repo=repo, number=row[0], title=row[1] or "", body=row[2] or "", state=row[3] or "",
+                           merged=bool(row[4]), merged_at=row[5], merge_commit_sha=row[6],
+                           url=row[7] or f"https://github.com/{repo}/pull/{row[0]}")
+
+    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
+        """(documents, mean document length in tokens, document frequency per term) for BM25
+        over all of a repository's entries, from the FTS5 index."""
+        docs, avg_len = self._rows(
+            "select count(*), avg(length(text) - length(replace(text, ' ', '')) + 1) "
+            "from entries e join repositories s on s.id = e.repo_id where s.slug = ?", [repo])[0]
+        frequencies: dict[str, int] = {}
+        for term in terms:
+            frequencies[term] = self._rows(
+                "select count(*) from entries_fts f join entries e on e.rowid = f.rowid "
+                "join repositories s on s.id = e.repo_id where s.slug = ? and entries_fts match ?",
+                [repo, '"' + term.replace('"', "") + '"'])[0][0]
+        return docs or 0, float(avg_len or 1.0), frequencies
