@@ -167,3 +167,14 @@ class Answer(BaseModel):
                 "prs_evaluated", "skipped", "message", "usage", "trace",
             )
         }
+
+
+class AskInput(BaseModel):
+    """What a trigger passes in: structured fields (dispatch) and/or free text (/wif, Slack)."""
+
+    sdk: str | None = None
+    repo: str | None = None
+    version: str | None = None
+    problem: str | None = None
+    links: list[str] = Field(default_factory=list)
+    message: str | None = None

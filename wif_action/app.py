@@ -1,0 +1,56 @@
+"""The composition root: builds the real tools and engines from configuration.
+
+Only here (and in tests) are clients constructed; subtasks get them injected.
+`wif ask`, `wif eval` and the Action all build their workflow through
+`build_workflow`, so they run exactly the same code path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.registry import Registry, load_registry
+from wif_action.ports import Progress
+from wif_action.subtasks.pr_evaluation import AnalysisTools
+from wif_action.tools.cache import SqliteReleaseCache
+from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
+from wif_action.workflow import Workflow, WorkflowOptions
+
+
+@dataclass
+class AppConfig:
+    db: str | Path
+    engine: str = "auto"
+    registry: str | Path | None = None
+    max_high: int = 1
+    deadline_seconds: float = 240.0
+    github_timeout: float = 10.0
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registry:
+    """The SDK registry plus every repository the cache holds (so any cached repo can be named)."""
+    registry = load_registry(config.registry)
+    registry.add_repositories(cache.repositories())
+    return registry
+
+
+def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
+    """Raises CacheError (unusable cache), RegistryError or ValueError (bad engine setup)."""
+    from wif_action.engines import choose_engine
+
+    cache = SqliteReleaseCache.open(config.db)
+    registry = load_known_registry(config, cache)
+    github = CachedPullRequests(GitHubClient(github_from_env(config.env, timeout=config.github_timeout)), cache)
+    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env)
+    fallback = None
+    if judge.name != "offline":
+        from wif_action.engines.offline import OfflineJudge
+
+        fallback = OfflineJudge(cache, registry)
+    tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
+    options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds)
+    return Workflow(tools=tools, registry=registry, progress=progress, options=options)

@@ -1,0 +1,89 @@
+"""`wif ask`: answer one question from the release cache.
+
+Exit codes: 0 whenever an answer was produced (any outcome, deferrals too);
+2 for usage errors or an unusable cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from indexer.registry import RegistryError
+from indexer.schema import CacheError
+from wif_action.app import AppConfig, build_workflow
+from wif_action.models import AskInput
+from wif_action.tools.progress import ConsoleProgress, RecordingProgress
+
+EXAMPLES = """examples:
+  wif ask --db cache.db.example --sdk sentry-cocoa --version 8.48.0 \\
+      --problem "WatchdogTermination issues have empty tags (e.g. OS)" \\
+      --link https://github.com/getsentry/sentry-cocoa/issues/5397
+  wif ask --db cache.db --message "Android SDK 8.17.0: OkHttp reports 504s for FORCE_CACHE misses. Fixed?"
+  wif ask --db cache.db --repo acme/acme-sdk --version 2.3.1 --problem "..." --json
+
+environment:
+  GITHUB_API_URL, GITHUB_TOKEN     GitHub API for PR and issue details (token optional)
+  OPENAI_API_KEY, OPENAI_BASE_URL  enable the OpenAI engine (any OpenAI-compatible server)
+  WIF_MODEL, WIF_VERIFY_MODEL      models for judging and for the adversarial double-check
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLES
+    add_question_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def add_question_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by `wif ask` and the Action entry point."""
+    parser.add_argument("--db", required=True, help="release cache built by `wif index` (e.g. cache.db.example)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--sdk", help="SDK name or id as people write it: sentry-cocoa, iOS, @sentry/nextjs, ...")
+    which.add_argument("--repo", help="the SDK's GitHub repository, owner/name")
+    parser.add_argument("--version", dest="sdk_version", metavar="VERSION", help="the customer's SDK version")
+    parser.add_argument("--problem", help="what the customer observes")
+    parser.add_argument("--link", action="append", default=[], metavar="URL", help="GitHub issue/PR URL (repeatable)")
+    parser.add_argument("--message", help="free text as pasted from Slack or an issue (instead of / besides fields)")
+    parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto",
+                        help="auto (default) uses OpenAI when OPENAI_API_KEY is set, else the offline engine")
+    parser.add_argument("--registry", help="SDK registry JSON (default: the packaged Sentry registry)")
+    parser.add_argument("--max-high", type=_max_high, default=1, metavar="N",
+                        help="keep scanning until N confirmed high-confidence fixes (1-3, default 1)")
+    parser.add_argument("--deadline", type=float, default=240.0, metavar="SECONDS",
+                        help="time budget for the whole run (default 240)")
+
+
+def _max_high(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 3:
+        raise argparse.ArgumentTypeError("--max-high must be 1, 2 or 3")
+    return value
+
+
+def ask_input(args: argparse.Namespace) -> AskInput:
+    return AskInput(sdk=args.sdk, repo=args.repo, version=args.sdk_version, problem=args.problem,
+                    links=list(args.link or []), message=args.message)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not (args.message or args.problem):
+        print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
+        return 2
+    config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, max_high=args.max_high,
+                       deadline_seconds=args.deadline)
+    progress = RecordingProgress() if args.quiet else ConsoleProgress()
+    try:
+        workflow = build_workflow(config, progress)
+    except (CacheError, RegistryError, ValueError) as error:
+        print(f"wif ask: {error}", file=sys.stderr)
+        return 2
+    answer = workflow.run(ask_input(args))
+    if args.json:
+        print(json.dumps(answer.public_json(), ensure_ascii=False))
+    else:
+        print(answer.message)
+    return 0

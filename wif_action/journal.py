@@ -1,0 +1,58 @@
+"""What one run has read, skipped and concluded — the evidence behind the answer.
+
+Why a ledger: every version, PR and URL in an answer must be one the run
+actually read. Subtasks record what they read here; the answer is checked
+against it before anything is shown.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from wif_action.models import Skipped
+
+_VERSION_LIKE = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?)(?![\w.])")
+_PR_LIKE = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
+
+
+@dataclass
+class Journal:
+    deadline: float = field(default_factory=lambda: time.monotonic() + 240)
+    skipped: list[Skipped] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    versions_read: set[str] = field(default_factory=set)
+    prs_read: set[int] = field(default_factory=set)
+    urls_read: set[str] = field(default_factory=set)
+
+    def skip(self, step: str, reason: str) -> None:
+        self.skipped.append(Skipped(step=step, reason=reason[:300]))
+
+    def note(self, line: str) -> None:
+        self.trace.append(line)
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def read_version(self, *versions: str | None) -> None:
+        self.versions_read.update(v.lstrip("vV") for v in versions if v)
+
+    def read_pr(self, number: int | None, url: str | None = None) -> None:
+        if number:
+            self.prs_read.add(int(number))
+        if url:
+            self.urls_read.add(url)
+
+    def unread_claims(self, text: str, quoted: str = "") -> list[str]:
+        """Versions or PR numbers named in `text` that the run never read (an engine made them up).
+
+        `quoted` is short evidence the text may cite verbatim (a PR title, the release-note line).
+        """
+        quoted_versions = set(_VERSION_LIKE.findall(quoted))
+        quoted_prs = set(_PR_LIKE.findall(quoted))
+        claims = [f"version {v}" for v in _VERSION_LIKE.findall(text)
+                  if v.lstrip("vV") not in self.versions_read and v not in quoted_versions]
+        claims += [f"PR #{n}" for n in _PR_LIKE.findall(text) if int(n) not in self.prs_read and n not in quoted_prs]
+        return claims

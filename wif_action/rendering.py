@@ -1,0 +1,117 @@
+"""The Markdown answer, in the spec's Subtask 6 formats.
+
+Standard Markdown (`**v8.52.0**`, `[PR #5242](url)`), which GitHub renders and
+Slack renders through `markdown_text`. Pure functions of the Answer, so each
+delivery channel can re-render with its own maintainer mention.
+"""
+
+from __future__ import annotations
+
+from indexer.versions import parse_tag, version_key
+from wif_action.models import Answer, Candidate, Confidence, Outcome
+
+DEFAULT_MENTION = "SDK maintainers"
+
+
+def render(answer: Answer, mention: str = DEFAULT_MENTION, *, question: str = "") -> str:
+    body = _HEADLINES[answer.outcome](answer, mention, question)
+    parts = [body, _checked(answer), _reasoning(answer), _skipped(answer)]
+    return "\n\n".join(part for part in parts if part).strip()
+
+
+def _v(version: str | None) -> str:
+    version = (version or "?").strip()
+    return version if version[:1] in ("v", "V") else f"v{version}"
+
+
+def _pr_link(candidate: Candidate) -> str:
+    return f"[PR #{candidate.pr}]({candidate.url})"
+
+
+def _high(answer: Answer, mention: str, question: str) -> str:
+    highs = [c for c in answer.candidates if c.confidence == Confidence.HIGH]
+    first = highs[0]
+    lines = [f"✓ This was fixed in **{_v(first.version)}**. See {_pr_link(first)}."]
+    for other in highs[1:]:
+        lines.append(f"✓ Also fixed in **{_v(other.version)}**: {_pr_link(other)}.")
+    lines.append("")
+    lines += [f"> {_pr_link(c)}: {c.reason}" for c in highs]
+    return "\n".join(lines)
+
+
+def _medium(answer: Answer, mention: str, question: str) -> str:
+    mediums = sorted(answer.candidates, key=_version_order)
+    first = mediums[0]
+    lines = [f"**{_v(first.version)}** includes changes that may address this ({_pr_link(first)}),",
+             f"but I'm not fully certain. Deferring to {mention} to confirm.", ""]
+    if len(mediums) > 1:
+        lines.append("Candidates (oldest first):")
+        lines += [f"- **{_v(c.version)}** {_pr_link(c)}: {c.reason}" for c in mediums]
+    else:
+        lines.append(f"> {_pr_link(first)}: {first.reason}")
+    return "\n".join(lines)
+
+
+def _version_order(candidate: Candidate) -> str:
+    parsed = parse_tag(candidate.tag)
+    return version_key(parsed) if parsed else ""
+
+
+def _no_result(answer: Answer, mention: str, question: str) -> str:
+    return (f"I wasn't able to identify a fix in the releases after {_v(answer.user_version)}.\n"
+            f"Deferring to {mention} for investigation.")
+
+
+def _too_old(answer: Answer, mention: str, question: str) -> str:
+    return (f"The reported version ({_v(answer.user_version)}) is more than 100 releases behind\n"
+            f"the latest stable release. Unable to look this up efficiently.\nDeferring to {mention}.")
+
+
+def _already_latest(answer: Answer, mention: str, question: str) -> str:
+    return (f"{_v(answer.user_version)} is the latest stable release of {answer.repo}, so no newer release "
+            f"can contain a fix yet.\nDeferring to {mention}.")
+
+
+def _needs_clarification(answer: Answer, mention: str, question: str) -> str:
+    return question or "Could you clarify the SDK and the exact version the customer is on?"
+
+
+def _failed(answer: Answer, mention: str, question: str) -> str:
+    reason = question or "an internal step failed"
+    return f"I couldn't complete the analysis: {reason}\nDeferring to {mention}."
+
+
+_HEADLINES = {
+    Outcome.HIGH: _high,
+    Outcome.MEDIUM: _medium,
+    Outcome.NO_RESULT: _no_result,
+    Outcome.TOO_OLD: _too_old,
+    Outcome.ALREADY_LATEST: _already_latest,
+    Outcome.NEEDS_CLARIFICATION: _needs_clarification,
+    Outcome.FAILED: _failed,
+}
+
+
+def _checked(answer: Answer) -> str:
+    if answer.checked is None or answer.checked.releases == 0:
+        return ""
+    first, last = answer.checked.first, answer.checked.last
+    span = first if first == last else f"{first}–{last}"
+    lines = [f"Checked: releases {span} in {answer.repo}."]
+    if answer.outcome in (Outcome.HIGH, Outcome.MEDIUM) and answer.prs_evaluated > 1:
+        lines.append(f"Relevant PRs evaluated: {answer.prs_evaluated}.")
+    if answer.outcome == Outcome.NO_RESULT:
+        lines.append(f"Release notes reviewed: {answer.checked.releases}.")
+    return "\n".join(lines)
+
+
+def _reasoning(answer: Answer) -> str:
+    if not answer.trace:
+        return ""
+    return "**Reasoning**\n" + "\n".join(f"- {line}" for line in answer.trace)
+
+
+def _skipped(answer: Answer) -> str:
+    if not answer.skipped:
+        return ""
+    return "**Skipped steps**\n" + "\n".join(f"- {s.step}: {s.reason}" for s in answer.skipped)

@@ -1,0 +1,124 @@
+"""Subtask 3: the links fast path — a linked issue or PR → its fix → the first stable release.
+
+The release comes from the cache's PR → release map when the notes mention the
+PR, otherwise from the compare API (binary search over stable tags for the
+first one containing the merge commit), which also handles backports. A fix
+at or before the user's version is discarded (spec Example B).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from indexer.versions import display_version
+from wif_action.journal import Journal
+from wif_action.models import Candidate, Confidence, Release
+from wif_action.ports import ToolError
+from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+
+_LINK = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)$")
+MAX_LINKS = 3
+MAX_PRS_PER_LINK = 3
+
+
+class LinkResult(BaseModel):
+    outcome: Literal["high", "fall_through"]
+    candidates: list[Candidate] = Field(default_factory=list)
+
+
+def check_links(links: list[str], repo: str, user_release: Release | None, tools: AnalysisTools,
+                evaluator: PrEvaluator, journal: Journal) -> LinkResult:
+    candidates: list[Candidate] = []
+    for link in links[:MAX_LINKS]:
+        candidates += _check_link(link, repo, user_release, tools, evaluator, journal)
+    high = [c for c in candidates if c.confidence == Confidence.HIGH]
+    return LinkResult(outcome="high" if high else "fall_through", candidates=candidates)
+
+
+def _check_link(link: str, repo: str, user_release: Release | None, tools: AnalysisTools,
+                evaluator: PrEvaluator, journal: Journal) -> list[Candidate]:
+    match = _LINK.match(link)
+    if not match:
+        return []
+    link_repo, kind, number = match.group(1), match.group(2), int(match.group(3))
+    if link_repo != repo and not tools.cache.has_repository(link_repo):
+        journal.note(f"Link {link} is in {link_repo}, which the cache does not hold; not followed.")
+        return []
+    try:
+        prs, commit = _fixing_prs(link_repo, kind, number, tools)
+    except ToolError as error:
+        journal.skip(f"check link {link_repo}#{number}", error.reason)
+        return []
+    if not prs and not commit:
+        journal.note(f"Linked {link_repo}#{number}: no merged PR or closing commit found.")
+        return []
+    found = []
+    for pr in prs[:MAX_PRS_PER_LINK]:
+        candidate = _follow_pr(link_repo, number, pr, repo, user_release, tools, evaluator, journal)
+        if candidate:
+            found.append(candidate)
+    return found
+
+
+def _fixing_prs(repo: str, kind: str, number: int, tools: AnalysisTools) -> tuple[list[int], str | None]:
+    if kind == "pull":
+        return [number], None
+    resolution = tools.github.issue_resolution(repo, number)
+    if resolution.is_pull:
+        return [number], None
+    return resolution.closing_prs, resolution.closing_commit
+
+
+def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
+               tools: AnalysisTools, evaluator: PrEvaluator, journal: Journal) -> Candidate | None:
+    release = _first_release(link_repo, pr, user_release if link_repo == repo else None, tools, evaluator, journal)
+    if release is None:
+        journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release after the user's version.")
+        return None
+    journal.read_version(release.version, display_version(release.tag))
+    where = f"first released in {display_version(release.tag)}"
+    if link_repo == repo and user_release and (
+        release.version_key <= user_release.version_key or tools.cache.user_has_pr(repo, pr, user_release)
+    ):
+        journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr}, {where} — at or before the user's "
+                     f"{display_version(user_release.tag)}, so discarded (they have it and still see the problem).")
+        return None
+    journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr}, {where}.")
+    entry = next((e for e in tools.cache.entries([release.id]) if pr in e.prs), None)
+    candidate = evaluator.evaluate(pr, entry, release, source="link", repo=link_repo)
+    if candidate and link_repo != repo and candidate.confidence == Confidence.HIGH:
+        candidate = candidate.model_copy(update={"confidence": Confidence.MEDIUM,
+                                                 "reason": candidate.reason + f" (a fix in {link_repo})"})
+    return candidate
+
+
+def _first_release(repo: str, pr: int, user_release: Release | None, tools: AnalysisTools,
+                   evaluator: PrEvaluator, journal: Journal) -> Release | None:
+    """From the PR → release map, else binary search with the compare API on the merge commit."""
+    release = tools.cache.first_stable_release_with_pr(repo, pr)
+    if release is not None:
+        return release
+    details = evaluator.details(pr, repo)
+    if details is None or not details.merge_commit_sha:
+        return None
+    releases = [r for r in tools.cache.stable_releases(repo)
+                if user_release is None or r.version_key > user_release.version_key]
+    try:
+        return _first_containing(repo, details.merge_commit_sha, releases, tools)
+    except ToolError as error:
+        journal.skip(f"find the release of PR #{pr}", error.reason)
+        return None
+
+
+def _first_containing(repo: str, sha: str, releases: list[Release], tools: AnalysisTools) -> Release | None:
+    low, high, found = 0, len(releases) - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        if tools.github.tag_contains(repo, releases[middle].tag, sha):
+            found, high = releases[middle], middle - 1
+        else:
+            low = middle + 1
+    return found

@@ -1,0 +1,72 @@
+"""Subtask 1: extract sdk, version, problem and links from what the trigger passed in."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from wif_action.journal import Journal
+from wif_action.models import AskInput, Request
+from wif_action.ports import Judge, ToolError
+from wif_action.subtasks.judging import judged
+
+MAX_TEXT = 20_000
+_GITHUB_LINK = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
+
+
+class ExtractResult(BaseModel):
+    outcome: Literal["ok", "needs_clarification"]
+    request: Request
+    question: str = ""
+
+
+def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, journal: Journal) -> ExtractResult:
+    """Fields given by the trigger win; free text fills what is missing."""
+    message = (inputs.message or "").strip()[:MAX_TEXT]
+    extracted = Request()
+    if message:
+        try:
+            extracted = judged(journal, "extract request", judge, fallback, lambda j: j.extract_request(message))
+        except ToolError as error:
+            journal.skip("extract request", error.reason)
+    problem = (inputs.problem or "").strip()[:MAX_TEXT]
+    links = _links([*inputs.links, *extracted.links])
+    request = Request(
+        sdk=_clean(inputs.sdk) or extracted.sdk,
+        repo=_clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo),
+        version=_clean(inputs.version) or extracted.version,
+        problem=problem or extracted.problem or message[:500],
+        links=links,
+        raw_text="\n\n".join(part for part in (problem, message) if part) or extracted.raw_text,
+    )
+    return ExtractResult(outcome=_outcome(request), request=request, question=_question(request))
+
+
+def _clean(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value[:200] or None
+
+
+def _links(candidates: list[str]) -> list[str]:
+    found: list[str] = []
+    for text in candidates:
+        for link in _GITHUB_LINK.findall(text or ""):
+            if link not in found:
+                found.append(link)
+    return found[:5]
+
+
+def _outcome(request: Request) -> Literal["ok", "needs_clarification"]:
+    return "ok" if _question(request) == "" else "needs_clarification"
+
+
+def _question(request: Request) -> str:
+    if not (request.sdk or request.repo):
+        return "Which SDK is this about? I couldn't find an SDK I know in the request."
+    if not request.version:
+        return "Which version of the SDK is the customer on? The request doesn't say."
+    if not request.problem.strip():
+        return "What problem does the customer see? The request has no description."
+    return ""

@@ -1,0 +1,58 @@
+"""Subtask 4: the stable releases strictly after the user's version, from the cache.
+
+No release-list API call: the range is two indexed queries. The >100 guard is
+a COUNT, computed before any release notes are read.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from indexer.versions import display_version, parse_tag
+from wif_action.journal import Journal
+from wif_action.models import Release
+from wif_action.ports import ReleaseCache
+
+GUARD = 100
+
+
+class RangeResult(BaseModel):
+    outcome: Literal["ok", "too_old", "already_latest", "needs_clarification"]
+    user_release: Release | None = None
+    releases: list[Release] = Field(default_factory=list)
+    count: int = 0
+    latest: Release | None = None
+    message: str = ""
+
+
+def fetch_release_range(repo: str, version: str, cache: ReleaseCache, journal: Journal,
+                        guard: int = GUARD) -> RangeResult:
+    """Raises ToolError when the cache cannot be read (the workflow defers)."""
+    user_release = cache.find_release(repo, version) if parse_tag(version) else None
+    if user_release is None:
+        return RangeResult(outcome="needs_clarification", message=_not_a_release(repo, version, cache))
+    if display_version(user_release.tag) != display_version(version.strip()):
+        journal.note(f"Version \u201c{version}\u201d read as release {user_release.tag}.")
+    journal.read_version(user_release.version, display_version(user_release.tag))
+    count = cache.count_stable_after(repo, user_release.version_key)
+    latest = cache.latest_stable(repo)
+    if latest:
+        journal.read_version(latest.version, display_version(latest.tag))
+    if count > guard:
+        return RangeResult(outcome="too_old", user_release=user_release, count=count, latest=latest)
+    if count == 0:
+        return RangeResult(outcome="already_latest", user_release=user_release, latest=latest)
+    releases = cache.stable_after(repo, user_release.version_key, guard)
+    for release in releases:
+        journal.read_version(release.version, display_version(release.tag))
+    return RangeResult(outcome="ok", user_release=user_release, releases=releases, count=count, latest=latest)
+
+
+def _not_a_release(repo: str, version: str, cache: ReleaseCache) -> str:
+    latest = cache.latest_stable(repo)
+    newest = f" The newest stable release is {display_version(latest.tag)}." if latest else ""
+    if parse_tag(version) is None:
+        return f"\u201c{version}\u201d is not a version I can read. Could you verify the exact SDK version?{newest}"
+    return f"{repo} has no release {version}. Could you verify the exact SDK version?{newest}"

@@ -1,0 +1,29 @@
+"""Calling a judgement tool with graceful degradation.
+
+Why: an LLM error (timeout, refusal, schema-invalid output) must not end the
+run. The failure is recorded as a skipped step and, when a fallback engine is
+available (the offline one), it answers instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from wif_action.journal import Journal
+from wif_action.ports import Judge, ToolError
+
+T = TypeVar("T")
+
+
+def judged(
+    journal: Journal, step: str, primary: Judge, fallback: Judge | None, call: Callable[[Judge], T]
+) -> T:
+    """`call(primary)`; on ToolError record the skip and try `call(fallback)` (which may raise)."""
+    try:
+        return call(primary)
+    except ToolError as error:
+        if fallback is None or fallback is primary:
+            raise
+        journal.skip(step, f"{error.reason}; used the {fallback.name} engine instead")
+        return call(fallback)

@@ -1,0 +1,130 @@
+"""Fetch, score and verify one PR — shared by the link check and the release-notes scan.
+
+Each PR is fetched and scored at most once per run (memoised). A HIGH score
+stays a candidate until the adversarial `verify_pr_match` confirms it; a
+rejected one becomes MEDIUM with the verifier's reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from indexer.versions import display_version
+from wif_action.journal import Journal
+from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score
+from wif_action.ports import GitHub, Judge, ReleaseCache, ToolError
+from wif_action.subtasks.judging import judged
+
+SUMMARIZE_OVER_CHARS = 80_000  # ≈20,000 tokens
+MAX_BODY_CHARS = 200_000
+
+
+@dataclass
+class AnalysisTools:
+    """The tools the analysis subtasks use, injected by whoever builds the workflow."""
+
+    cache: ReleaseCache
+    github: GitHub
+    judge: Judge
+    fallback: Judge | None = None
+
+
+class PrEvaluator:
+    def __init__(self, repo: str, request: Request, tools: AnalysisTools, journal: Journal):
+        self.repo, self.request, self.tools, self.journal = repo, request, tools, journal
+        self._details: dict[tuple[str, int], PullRequest | None] = {}
+        self._results: dict[tuple[str, int], Candidate | None] = {}
+
+    @property
+    def evaluated(self) -> int:
+        return len(self._results)
+
+    def details(self, number: int, repo: str | None = None) -> PullRequest | None:
+        key = (repo or self.repo, int(number))
+        if key not in self._details:
+            try:
+                pull = self.tools.github.pull_request(key[0], key[1])
+                self.journal.read_pr(pull.number, pull.url)
+            except ToolError as error:
+                self.journal.skip(f"PR #{number} details", error.reason)
+                pull = None
+            self._details[key] = pull
+        return self._details[key]
+
+    def evaluate(self, number: int, entry: Entry | None, release: Release, source: str,
+                 repo: str | None = None) -> Candidate | None:
+        """A MEDIUM-or-better candidate, or None (LOW, or could not be judged)."""
+        key = (repo or self.repo, int(number))
+        if key not in self._results:
+            self._results[key] = self._evaluate(key, entry, release, source)
+        return self._results[key]
+
+    def _evaluate(self, key: tuple[str, int], entry: Entry | None, release: Release,
+                  source: str) -> Candidate | None:
+        repo, number = key
+        pull = self.details(number, repo)
+        degraded = pull is None
+        if pull is None:
+            pull = PullRequest(repo=repo, number=number, title=entry.text if entry else f"PR #{number}",
+                               url=f"https://github.com/{repo}/pull/{number}")
+            self.journal.read_pr(number, pull.url)
+        pull = self._bounded(pull)
+        score = self._score(pull, entry)
+        if score is None:
+            return None
+        if score.confidence == Confidence.HIGH:
+            score = self._verify(pull, entry, score)
+        if degraded and score.confidence == Confidence.HIGH:
+            score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
+        self.journal.note(f"PR #{number} ({display_version(release.tag)}): {score.confidence.value} — {score.reason}")
+        if score.confidence == Confidence.LOW:
+            return None
+        return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
+                         confidence=score.confidence, reason=score.reason,
+                         entry=entry.text[:500] if entry else pull.title[:500], source=source)
+
+    def _bounded(self, pull: PullRequest) -> PullRequest:
+        body = pull.body[:MAX_BODY_CHARS]
+        if len(body) > SUMMARIZE_OVER_CHARS:
+            try:
+                body = judged(self.journal, "summarize PR description", self.tools.judge, self.tools.fallback,
+                              lambda j: j.summarize(body, "what the PR fixes and how"))
+            except ToolError as error:
+                self.journal.skip("summarize PR description", error.reason)
+                body = body[:SUMMARIZE_OVER_CHARS]
+        return pull.model_copy(update={"body": body})
+
+    def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
+        request = self.request
+        try:
+            score = judged(self.journal, f"score PR #{pull.number}", self.tools.judge, self.tools.fallback,
+                           lambda j: j.score_pr_confidence(pull, entry, request.problem, request.raw_text))
+        except ToolError as error:
+            self.journal.skip(f"score PR #{pull.number}", error.reason)
+            return None
+        return self._checked(score, pull, entry)
+
+    def _checked(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
+        """Reject a reason that names a version or PR the run never read."""
+        unread = self.journal.unread_claims(score.reason, quoted=pull.title + " " + (entry.text if entry else ""))
+        if not unread:
+            return score
+        self.journal.rejected.append(f"score of PR #{pull.number} named {', '.join(unread)}")
+        self.journal.skip(f"score PR #{pull.number}", "the engine's answer named data the run never read; ignored")
+        confidence = Confidence.MEDIUM if score.confidence == Confidence.HIGH else score.confidence
+        return Score(confidence=confidence, reason=f"PR title \u201c{pull.title[:160]}\u201d.")
+
+    def _verify(self, pull: PullRequest, entry: Entry | None, score: Score) -> Score:
+        request = self.request
+        try:
+            verdict = judged(self.journal, f"verify PR #{pull.number}", self.tools.judge, self.tools.fallback,
+                             lambda j: j.verify_pr_match(pull, entry, request.problem, request.raw_text))
+        except ToolError as error:
+            self.journal.skip(f"verify PR #{pull.number}", error.reason)
+            return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (could not be double-checked)")
+        if self.journal.unread_claims(verdict.reason, quoted=pull.title + " " + (entry.text if entry else "")):
+            self.journal.rejected.append(f"verdict on PR #{pull.number} named data the run never read")
+            return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (double-check inconclusive)")
+        if verdict.confirmed:
+            return score
+        return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} A second check doubts it: {verdict.reason}")

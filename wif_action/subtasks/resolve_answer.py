@@ -1,0 +1,84 @@
+"""Subtask 6: decide the outcome, check every claim against what was read, render the answer."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from indexer.versions import display_version
+from wif_action.journal import Journal
+from wif_action.models import Answer, Candidate, Checked, Confidence, Outcome, Release, Usage
+from wif_action.rendering import DEFAULT_MENTION, render
+
+_RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
+
+
+class Findings(BaseModel):
+    """Everything the earlier subtasks concluded, as input to the answer."""
+
+    outcome: Outcome | None = None
+    repo: str | None = None
+    user_version: str | None = None
+    user_release: Release | None = None
+    candidates: list[Candidate] = Field(default_factory=list)
+    scanned: list[Release] = Field(default_factory=list)
+    prs_evaluated: int = 0
+    question: str = ""
+
+
+def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: str = DEFAULT_MENTION) -> Answer:
+    candidates = _supported(findings.candidates, journal)
+    outcome = findings.outcome or _outcome_from(candidates)
+    if outcome == Outcome.HIGH:
+        candidates = [c for c in candidates if c.confidence == Confidence.HIGH] + \
+                     [c for c in candidates if c.confidence != Confidence.HIGH]
+    elif outcome not in (Outcome.MEDIUM,):
+        candidates = []
+    answer = Answer(
+        outcome=outcome, repo=findings.repo, user_version=_user_version(findings),
+        candidates=sorted(candidates, key=lambda c: _RANK[c.confidence]),
+        checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
+        skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
+    )
+    answer.message = render(answer, mention, question=findings.question)
+    return answer
+
+
+def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]:
+    """Keep only candidates whose version, PR and URL the run actually read."""
+    kept = []
+    for candidate in candidates:
+        read = (candidate.version.lstrip("vV") in journal.versions_read and candidate.pr in journal.prs_read
+                and candidate.url in journal.urls_read)
+        if read:
+            kept.append(candidate)
+        else:
+            journal.rejected.append(f"candidate {candidate.version} / PR #{candidate.pr} was not read; dropped")
+    return kept
+
+
+def _outcome_from(candidates: list[Candidate]) -> Outcome:
+    if any(c.confidence == Confidence.HIGH for c in candidates):
+        return Outcome.HIGH
+    if candidates:
+        return Outcome.MEDIUM
+    return Outcome.NO_RESULT
+
+
+def _user_version(findings: Findings) -> str | None:
+    if findings.user_release is not None:
+        return display_version(findings.user_release.tag)
+    return findings.user_version
+
+
+def _checked(outcome: Outcome, findings: Findings, candidates: list[Candidate]) -> Checked | None:
+    scanned = findings.scanned
+    if not scanned:
+        return None
+    last = scanned[-1]
+    if outcome == Outcome.HIGH:
+        highs = {c.tag for c in candidates if c.confidence == Confidence.HIGH and c.source == "scan"}
+        in_scan = [r for r in scanned if r.tag in highs]
+        if in_scan:
+            last = in_scan[-1]
+    releases = scanned[: scanned.index(last) + 1]
+    return Checked(first=display_version(releases[0].tag), last=display_version(last.tag), releases=len(releases))

@@ -1,0 +1,115 @@
+"""Subtask 5: a linear scan of the range's release notes, oldest first, in batches of at most 5.
+
+Entries whose PR the user already has (listed in a release at or before their
+version, e.g. a final release repeating its betas) are dropped before judging.
+The scan stops after the first confirmed HIGH (or `max_high` of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from indexer.versions import display_version
+from wif_action.journal import Journal
+from wif_action.models import Candidate, Confidence, Entry, Release
+from wif_action.ports import ToolError
+from wif_action.subtasks.judging import judged
+from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+
+BATCH_SIZE = 5
+MAX_MEDIUM = 5
+
+
+class ScanResult(BaseModel):
+    candidates: list[Candidate] = Field(default_factory=list)
+    scanned: list[Release] = Field(default_factory=list)
+    entries_reviewed: int = 0
+    stopped_early: bool = False
+    complete: bool = True
+
+
+def scan_release_notes(
+    repo: str, user_release: Release, releases: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
+    journal: Journal, *, max_high: int = 1, on_batch: Callable[[int, int], None] = lambda done, total: None,
+    known: list[Candidate] | None = None,
+) -> ScanResult:
+    result = ScanResult(candidates=list(known or []))
+    for start in range(0, len(releases), BATCH_SIZE):
+        if journal.expired():
+            journal.skip("scan release notes", f"run deadline reached after {start} of {len(releases)} releases")
+            result.complete = False
+            break
+        batch = releases[start:start + BATCH_SIZE]
+        result.scanned += batch
+        _scan_batch(repo, user_release, batch, tools, evaluator, journal, result)
+        if _confirmed_high(result) >= max_high:
+            result.stopped_early = start + BATCH_SIZE < len(releases)
+            break
+        if start + BATCH_SIZE < len(releases):
+            on_batch(start + len(batch), len(releases))
+    return result
+
+
+def _confirmed_high(result: ScanResult) -> int:
+    return sum(1 for c in result.candidates if c.confidence == Confidence.HIGH)
+
+
+def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: AnalysisTools,
+                evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:
+    try:
+        entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
+    except ToolError as error:
+        journal.skip(f"read notes of {_span(batch)}", error.reason)
+        result.complete = False
+        return
+    result.entries_reviewed += len(entries)
+    if not entries:
+        return
+    problem, raw = evaluator.request.problem, evaluator.request.raw_text
+    try:
+        relevant = judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback,
+                          lambda j: j.filter_relevant_entries(entries, problem, raw))
+    except ToolError as error:
+        journal.skip(f"filter notes of {_span(batch)}", error.reason)
+        result.complete = False
+        return
+    by_id = {entry.id: entry for entry in entries}
+    for item in relevant:
+        entry = by_id.get(item.entry.id)
+        if entry is None or (item.pr is not None and item.pr not in entry.prs):
+            journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
+            continue
+        _consider(entry, item.pr, evaluator, journal, result)
+
+
+def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: AnalysisTools) -> list[Entry]:
+    """Drop entries whose every PR the user already has (repeated beta entries, re-listed fixes)."""
+    kept = []
+    for entry in entries:
+        if entry.prs and all(tools.cache.user_has_pr(repo, pr, user_release) for pr in entry.prs):
+            continue
+        kept.append(entry)
+    return kept
+
+
+def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:
+    if pr is None:
+        journal.note(f"Release-note line in {display_version(entry.release.tag)} looked relevant but names no PR: "
+                     f"\u201c{entry.text[:160]}\u201d.")
+        return
+    if any(c.pr == pr for c in result.candidates):
+        return
+    candidate = evaluator.evaluate(pr, entry, entry.release, source="scan")
+    if candidate is None:
+        return
+    mediums = [c for c in result.candidates if c.confidence == Confidence.MEDIUM]
+    if candidate.confidence == Confidence.MEDIUM and len(mediums) >= MAX_MEDIUM:
+        return
+    result.candidates.append(candidate)
+
+
+def _span(batch: list[Release]) -> str:
+    first, last = display_version(batch[0].tag), display_version(batch[-1].tag)
+    return first if first == last else f"{first}–{last}"

@@ -1,0 +1,113 @@
+"""The analyze workflow: sequences the six subtasks and reports progress. Nothing else.
+
+Order (spec): extract request → resolve repository → check links → fetch
+release range → scan release notes → resolve answer. Any subtask may end the
+run early; the answer subtask always runs, so every path produces an Answer.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from indexer.registry import Registry
+from indexer.versions import display_version, parse_tag
+from wif_action.journal import Journal
+from wif_action.models import Answer, AskInput, Outcome, Usage
+from wif_action.ports import Progress, ToolError
+from wif_action.rendering import DEFAULT_MENTION
+from wif_action.subtasks.check_links import check_links
+from wif_action.subtasks.extract_request import extract_request
+from wif_action.subtasks.fetch_release_range import fetch_release_range
+from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+from wif_action.subtasks.resolve_answer import Findings, resolve_answer
+from wif_action.subtasks.resolve_repository import resolve_repository
+from wif_action.subtasks.scan_release_notes import scan_release_notes
+
+
+@dataclass
+class WorkflowOptions:
+    max_high: int = 1
+    deadline_seconds: float = 240.0
+    mention: str = DEFAULT_MENTION
+
+
+@dataclass
+class Workflow:
+    tools: AnalysisTools
+    registry: Registry
+    progress: Progress
+    options: WorkflowOptions = field(default_factory=WorkflowOptions)
+
+    def run(self, inputs: AskInput) -> Answer:
+        journal = Journal(deadline=time.monotonic() + self.options.deadline_seconds)
+        self.progress.checkpoint("Analyzing…")
+        findings = self._analyze(inputs, journal)
+        answer = resolve_answer(findings, journal, self._usage(), self._mention(findings.repo))
+        self.progress.finish("Done.")
+        return answer
+
+    def _analyze(self, inputs: AskInput, journal: Journal) -> Findings:
+        tools = self.tools
+        extracted = extract_request(inputs, tools.judge, tools.fallback, journal)
+        request = extracted.request
+        findings = Findings(user_version=request.version, question=extracted.question)
+        if extracted.outcome != "ok" and not (request.sdk or request.repo):
+            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
+        repository = resolve_repository(request, self.registry, tools.cache, tools.judge, tools.fallback, journal)
+        findings.repo = repository.repo
+        if repository.outcome != "ok":
+            return self._stop(findings, Outcome(repository.outcome), repository.message)
+        if extracted.outcome != "ok":
+            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
+        return self._analyze_repository(request, repository.repo, findings, journal)
+
+    def _analyze_repository(self, request, repo: str, findings: Findings, journal: Journal) -> Findings:
+        tools = self.tools
+        evaluator = PrEvaluator(repo, request, tools, journal)
+        try:
+            user_release = tools.cache.find_release(repo, request.version) if parse_tag(request.version) else None
+            links = self._links(request, repo, user_release, evaluator, journal)  # needs a real user release
+            if links.outcome == "high":
+                return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
+                                                   "prs_evaluated": evaluator.evaluated})
+            span = fetch_release_range(repo, request.version, tools.cache, journal)
+        except ToolError as error:
+            return self._stop(findings, Outcome.FAILED, f"the release cache could not be read ({error.reason}).")
+        findings.user_release = span.user_release
+        if span.outcome != "ok":
+            outcome = Outcome(span.outcome)
+            return self._stop(findings, outcome, span.message) if span.message else \
+                findings.model_copy(update={"outcome": outcome})
+        first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
+        self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
+        scan = scan_release_notes(
+            repo, span.user_release, span.releases, tools, evaluator, journal, max_high=self.options.max_high,
+            on_batch=lambda done, total: self.progress.checkpoint(f"Scanned {done} of {total} releases…"),
+            known=links.candidates,
+        )
+        if not scan.complete and not scan.candidates and not scan.entries_reviewed:
+            return self._stop(findings, Outcome.FAILED, "the release notes could not be read or judged.")
+        return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
+                                           "prs_evaluated": evaluator.evaluated})
+
+    def _links(self, request, repo, user_release, evaluator: PrEvaluator, journal: Journal):
+        from wif_action.subtasks.check_links import LinkResult
+
+        if not request.links or user_release is None:
+            return LinkResult(outcome="fall_through")
+        self.progress.checkpoint("Checking linked issues…")
+        return check_links(request.links, repo, user_release, self.tools, evaluator, journal)
+
+    @staticmethod
+    def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:
+        return findings.model_copy(update={"outcome": outcome, "question": message})
+
+    def _usage(self) -> Usage:
+        usage = self.tools.judge.usage()
+        return usage.model_copy(update={"github_requests": self.tools.github.requests_made})
+
+    def _mention(self, repo: str | None) -> str:
+        team = self.registry.maintainers(repo).get("github_team") if repo else None
+        return f"{self.options.mention} ({team})" if team else self.options.mention
+
