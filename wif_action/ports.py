@@ -98,6 +98,22 @@ class Judge(Protocol):
     def usage(self) -> Usage: ...
 
 
+class RunObserver(Protocol):
+    """Sees subtask boundaries (run records); must never raise into the workflow."""
+
+    def subtask_started(self, name: str) -> None: ...
+
+    def subtask_finished(self, name: str, outcome: str) -> None: ...
+
+
+class NullObserver:
+    def subtask_started(self, name: str) -> None:
+        pass
+
+    def subtask_finished(self, name: str, outcome: str) -> None:
+        pass
+
+
 class ToolError(Exception):
     """A tool could not do its I/O; the message is safe to show to people."""
 

@@ -14,7 +14,7 @@ from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Outcome, Usage
-from wif_action.ports import Progress, ToolError
+from wif_action.ports import NullObserver, Progress, RunObserver, ToolError
 from wif_action.rendering import DEFAULT_MENTION
 from wif_action.subtasks.check_links import check_links
 from wif_action.subtasks.extract_request import extract_request
@@ -38,23 +38,37 @@ class Workflow:
     registry: Registry
     progress: Progress
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
+    observer: RunObserver = field(default_factory=NullObserver)
+
+    def _step(self, name: str, call, outcome_of=lambda result: getattr(result, "outcome", "done")):
+        """Run one subtask between observer notifications."""
+        self.observer.subtask_started(name)
+        try:
+            result = call()
+        except Exception:
+            self.observer.subtask_finished(name, "error")
+            raise
+        self.observer.subtask_finished(name, str(outcome_of(result)))
+        return result
 
     def run(self, inputs: AskInput) -> Answer:
         journal = Journal(deadline=time.monotonic() + self.options.deadline_seconds)
         self.progress.checkpoint("Analyzing…")
         findings = self._analyze(inputs, journal)
-        answer = resolve_answer(findings, journal, self._usage(), self._mention(findings.repo))
+        answer = self._step("resolve_answer", lambda: resolve_answer(
+            findings, journal, self._usage(), self._mention(findings.repo)))
         self.progress.finish("Done.")
         return answer
 
     def _analyze(self, inputs: AskInput, journal: Journal) -> Findings:
         tools = self.tools
-        extracted = extract_request(inputs, tools.judge, tools.fallback, journal)
+        extracted = self._step("extract_request", lambda: extract_request(inputs, tools.judge, tools.fallback, journal))
         request = extracted.request
         findings = Findings(user_version=request.version, question=extracted.question)
         if extracted.outcome != "ok" and not (request.sdk or request.repo):
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
-        repository = resolve_repository(request, self.registry, tools.cache, tools.judge, tools.fallback, journal)
+        repository = self._step("resolve_repository", lambda: resolve_repository(
+            request, self.registry, tools.cache, tools.judge, tools.fallback, journal))
         findings.repo = repository.repo
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
@@ -71,7 +85,8 @@ class Workflow:
             if links.outcome == "high":
                 return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
                                                    "prs_evaluated": evaluator.evaluated})
-            span = fetch_release_range(repo, request.version, tools.cache, journal)
+            span = self._step("fetch_release_range",
+                              lambda: fetch_release_range(repo, request.version, tools.cache, journal))
         except ToolError as error:
             return self._stop(findings, Outcome.FAILED, f"the release cache could not be read ({error.reason}).")
         findings.user_release = span.user_release
@@ -81,11 +96,11 @@ class Workflow:
                 findings.model_copy(update={"outcome": outcome})
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
-        scan = scan_release_notes(
+        scan = self._step("scan_release_notes", lambda: scan_release_notes(
             repo, span.user_release, span.releases, tools, evaluator, journal, max_high=self.options.max_high,
             on_batch=lambda done, total: self.progress.checkpoint(f"Scanned {done} of {total} releases…"),
             known=links.candidates,
-        )
+        ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
             return self._stop(findings, Outcome.FAILED, "the release notes could not be read or judged.")
         return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
@@ -97,7 +112,8 @@ class Workflow:
         if not request.links or user_release is None:
             return LinkResult(outcome="fall_through")
         self.progress.checkpoint("Checking linked issues…")
-        return check_links(request.links, repo, user_release, self.tools, evaluator, journal)
+        return self._step("check_links",
+                          lambda: check_links(request.links, repo, user_release, self.tools, evaluator, journal))
 
     @staticmethod
     def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:
