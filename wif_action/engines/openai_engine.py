@@ -1,0 +1,312 @@
+"""The judgement tools of the spec, answered by an OpenAI model with structured outputs.
+
+Every reply is parsed into a strict pydantic model (no defaults, every field
+required, so the JSON schema is strict) and then checked against the input:
+ids, PRs, links, versions and repositories the model names that were not in
+the input are dropped and recorded in `rejected_claims`, because release
+notes, PR bodies and the request are untrusted text that may try to steer it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel
+
+from wif_action.models import (
+    Confidence,
+    Entry,
+    PullRequest,
+    RelevantEntry,
+    Request,
+    Score,
+    Usage,
+    Verdict,
+)
+from wif_action.ports import ToolError
+from wif_action.tools.llm import LLMCallRecord, LLMClient
+
+REQUEST_TEXT_LIMIT = 8_000  # raw request text sent to filter/score/verify
+EXTRACT_TEXT_LIMIT = 16_000  # message sent to extract_request
+SUMMARIZE_OVER_CHARS = 80_000  # ≈ 20,000 tokens: the spec's "summarize before scoring" threshold
+BODY_LIMIT = 80_000  # hard cap on PR text sent to score/verify
+SUMMARIZE_INPUT_LIMIT = 200_000  # hard cap on text sent to summarize
+ENTRY_TEXT_LIMIT = 500  # one release-note line
+MAX_RELEVANT = 8
+MAX_TOKENS = {
+    "extract_request": 600,
+    "resolve_repository": 200,
+    "filter_relevant_entries": 1_500,
+    "score_pr_confidence": 400,
+    "verify_pr_match": 500,
+    "summarize": 1_200,
+}
+_BLOCK_TAGS = ("request", "problem", "release_notes", "release_entry", "pull_request", "choices", "text",
+               "purpose", "context")
+_TAG_PATTERN = re.compile(r"<\s*(/?)\s*(" + "|".join(_BLOCK_TAGS) + r")\b[^>]*>", re.IGNORECASE)
+_GITHUB_URL = re.compile(r"^https?://(www\.)?github\.com/[^\s]+$", re.IGNORECASE)
+_VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?", re.IGNORECASE)
+
+
+# Response models: strict schemas, so no defaults; `X | None` for optional values.
+class ExtractedRequest(BaseModel):
+    sdk: str | None
+    version: str | None
+    problem: str
+    links: list[str]
+
+
+class RepositoryChoice(BaseModel):
+    repository: str | None
+    reason: str
+
+
+class RelevantId(BaseModel):
+    id: int
+    pr: int | None
+    relevance: float
+    reason: str
+
+
+class RelevantEntries(BaseModel):
+    entries: list[RelevantId]
+
+
+class PRScore(BaseModel):
+    confidence: Literal["high", "medium", "low"]
+    reason: str
+
+
+class PRVerdict(BaseModel):
+    objection: str | None
+    confirmed: bool
+    reason: str
+
+
+class Summary(BaseModel):
+    summary: str
+
+
+@cache
+def load_prompt(name: str) -> str:
+    """The system prompt of one tool (`wif_action/prompts/<name>.md`)."""
+    return resources.files("wif_action").joinpath(f"prompts/{name}.md").read_text(encoding="utf-8").strip()
+
+
+def block(tag: str, text: str) -> str:
+    """One delimited DATA block; tags of our own blocks inside the text are defused."""
+    safe = _TAG_PATTERN.sub(lambda m: f"‹{m.group(1)}{m.group(2)}›", text)
+    return f"<{tag}>\n{safe}\n</{tag}>"
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, with a visible marker when cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters ...]"
+
+
+class OpenAIJudge:
+    """The `Judge` port over an `LLMClient`; verification may use a different (stronger) model."""
+
+    name = "openai"
+
+    def __init__(self, llm: LLMClient, model: str, verify_model: str | None = None, registry: Any = None):
+        self.llm = llm
+        self.model = model
+        self.verify_model = verify_model or model
+        self.registry = registry
+        self.rejected_claims: list[str] = []
+        self._summaries: dict[tuple[str, int], str] = {}
+
+    # -- the Judge port -----------------------------------------------------------------------------
+    def extract_request(self, message: str) -> Request:
+        user = block("request", clip(message, EXTRACT_TEXT_LIMIT))
+        reply = self._ask("extract_request", user, ExtractedRequest)
+        sdk = (reply.sdk or "").strip() or None
+        repo = self.registry.lookup(sdk) if self.registry is not None and sdk else None
+        return Request(
+            sdk=sdk,
+            repo=repo,
+            version=self._typed_version(reply.version, message),
+            problem=" ".join(reply.problem.split()),
+            links=self._checked_links(reply.links, message),
+            raw_text=message,
+        )
+
+    def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None:
+        if not choices:
+            return None
+        user = "\n\n".join([
+            block("choices", "\n".join(choices)),
+            block("request", clip(context, REQUEST_TEXT_LIMIT)),
+        ])
+        reply = self._ask("resolve_repository", user, RepositoryChoice)
+        if reply.repository is None:
+            return None
+        chosen = reply.repository.strip()
+        if chosen not in choices:
+            self._reject(f"resolve_repository: '{chosen}' is not one of the choices")
+            return None
+        return chosen
+
+    def filter_relevant_entries(
+        self, entries: list[Entry], problem: str, request_text: str
+    ) -> list[RelevantEntry]:
+        if not entries:
+            return []
+        user = "\n\n".join([
+            self._problem_blocks(problem, request_text),
+            block("release_notes", "\n".join(_entry_line(i, e) for i, e in enumerate(entries, 1))),
+        ])
+        reply = self._ask("filter_relevant_entries", user, RelevantEntries)
+        return self._relevant(reply.entries, entries)
+
+    def score_pr_confidence(
+        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+    ) -> Score:
+        reply = self._ask("score_pr_confidence", self._pr_message(pr, entry, problem, request_text), PRScore)
+        return Score(confidence=Confidence(reply.confidence), reason=" ".join(reply.reason.split()))
+
+    def verify_pr_match(
+        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+    ) -> Verdict:
+        user = self._pr_message(pr, entry, problem, request_text)
+        reply = self._ask("verify_pr_match", user, PRVerdict, model=self.verify_model)
+        reason = " ".join(reply.reason.split())
+        if not reply.confirmed and reply.objection:
+            reason = f"{reason} Objection: {' '.join(reply.objection.split())}"
+        return Verdict(confirmed=reply.confirmed, reason=reason)
+
+    def summarize(self, text: str, purpose: str) -> str:
+        user = "\n\n".join([block("purpose", purpose), block("text", clip(text, SUMMARIZE_INPUT_LIMIT))])
+        return self._ask("summarize", user, Summary).summary.strip()
+
+    @property
+    def calls(self) -> list[LLMCallRecord]:
+        """Every LLM call so far (prompt, reply, tokens, latency, error) for the run record."""
+        return self.llm.calls
+
+    def usage(self) -> Usage:
+        calls = self.llm.calls
+        return Usage(
+            llm_calls=len(calls),
+            prompt_tokens=sum(call.prompt_tokens for call in calls),
+            completion_tokens=sum(call.completion_tokens for call in calls),
+        )
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _ask(self, tool: str, user: str, schema: type[BaseModel], *, model: str | None = None) -> Any:
+        result = self.llm.parse(model or self.model, load_prompt(tool), user, schema, MAX_TOKENS[tool],
+                                tool=tool)
+        return result.parsed
+
+    def _reject(self, claim: str) -> None:
+        self.rejected_claims.append(claim)
+
+    @staticmethod
+    def _problem_blocks(problem: str, request_text: str) -> str:
+        return "\n\n".join([
+            block("problem", clip(problem, 1_000)),
+            block("request", clip(request_text, REQUEST_TEXT_LIMIT)),
+        ])
+
+    def _pr_message(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> str:
+        parts = [self._problem_blocks(problem, request_text)]
+        if entry is not None:
+            parts.append(block("release_entry", _entry_line(None, entry)))
+        parts.append(block("pull_request", self._pr_text(pr, problem)))
+        return "\n\n".join(parts)
+
+    def _pr_text(self, pr: PullRequest, problem: str) -> str:
+        state = "merged" if pr.merged else (pr.state or "unknown")
+        head = f"PR #{pr.number} in {pr.repo} ({state})\nTitle: {pr.title}\n"
+        return head + "Description:\n" + clip(self._pr_body(pr, problem), BODY_LIMIT)
+
+    def _pr_body(self, pr: PullRequest, problem: str) -> str:
+        """The PR body, summarised first when over ~20,000 tokens (once per PR, reused by verify)."""
+        body = pr.body or "(no description)"
+        if len(body) <= SUMMARIZE_OVER_CHARS:
+            return body
+        key = (pr.repo, pr.number)
+        if key not in self._summaries:
+            purpose = f"Decide whether PR #{pr.number} ('{pr.title}') fixes this problem: {problem}"
+            try:
+                summary = "(summary of a long description)\n" + self.summarize(body, purpose)
+            except ToolError:  # degrade to the truncated body rather than lose the PR
+                summary = body
+            self._summaries[key] = summary
+        return self._summaries[key]
+
+    def _relevant(self, picks: list[RelevantId], entries: list[Entry]) -> list[RelevantEntry]:
+        """Map the model's ids back to entries, dropping anything not in the batch."""
+        chosen: dict[int, RelevantEntry] = {}
+        for pick in picks:
+            if not 1 <= pick.id <= len(entries):
+                self._reject(f"filter_relevant_entries: entry id {pick.id} was not in the batch")
+                continue
+            if pick.id in chosen:
+                continue
+            entry = entries[pick.id - 1]
+            chosen[pick.id] = RelevantEntry(
+                entry=entry, pr=self._entry_pr(pick, entry),
+                relevance=min(max(pick.relevance, 0.0), 1.0), reason=" ".join(pick.reason.split()),
+            )
+        best = sorted(chosen, key=lambda i: -chosen[i].relevance)[:MAX_RELEVANT]
+        return [chosen[i] for i in sorted(best)]
+
+    def _entry_pr(self, pick: RelevantId, entry: Entry) -> int | None:
+        """The PR of a picked entry; a PR the entry does not list is replaced by the entry's own."""
+        if pick.pr is not None and pick.pr not in entry.prs:
+            self._reject(f"filter_relevant_entries: PR #{pick.pr} is not listed in entry [{pick.id}]")
+        elif pick.pr is not None:
+            return pick.pr
+        return entry.prs[0] if entry.prs else None
+
+    def _typed_version(self, version: str | None, message: str) -> str | None:
+        """The version as typed in the message; a version the message does not contain is dropped."""
+        if not version or not version.strip():
+            return None
+        version = version.strip()
+        if version in message:
+            return version
+        for token in _VERSION_TOKEN.findall(message):
+            if _same_version(token, version):
+                return token
+        self._reject(f"extract_request: version '{version}' does not appear in the request")
+        return None
+
+    def _checked_links(self, links: list[str], message: str) -> list[str]:
+        """GitHub URLs that really are in the message, in order, without duplicates."""
+        kept: list[str] = []
+        for link in (link.strip().rstrip(".,;)>") for link in links):
+            if not _GITHUB_URL.match(link):
+                continue
+            if link not in message:
+                self._reject(f"extract_request: link {link} does not appear in the request")
+                continue
+            if link not in kept:
+                kept.append(link)
+        return kept
+
+
+def _entry_line(number: int | None, entry: Entry) -> str:
+    """`[n] (release 8.52.0, section fixes) text` — compact, with PR numbers made explicit."""
+    text = " ".join(entry.text.split())
+    missing = [f"#{pr}" for pr in entry.prs if f"#{pr}" not in text]
+    if missing:
+        text += f" (PR {', '.join(missing)})"
+    prefix = f"[{number}] " if number is not None else ""
+    where = f"(release {entry.release.version}, section {entry.section})"
+    return f"{prefix}{where} {clip(text, ENTRY_TEXT_LIMIT)}"
+
+
+def _same_version(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return False
