@@ -1,0 +1,705 @@
+"""Unit and property tests for the release-notes parser (small literal bodies, no data files)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer import release_notes
+from indexer.release_notes import (
+    SECTIONS,
+    ReleaseNoteEntry,
+    classify_bullet,
+    classify_heading,
+    parse_release_notes,
+)
+
+REPO = "getsentry/sentry-demo"
+PULL = "https://github.com/getsentry/sentry-demo/pull"
+ISSUES = "https://github.com/getsentry/sentry-demo/issues"
+
+
+def parse(body: str, repo: str | None = REPO) -> list[ReleaseNoteEntry]:
+    return parse_release_notes(body, repo)
+
+
+def only(body: str, repo: str | None = REPO) -> ReleaseNoteEntry:
+    entries = parse(body, repo)
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+# --------------------------------------------------------------------------- headings
+
+
+@pytest.mark.parametrize(
+    ("heading", "section"),
+    [
+        ("Fixes", "fix"),
+        ("Bug Fixes", "fix"),
+        ("Bug fixes", "fix"),
+        ("Bug Fixes 🐛", "fix"),
+        ("Fixes 🐛", "fix"),
+        ("Fixed", "fix"),
+        ("Fix", "fix"),
+        ("Security", "fix"),
+        ("Security Fixes", "fix"),
+        ("Features", "feature"),
+        ("New Features", "feature"),
+        ("New Features ✨", "feature"),
+        ("Added", "feature"),
+        ("Changed", "improvement"),
+        ("Changes", "improvement"),
+        ("Improvements", "improvement"),
+        ("Enhancements", "improvement"),
+        ("Performance", "performance"),
+        ("Performance Improvements", "performance"),
+        ("Breaking Changes", "breaking"),
+        ("⚠ BREAKING CHANGES", "breaking"),
+        ("Breaking Changes:", "breaking"),
+        ("Removed", "breaking"),
+        ("Deprecations", "deprecation"),
+        ("Deprecated", "deprecation"),
+        ("Dependencies", "dependency"),
+        ("Dependencies ⬆️", "dependency"),
+        ("Packaging", "dependency"),
+        ("Deps", "dependency"),
+        ("Internal", "internal"),
+        ("Internal Changes 🔧", "internal"),
+        ("Chores", "internal"),
+        ("Tests", "internal"),
+        ("Build System", "internal"),
+        ("CI", "internal"),
+        ("Refactors", "internal"),
+        ("Documentation", "docs"),
+        ("Documentation 📚", "docs"),
+        ("Docs", "docs"),
+        ("Misc", "other"),
+        ("Miscellaneous", "other"),
+        ("Other Changes", "other"),
+        ("Reverts", "other"),
+        ("What's Changed", "other"),
+        ("What’s Changed", "other"),
+        ("Various fixes & improvements", "other"),
+        ("Important Changes", "feature"),
+        ("v1.9.0a1 (2021-12-18) Changes", "improvement"),
+        ("**Fixes**", "fix"),
+    ],
+)
+def test_classify_heading_known(heading: str, section: str) -> None:
+    assert classify_heading(heading) == section
+
+
+@pytest.mark.parametrize(
+    "heading", ["Flutter", "Dart", "Openai Agents", "2.4.x (2020-01-01)", "2.1.2-beta", "", "How To Upgrade"]
+)
+def test_classify_heading_unknown(heading: str) -> None:
+    assert classify_heading(heading) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        ("fix: Sanitize UserInfo #770", "fix"),
+        ("fix(nextjs): Mark redirect server actions as ok", "fix"),
+        ("feat(scope): Add thing", "feature"),
+        ("Feat: Add current route as transaction", "feature"),
+        ("perf(core): Reuse JSON", "performance"),
+        ("docs: Elaborate on autodetection", "docs"),
+        ("chore: X handle update", "internal"),
+        ("ci: Pin coverage", "internal"),
+        ("test(node): Remove fake test", "internal"),
+        ("refactor: Move code", "internal"),
+        ("build(deps): bump sphinx from 4.1.1 to 4.5.0", "dependency"),
+        ("chore(deps-dev): Bump the react-router group", "dependency"),
+        ("Bump `black` from 22 to 23", "dependency"),
+        ("Fix crash on start", "fix"),
+        ("Fixed a build error", "fix"),
+        ("Fixes `user.id` not set", "fix"),
+        ("Fixing flaky test", "fix"),
+        ("bugfix for the thing", "fix"),
+        ("hotfix: revert", "fix"),
+        ("**fix(node): Avoid double-wrapping**", "fix"),
+        ("(sidekiq) Fix retry limit", "fix"),
+        ("Apache Spark: Fix spark driver integration", "fix"),
+        ("Add `origin` to spans", "feature"),
+        ("Deprecate `enable_tracing`", "deprecation"),
+        ("Reset `DedupeIntegration`'s last-seen", None),
+        ("", None),
+    ],
+)
+def test_classify_bullet(text: str, section: str | None) -> None:
+    assert classify_bullet(text) == section
+
+
+def test_markdown_heading_levels_and_emoji() -> None:
+    body = (
+        "# Fixes\n- a (#1)\n# New Features ✨\n- b (#2)\n#### ⚠ BREAKING CHANGES\n- c (#3)\n"
+        "## Fixed:\n- d (#4)\n### Internal Changes 🔧 ###\n- e (#5)\n"
+    )
+    entries = parse(body)
+    assert [(e.section, e.heading, e.prs) for e in entries] == [
+        ("fix", "Fixes", (1,)),
+        ("feature", "New Features ✨", (2,)),
+        ("breaking", "New Features ✨ > ⚠ BREAKING CHANGES", (3,)),
+        ("fix", "New Features ✨ > Fixed:", (4,)),
+        ("internal", "New Features ✨ > Fixed: > Internal Changes 🔧", (5,)),
+    ]
+
+
+def test_bold_and_colon_pseudo_headings() -> None:
+    body = "**Features**\n\n- Add a (#1)\n\nBug fixes:\n\n- Crash b (#2)\n\n**Warning**\n\n- Plain c (#3)\n"
+    entries = parse(body)
+    assert [(e.section, e.heading) for e in entries] == [
+        ("feature", "Features"),
+        ("fix", "Bug fixes"),
+        ("fix", "Bug fixes"),  # "**Warning**" is not a section word: context unchanged
+    ]
+
+
+def test_colon_line_inside_paragraph_is_not_a_heading() -> None:
+    body = "### Important Changes\n\nThis brings with it a variety of\nchanges:\n\n- Something new (#1)\n"
+    assert only(body).section == "feature"
+
+
+def test_specific_heading_wins_over_wording() -> None:
+    body = "### Features\n\n- Fix typo in the new API (#1)\n- fix: also this (#2)\n"
+    assert [e.section for e in parse(body)] == ["feature", "feature"]
+
+
+def test_generic_heading_defers_to_wording() -> None:
+    body = (
+        "### Other Changes\n\n"
+        "- fix(nextjs): Mark redirects as ok (#1)\n"
+        "- feat(node): Add option (#2)\n"
+        "- chore(deps): Bump hono (#3)\n"
+        "- perf(core): Faster (#4)\n"
+        "- docs: Explain (#5)\n"
+        "- ref(core): Move code (#6)\n"
+        "- Improve something (#7)\n"
+    )
+    assert [e.section for e in parse(body)] == [
+        "fix",
+        "feature",
+        "dependency",
+        "performance",
+        "docs",
+        "internal",
+        "other",
+    ]
+
+
+def test_various_fixes_and_improvements() -> None:
+    body = (
+        "### Various fixes & improvements\n\n"
+        "- Fix `parse_url` (#2161) by @sentrivana\n"
+        "- Reset `DedupeIntegration`'s `last-seen` if `before_send` dropped the event (#4142) by @x\n"
+        "- build(deps): bump sphinx (#1376) by @dependabot\n"
+        "- Add `origin` to spans (#3133) by @y\n"
+    )
+    assert [(e.section, e.prs) for e in parse(body)] == [
+        ("fix", (2161,)),
+        ("other", (4142,)),
+        ("dependency", (1376,)),
+        ("other", (3133,)),
+    ]
+
+
+def test_important_changes_bold_bullet_with_paragraphs() -> None:
+    explanation = "This release adds an option that lets you ignore spans. " * 30
+    body = (
+        "### Important Changes\n\n"
+        f"- **feat(browser): Add option to ignore spans ([#16443]({PULL}/16443))**\n\n"
+        f"{explanation}\n\n"
+        "```js\nSentry.init({ dsn: '(#99)' });\n```\n\n"
+        "Second paragraph is not attached.\n\n"
+        "- **fix(node): Avoid double-wrapping http module (#16177)**\n\n"
+        "  When running in ESM mode (see #1234) spans were duplicated.\n"
+    )
+    first, second = parse(body)
+    assert first.section == "feature"
+    assert first.prs == (16443,)
+    assert first.text.startswith("feat(browser): Add option to ignore spans (#16443) This release adds")
+    assert len(first.text) <= 700
+    assert "Sentry.init" not in first.text and "Second paragraph" not in first.text
+    assert second.section == "fix"
+    assert second.prs == (16177,)  # refs in explanatory paragraphs are not claimed
+    assert "ESM mode" in second.text
+
+
+def test_bold_bullet_wrapped_marker_form() -> None:
+    body = "### Important Changes\n\n**- feat(node): Make `@sentry/node` powered by OpenTelemetry (#10762)**\n\nText.\n"
+    entry = only(body)
+    assert (entry.section, entry.prs) == ("feature", (10762,))
+    assert entry.text.startswith("feat(node): Make `@sentry/node` powered by OpenTelemetry (#10762)")
+
+
+def test_whats_changed_with_subgroups() -> None:
+    body = (
+        "### What's Changed\n\nSome intro.\n\n"
+        "#### Packaging\n\n* Bump `pydantic-core` by @d in [#1](https://github.com/pydantic/pydantic/pull/1)\n\n"
+        "#### New Features\n\n* Add `EllipsisType` by @v in [#2](https://github.com/pydantic/pydantic/pull/2)\n\n"
+        "#### Changes\n\n* Populate slots by @v in [#3](https://github.com/pydantic/pydantic/pull/3)\n\n"
+        "#### Performance\n\n* Cache property by @v in [#4](https://github.com/pydantic/pydantic/pull/4)\n\n"
+        "#### Fixes\n\n* Validate outputs by @j in [#5](https://github.com/pydantic/pydantic/pull/5)\n\n"
+        "### New Contributors\n\n* @j made their first contribution in "
+        "[#5](https://github.com/pydantic/pydantic/pull/5)\n"
+    )
+    entries = parse(body, "pydantic/pydantic")
+    assert [(e.section, e.prs, e.heading) for e in entries] == [
+        ("dependency", (1,), "What's Changed > Packaging"),
+        ("feature", (2,), "What's Changed > New Features"),
+        ("improvement", (3,), "What's Changed > Changes"),
+        ("performance", (4,), "What's Changed > Performance"),
+        ("fix", (5,), "What's Changed > Fixes"),
+    ]
+
+
+def test_packaging_after_new_contributors_is_kept() -> None:
+    body = "### New Contributors\n\n* @a made their first contribution in #7\n\n#### Packaging\n\n* Bump x in #8\n"
+    entry = only(body)
+    assert (entry.section, entry.prs) == ("dependency", (8,))
+
+
+def test_non_section_subgroups_keep_parent() -> None:
+    body = (
+        "### Fixes\n\n#### Flutter\n\n- Crash on start ([#1](url))\n\n#### Dart\n\n- Leak (#2)\n\n"
+        "### Bug Fixes 🐛\n\n#### Other\n\n- Add cycle detection by @e in [#3]({PULL}/3)\n"
+    ).replace("{PULL}", PULL)
+    entries = parse(body)
+    assert [(e.section, e.heading) for e in entries] == [
+        ("fix", "Fixes > Flutter"),
+        ("fix", "Fixes > Dart"),
+        ("fix", "Bug Fixes 🐛 > Other"),
+    ]
+
+
+def test_no_heading_uses_wording() -> None:
+    body = "- fix: Sanitize UserInfo #770\n- feat(scope): Add thing (#2)\n- Fix crash (#3)\n- Update readme (#4)\n"
+    assert [(e.section, e.prs, e.heading) for e in parse(body)] == [
+        ("fix", (770,), ""),
+        ("feature", (2,), ""),
+        ("fix", (3,), ""),
+        ("other", (4,), ""),
+    ]
+
+
+def test_version_headings_inside_body() -> None:
+    body = (
+        "### Features\n\n- New thing (#1)\n\n"
+        "### 2.4.3 (2020-08-13)\n\n- Fix null env (#1057)\n- Enforce a timeout (#979)\n\n"
+        "### v1.9.0a1 (2021-12-18) Changes\n\n* Fix issue where None was invalid, #3444 by @t\n"
+        "* Add `AmqpDsn` class, #3254 by @k\n\n"
+        "### 2.1.2-beta\n\n- Serilog sink loads options (#380)\n"
+    )
+    assert [(e.section, e.heading, e.prs) for e in parse(body)] == [
+        ("feature", "Features", (1,)),
+        ("fix", "", (1057,)),
+        ("other", "", (979,)),
+        ("fix", "v1.9.0a1 (2021-12-18) Changes", (3444,)),
+        ("improvement", "v1.9.0a1 (2021-12-18) Changes", (3254,)),
+        ("other", "", (380,)),
+    ]
+
+
+def test_details_summary_internal_changes() -> None:
+    body = (
+        "### Other Changes\n\n- fix(core): A ([#1]({PULL}/1))\n\n"
+        "<details>\n  <summary><strong>Internal Changes</strong></summary>\n\n"
+        "- feat(server-utils): B ([#2]({PULL}/2))\n- test: C ([#3]({PULL}/3))\n\n</details>\n\n"
+        "Work in this release was contributed by @x. Thank you for your contribution!\n\n"
+        "- fix(core): D ([#4]({PULL}/4))\n"
+    ).replace("{PULL}", PULL)
+    assert [(e.section, e.heading, e.prs) for e in parse(body)] == [
+        ("fix", "Other Changes", (1,)),
+        ("internal", "Internal Changes", (2,)),
+        ("internal", "Internal Changes", (3,)),
+        ("fix", "Other Changes", (4,)),
+    ]
+
+
+# --------------------------------------------------------------------------- references
+
+
+@pytest.mark.parametrize(
+    ("bullet", "prs", "text_part"),
+    [
+        ("- Fix X (#1234)", (1234,), "(#1234)"),
+        ("- Fix X (#4917 and #4918)", (4917, 4918), "(#4917 and #4918)"),
+        ("- Fix X (#5532, #5593)", (5532, 5593), "(#5532, #5593)"),
+        (f"- Fix X ([#1234]({PULL}/1234))", (1234,), "Fix X (#1234)"),
+        (f"- Fix X [#1234]({PULL}/1234)", (1234,), "Fix X #1234"),
+        (f"- Fix X [(#1234)]({PULL}/1234)", (1234,), "Fix X (#1234)"),
+        (f"- Fix X by @user in [#1234]({PULL}/1234)", (1234,), "by @user in #1234"),
+        (f"- Fix X by @user in {PULL}/1234", (1234,), "by @user in #1234"),
+        (f"- Fix X {PULL}/1234", (1234,), "Fix X #1234"),
+        (f"- Fix X [PR]({PULL}/1234)", (1234,), "PR (#1234)"),
+        ("- fix: Sanitize UserInfo #770", (770,), "#770"),
+        ("* support generic models, #3551 by @PrettyWood", (3551,), "#3551 by @PrettyWood"),
+        ("- ref: Add SentryMechanismMeta #1048: Replaced dict", (1048,), "#1048:"),
+        ("- Add libraries to InAppExclude #555 (@bruno-garcia)", (555,), "#555"),
+        ("- #97 Sentry environment takes precedence", (97,), "#97"),
+        ("- Enums use name ([##1506](https://github.com/getsentry/sentry-demo/pull/#1506))", (1506,), "#1506"),
+        ("- Fix leftover call ([#2722](https://github.com/getsentry/sentry-demo/2722)", (2722,), "#2722"),
+        ("- Fix X ([#2564] https://github.com/getsentry/sentry-demo/pull/2564)", (2564,), "#2564"),
+        ("- Release lock (#6148) by @v in [#6159](https://github.com/getsentry/sentry-demo/pull/6159)",
+         (6148, 6159), "(#6148)"),
+        ("- fix(nextjs): Match only numbers (#9416) (CVE-2023-46729)", (9416,), "(CVE-2023-46729)"),
+    ],
+)  # fmt: skip
+def test_pr_reference_forms(bullet: str, prs: tuple[int, ...], text_part: str) -> None:
+    entry = only(bullet)
+    assert entry.prs == prs
+    assert entry.issues == ()
+    assert text_part in entry.text
+
+
+def test_release_please_issue_link_is_a_pr_and_commit_is_not() -> None:
+    bullet = (
+        "* **client:** avoid mutating config ([#2700](https://github.com/openai/openai-python/issues/2700)) "
+        "([e040d22](https://github.com/openai/openai-python/commit/e040d22c2df068e908f69dc6b892e7f8b3fe6e99))"
+    )
+    entry = only("### Bug Fixes\n\n" + bullet, "openai/openai-python")
+    assert (entry.section, entry.prs, entry.issues) == ("fix", (2700,), ())
+    assert entry.text == "client: avoid mutating config (#2700) (e040d22)"
+
+
+def test_mid_sentence_bare_ref_is_not_claimed() -> None:
+    bullet = f"- Fix iOS screenshots by reverting the migration from #6380 ([#6491]({PULL}/6491), [#6497]({PULL}/6497))"
+    entry = only("### Fixes\n\n" + bullet)
+    assert entry.prs == (6491, 6497)
+    assert "#6380" in entry.text
+    assert only("- Re-land the change from #12 with fixes").prs == ()
+
+
+@pytest.mark.parametrize(
+    ("bullet", "issues"),
+    [
+        ("- Fixes #182", (182,)),
+        ("- Fixed #12 and #13", (12, 13)),
+        ("- Closes #6", (6,)),
+        ("- Resolves #5", (5,)),
+        ("- Fixes GH-12", (12,)),
+        ("- Fix crash (closes getsentry/sentry-demo#77)", (77,)),
+        ("- Fixed https://github.com/getsentry/sentry-demo/issues/200 Make userId optional", (200,)),
+        (f"- Fixes [#1911]({ISSUES}/1911)", (1911,)),
+        (f"- Fixes [#1475]({ISSUES}/1475) and [#1303]({ISSUES}/1303)", (1475, 1303)),
+        (f"- Has a [known issue]({ISSUES}/5334)", (5334,)),
+    ],
+)
+def test_issue_reference_forms(bullet: str, issues: tuple[int, ...]) -> None:
+    entry = only(bullet)
+    assert entry.issues == issues
+    assert entry.prs == ()
+
+
+def test_nested_fixes_issue_goes_to_parent() -> None:
+    body = (
+        "### Bug Fixes\n\n"
+        f"- Remove bad encoding arguments [#1914]({PULL}/1914)\n"
+        f"  - Fixes [#1911]({ISSUES}/1911)\n"
+        f"- Add missing checks [#1919]({PULL}/1919)\n"
+    )
+    first, second = parse(body)
+    assert (first.prs, first.issues) == ((1914,), (1911,))
+    assert first.text == "Remove bad encoding arguments #1914 Fixes #1911"
+    assert (second.prs, second.issues) == ((1919,), ())
+
+
+@pytest.mark.parametrize(
+    "bullet",
+    [
+        "- See CHANGELOG.md#123 for details",
+        "- See https://github.com/getsentry/sentry-demo/blob/main/CHANGELOG.md#123",
+        "- Works with C#7 and abc#12",
+        "- Use `#123` as a literal",
+        "- Commit [abc1234](https://github.com/getsentry/sentry-demo/commit/abc1234)",
+        "- Escaped &#123; entity",
+        "- Mentions GH-12 without keyword",
+    ],
+)
+def test_not_references(bullet: str) -> None:
+    entry = only(bullet)
+    assert (entry.prs, entry.issues) == ((), ())
+
+
+def test_other_repository_links_are_not_counted_when_repo_given() -> None:
+    bullet = (
+        "- Bump Cocoa SDK from v8.13.0 to v8.14.2 "
+        "([#4567](https://github.com/getsentry/sentry-cocoa/pull/4567)) "
+        "see https://github.com/getsentry/sentry-cocoa/issues/5 and getsentry/sentry-cocoa#6 "
+        "([#3340](https://github.com/getsentry/sentry-react-native/pull/3340))"
+    )
+    entry = only(bullet, "getsentry/sentry-react-native")
+    assert entry.prs == (3340,)
+    assert entry.issues == ()
+    assert "getsentry/sentry-cocoa#4567" in entry.text
+    anywhere = only(bullet, None)
+    assert anywhere.prs == (4567, 3340)
+
+
+def test_dependencies_nested_links_are_appended_not_counted() -> None:
+    body = (
+        "### Dependencies\n\n"
+        f"- Bump Native SDK from v0.12.2 to v0.12.3 ([#5012]({PULL}/5012))\n"
+        "  - [changelog](https://github.com/getsentry/sentry-native/blob/master/CHANGELOG.md#0123)\n"
+        "  - [diff](https://github.com/getsentry/sentry-native/compare/0.12.2...0.12.3)\n"
+        f"  - [#77]({PULL}/77)\n"
+    )
+    for repo in (REPO, None):
+        entry = only(body, repo)
+        assert (entry.section, entry.prs, entry.issues) == ("dependency", (5012,), ())
+        assert entry.text.startswith("Bump Native SDK from v0.12.2 to v0.12.3 (#5012) changelog diff")
+
+
+def test_continuation_and_nested_bullets_join_parent() -> None:
+    body = (
+        (
+            "* Add support for `Decimal` validation in `Field()`,\n"
+            "  to allow better support from editors, [#3507](https://github.com/pydantic/pydantic/pull/3507) by @t\n"
+            "- Prevent an ANR when the encoder gets stuck (#5842)\n"
+            "  - Some encoders never signal end-of-stream (#5843)\n"
+            "    - deeper detail\n"
+            "- Explained bullet (#1)\n\n"
+            "  Re-lands [#6380]({PULL}/6380). See [the original issue]({ISSUES}/2160).\n"
+        )
+        .replace("{PULL}", PULL)
+        .replace("{ISSUES}", ISSUES)
+    )
+    first, second, third = parse(body, None)
+    assert first.prs == (3507,)
+    assert first.text.startswith("Add support for `Decimal` validation in `Field()`, to allow better")
+    assert second.text == (
+        "Prevent an ANR when the encoder gets stuck (#5842) Some encoders never signal end-of-stream (#5843) "
+        "deeper detail"
+    )
+    assert second.prs == (5842, 5843)
+    assert third.prs == (1,)
+    assert third.issues == (2160,)
+    assert "Re-lands #6380" in third.text
+
+
+def test_list_markers() -> None:
+    body = "- a (#1)\n* b (#2)\n+ c (#3)\n1. d (#4)\n2) e (#5)\n"
+    assert [e.prs for e in parse(body)] == [(1,), (2,), (3,), (4,), (5,)]
+
+
+def test_duplicate_refs_are_deduplicated() -> None:
+    bullet = f"- Add option ([#5377]({PULL}/5377)) by @a in [#5377]({PULL}/5377) (#5377)"
+    assert only(bullet).prs == (5377,)
+
+
+# --------------------------------------------------------------------------- skipped content
+
+
+def test_blockquotes_and_alerts_are_skipped() -> None:
+    body = (
+        "> [!WARNING]\n> The packages now require Swift 6.1+ (#1).\n> - not an entry (#2)\n\n"
+        "### Features\n\n- Real entry (#3)\n  > quoted inside (#4)\n"
+    )
+    entry = only(body)
+    assert entry.prs == (3,)
+    assert "quoted" not in entry.text
+
+
+def test_mkdocs_admonition_is_skipped() -> None:
+    body = '!!! warning "Yanked"\n    This release was yanked (#1).\n\n    - not an entry (#2)\n\n* Real (#3)\n'
+    assert only(body).prs == (3,)
+
+
+def test_code_fences_are_skipped() -> None:
+    body = (
+        "```\n- not a bullet (#99)\n### Not a heading\n```\n\n"
+        "### Fixes\n\n- Real entry (#1)\n\n  ```python\n  - code (#98)\n  ```\n  More text.\n"
+        "~~~\n- tilde fence (#97)\n~~~\n"
+    )
+    entry = only(body)
+    assert (entry.section, entry.prs) == ("fix", (1,))
+    assert "code" not in entry.text and "More text." in entry.text
+
+
+def test_new_contributors_full_changelog_thanks_and_intro_are_skipped() -> None:
+    body = (
+        "The Sentry SDK team is happy to announce the immediate availability of v4.29.0.\n\n"
+        "### Features\n\n- Scrub headers [(#2126)](https://github.com/getsentry/sentry-demo/pull/2126)\n\n"
+        "### New Contributors\n\n* @x made their first contribution in "
+        "[#10789](https://github.com/getsentry/sentry-demo/pull/10789)\n\n"
+        "**Full Changelog**: https://github.com/getsentry/sentry-demo/compare/v1...v2\n"
+        "Full Changelog: [v1...v2](https://github.com/getsentry/sentry-demo/compare/v1...v2)\n\n"
+        "Work in this release was contributed by @x. Thank you for your contribution!\n"
+    )
+    entry = only(body)
+    assert (entry.section, entry.prs, entry.text) == ("feature", (2126,), "Scrub headers (#2126)")
+
+
+def test_html_comments_tables_and_images_are_skipped() -> None:
+    body = (
+        "<!-- prettier-ignore-start\n- commented bullet (#1)\n-->\n"
+        "| col | col |\n| --- | --- |\n| - (#2) | x |\n\n"
+        "![screenshot](https://example.com/a.png)\n\n"
+        "- Entry with image ![img](https://example.com/b.png) and <br/> html <!-- note --> (#3)\n"
+    )
+    entry = only(body)
+    assert entry.prs == (3,)
+    assert entry.text == "Entry with image and html (#3)"
+
+
+def test_plain_line_changelog_entries() -> None:
+    body = (
+        "Fix Background worker dispose logs error message (#408)\n"
+        "Fix sentry serilog extension method collapsing (#406)\n\n"
+        "Thanks @snakefoot and @JimHume for the fixes\n\n"
+        "This release adds a new SDK which is available as an\n"
+        "alpha release. Let us know about problems with using it. (#6000)\n\n"
+        "By: @someone (#1773)\n"
+    )
+    assert [(e.section, e.prs) for e in parse(body)] == [("fix", (408,)), ("fix", (406,))]
+
+
+@pytest.mark.parametrize("body", [None, "", "   \n\n", 42, b"- fix (#1)"])
+def test_empty_or_invalid_body(body: object) -> None:
+    assert parse_release_notes(body) == []  # type: ignore[arg-type]
+
+
+def test_text_is_capped() -> None:
+    body = "- Fix crash (#1) " + "word " * 5000 + "\n  - nested (#2)\n"
+    entry = only(body)
+    assert len(entry.text) <= 4000
+    assert entry.prs == (1,)  # #2 fell outside the kept text, so it is not claimed
+
+
+def test_five_thousand_bullets() -> None:
+    lines = [f"- Fix thing {i} ([#{i}]({PULL}/{i}))" for i in range(1, 5001)]
+    entries = parse("### Fixes\n\n" + "\n".join(lines))
+    assert len(entries) == 5000
+    assert [e.position for e in entries] == list(range(5000))
+    assert all(e.prs == (e.position + 1,) and e.section == "fix" for e in entries)
+
+
+# --------------------------------------------------------------------------- properties
+
+_WORDS = st.sampled_from(["Fix", "fix:", "feat(x):", "Add", "crash", "the", "`code`", "**bold**", "by", "@u", "in"])
+_REFS = st.sampled_from(
+    [
+        "(#12)",
+        "#34",
+        "(#5, #6 and #7)",
+        f"[#89]({PULL}/89)",
+        f"[(#90)]({PULL}/90)",
+        "[#91](https://github.com/other/repo/pull/91)",
+        f"({PULL}/92)",
+        f"[#93]({ISSUES}/93)",
+        "Fixes #94",
+        "closes GH-95",
+        "getsentry/sentry-demo#96",
+        "CHANGELOG.md#97",
+        "[x](",
+        "](#98)",
+        "(((#99",
+        "#",
+    ]
+)
+_PHRASE = st.lists(st.one_of(_WORDS, _REFS, st.text(max_size=8)), max_size=8).map(" ".join)
+_HEADINGS = st.sampled_from(
+    ["Fixes", "Bug Fixes 🐛", "What's Changed", "Packaging", "Flutter", "2.4.x (2020-01-01)", "New Contributors", ""]
+)
+_LINE = st.one_of(
+    st.tuples(st.integers(1, 7), _HEADINGS).map(lambda t: "#" * t[0] + " " + t[1]),
+    st.tuples(
+        st.sampled_from(["", "  ", "    ", "\t"]), st.sampled_from(["- ", "* ", "+ ", "1. ", "**- "]), _PHRASE
+    ).map("".join),
+    _PHRASE,
+    st.sampled_from(
+        [
+            "",
+            "```",
+            "  ```js",
+            "~~~",
+            "> [!WARNING]",
+            "> - quoted (#1)",
+            '!!! warning "x"',
+            "<details>",
+            "<summary><strong>Internal Changes</strong></summary>",
+            "</details>",
+            "<!-- c",
+            "-->",
+            "| a | b |",
+            "---",
+            "**Fixes**",
+            "Bug fixes:",
+            "### New Contributors",
+        ]
+    ),
+)
+_BODY = st.lists(_LINE, max_size=25).map("\n".join)
+
+
+def _check_invariants(body: str, entries: list[ReleaseNoteEntry]) -> None:
+    assert isinstance(entries, list)
+    assert [e.position for e in entries] == list(range(len(entries)))
+    for entry in entries:
+        assert isinstance(entry, ReleaseNoteEntry)
+        assert entry.section in SECTIONS
+        assert entry.text and len(entry.text) <= 4000
+        assert len(set(entry.prs)) == len(entry.prs)
+        assert len(set(entry.issues)) == len(entry.issues)
+        assert all(str(n) in entry.text for n in entry.prs)
+        assert all(n > 0 and str(n) in body for n in entry.prs + entry.issues)
+        assert not set(entry.prs) & set(entry.issues)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_property_any_text(body: str) -> None:
+    for repo in (None, REPO):
+        entries = release_notes._parse(body, repo)  # no safety net: bugs must surface
+        _check_invariants(body, entries)
+        assert parse_release_notes(body, repo) == entries
+
+
+@settings(max_examples=300, deadline=None)
+@given(_BODY, st.sampled_from([None, REPO, "other/repo"]))
+def test_property_markdown_like(body: str, repo: str | None) -> None:
+    entries = release_notes._parse(body, repo)
+    _check_invariants(body, entries)
+    for entry in entries:
+        if repo == REPO:
+            assert 91 not in entry.prs  # another repository's PR link
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="#-*+ ()[]`<>!|~\n\t:/.0123456789ahttps", max_size=3000))
+def test_property_markup_soup(body: str) -> None:
+    _check_invariants(body, release_notes._parse(body, REPO))
+
+
+def test_no_repeated_groups_with_inner_quantifiers() -> None:
+    """Guard against catastrophic backtracking creeping into the module's patterns."""
+    repeated = re.compile(r"\([^()]*[*+}][^()]*\)[*+{]")
+    assert repeated.search(r"(a+)+") and repeated.search(r"(?:[ \t]+x)*") and repeated.search(r"(?:\d{1,3},){2,}")
+    patterns = [v for v in vars(release_notes).values() if isinstance(v, re.Pattern)]
+    assert len(patterns) > 20
+    for pattern in patterns:
+        assert not repeated.search(pattern.pattern), pattern.pattern
+
+
+def test_summary_other_changes_is_a_heading() -> None:
+    body = (
+        "### Fixes\n\n- a (#1)\n\n<details>\n<summary>Other Changes</summary>\n\n- ref: b (#2)\n- c (#3)\n</details>\n"
+    )
+    assert [(e.section, e.heading) for e in parse(body)] == [
+        ("fix", "Fixes"),
+        ("internal", "Other Changes"),
+        ("other", "Other Changes"),
+    ]
+
+
+def test_dependabot_redirect_links_are_github_links() -> None:
+    own = "[#7](https://github-redirect.dependabot.com/getsentry/sentry-demo/pull/7)"
+    other = "[#8](https://github-redirect.dependabot.com/getsentry/sentry-java/issues/8)"
+    entry = only(f"- Fix crash ({own}), see {other}")
+    assert (entry.prs, entry.issues) == ((7,), ())
+    assert "getsentry/sentry-java#8" in entry.text

@@ -1,0 +1,174 @@
+"""Release-notes parser against the real release bodies in tests/data/github and the eval cases."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer.release_notes import SECTIONS, ReleaseNoteEntry, classify_bullet, classify_heading, parse_release_notes
+
+DATA = Path(__file__).parent / "data"
+FIXTURES = sorted((DATA / "github").glob("*.json.gz"))
+MIN_RATIO = 0.95
+
+# Independent, deliberately simple detection of "a bullet that cites a PR".
+_LIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)")
+_HEADING = re.compile(r"^#{1,6}\s+(.*)")
+_HASH_NUMBER = re.compile(r"(?<![\w&/])#(\d+)\b")
+_PULL_URL = re.compile(r"/pull/(\d+)")
+
+
+@cache
+def _fixture(path: Path) -> dict[str, Any]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@cache
+def _parsed(path: Path) -> dict[str, list[ReleaseNoteEntry]]:
+    data = _fixture(path)
+    return {r["tag_name"]: parse_release_notes(r["body"], data["repo"]) for r in data["releases"]}
+
+
+def _fixture_for(repo: str) -> Path:
+    return DATA / "github" / f"{repo.replace('/', '__')}.json.gz"
+
+
+def _other_repo_links(repo: str) -> re.Pattern[str]:
+    """Links/URLs to other repositories: their numbers are not this repository's PRs."""
+    other = rf"https?://(?:github-redirect\.dependabot\.com|github\.com)/(?!{re.escape(repo)}/)"
+    return re.compile(rf"\[[^\]]*\]\({other}[^)]*\)|{other}\S+", re.IGNORECASE)
+
+
+def _cited_bullets(body: str, repo: str) -> list[tuple[str, list[int]]]:
+    """(line, numbers) for list lines citing ``#N``/``/pull/N``, outside code, deps and contributors."""
+    other = _other_repo_links(repo)
+    found: list[tuple[str, list[int]]] = []
+    in_fence = excluded = False
+    for line in (body or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        heading = _HEADING.match(stripped)
+        if in_fence or heading:
+            if heading:
+                lower = heading.group(1).lower()
+                excluded = "depend" in lower or "deps" in lower or "contributor" in lower
+            continue
+        item = _LIST_LINE.match(line)
+        if not item or excluded or "first contribution" in line:
+            continue
+        text = other.sub(" ", item.group(1))
+        numbers = [int(n) for n in _HASH_NUMBER.findall(text) + _PULL_URL.findall(text)]
+        if numbers:
+            found.append((stripped, numbers))
+    return found
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name.split(".")[0])
+def test_cited_bullets_produce_entries(path: Path) -> None:
+    data = _fixture(path)
+    parsed = _parsed(path)
+    total = hits = 0
+    misses: list[str] = []
+    for release in data["releases"]:
+        cited = {n for e in parsed[release["tag_name"]] for n in e.prs + e.issues}
+        for line, numbers in _cited_bullets(release["body"], data["repo"]):
+            total += 1
+            if any(n in cited for n in numbers):
+                hits += 1
+            else:
+                misses.append(f"{release['tag_name']}: {line[:120]}")
+    ratio = hits / total if total else 1.0
+    assert total > 0
+    assert ratio >= MIN_RATIO, f"{data['repo']}: {hits}/{total} = {ratio:.4f}; misses: {misses[:10]}"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name.split(".")[0])
+def test_real_bodies_keep_invariants(path: Path) -> None:
+    data = _fixture(path)
+    parsed = _parsed(path)
+    for release in data["releases"]:
+        body = release["body"] or ""
+        entries = parsed[release["tag_name"]]
+        assert [e.position for e in entries] == list(range(len(entries)))
+        for entry in entries:
+            assert entry.section in SECTIONS
+            assert len(entry.text) <= 4000
+            assert "```" not in entry.text
+            assert len(set(entry.prs)) == len(entry.prs)
+            assert all(str(n) in entry.text for n in entry.prs), entry
+            assert all(str(n) in body for n in entry.prs + entry.issues), entry
+
+
+def _eval_cases() -> list[dict[str, Any]]:
+    lines = (DATA / "eval" / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _expected_refs() -> list[tuple[str, str, str, int, str]]:
+    """(case id, repo, release, pr, role) for every PR an eval case names."""
+    refs = []
+    for case in _eval_cases():
+        expect = case["expect"]
+        for pr in expect.get("prs", []) if expect.get("fixed_in") else []:
+            refs.append((case["id"], case["repo"], expect["fixed_in"], pr, case["category"]))
+        for other in expect.get("must_not_claim", []) + expect.get("also_acceptable", []):
+            refs.append((case["id"], case["repo"], other["fixed_in"], other["pr"], "fix"))
+    return refs
+
+
+def _evidence_heading(case_id: str, release: str) -> str | None:
+    """Section label the evidence quotes for a release ("" when it says no heading)."""
+    case = next(c for c in _eval_cases() if c["id"] == case_id)
+    match = re.search(rf"{re.escape(release)} \((?:section \"([^\"]*)\"|(no section heading))\)", case["evidence"])
+    if not match:
+        return None
+    return match.group(1) or ""
+
+
+EXPECTED = _expected_refs()
+
+
+def test_eval_cases_have_expectations() -> None:
+    assert len(EXPECTED) >= 40
+
+
+@pytest.mark.parametrize(
+    ("case_id", "repo", "release", "pr", "role"), EXPECTED, ids=[f"{c}-{p}" for c, _, _, p, _ in EXPECTED]
+)
+def test_eval_evidence_pr_is_an_entry(case_id: str, repo: str, release: str, pr: int, role: str) -> None:
+    entries = [e for e in _parsed(_fixture_for(repo))[release] if pr in e.prs]
+    assert entries, f"{case_id}: PR {pr} not parsed from {repo} {release}"
+    entry = entries[0]
+    if role == "feature":
+        assert entry.section == "feature", entry
+        return
+    label = _evidence_heading(case_id, release)
+    generic_heading = label is not None and classify_heading(label) in (None, "other")
+    if entry.section != "fix":
+        # "Reset DedupeIntegration's last-seen (#4142)" under "Various fixes & improvements"
+        assert generic_heading and entry.section == "other", entry
+        assert classify_bullet(entry.text) != "fix", entry
+
+
+def test_cross_repository_references_are_not_claimed() -> None:
+    java = _parsed(_fixture_for("getsentry/sentry-java"))["2.0.0-rc01"]
+    assert java and all(e.prs == () for e in java)  # links point at getsentry/sentry-android
+    rn = _parsed(_fixture_for("getsentry/sentry-react-native"))["5.12.0"]
+    bumps = [e for e in rn if e.section == "dependency"]
+    assert [e.prs for e in bumps] == [(3344, 3365), (3340,), (3341,)]
+
+
+def test_mid_sentence_reference_is_kept_in_text_only() -> None:
+    entries = _parsed(_fixture_for("getsentry/sentry-react-native"))["8.20.0"]
+    entry = next(e for e in entries if 6491 in e.prs)
+    assert entry.prs == (6491, 6497)
+    assert "#6380" in entry.text
