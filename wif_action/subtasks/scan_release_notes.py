@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
-from wif_action.models import Candidate, Confidence, Entry, Release
+from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
 from wif_action.ports import ToolError
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
@@ -43,7 +43,7 @@ def scan_release_notes(
             break
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
-        _scan_batch(repo, user_release, batch, tools, evaluator, journal, result)
+        _scan_batch(repo, user_release, batch, tools, evaluator, journal, result, max_high)
         if _confirmed_high(result) >= max_high:
             result.stopped_early = start + BATCH_SIZE < len(releases)
             break
@@ -57,7 +57,7 @@ def _confirmed_high(result: ScanResult) -> int:
 
 
 def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: AnalysisTools,
-                evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:
+                evaluator: PrEvaluator, journal: Journal, result: ScanResult, max_high: int) -> None:
     try:
         entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
     except ToolError as error:
@@ -76,12 +76,20 @@ def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: A
         result.complete = False
         return
     by_id = {entry.id: entry for entry in entries}
-    for item in relevant:
+    for item in _oldest_first(relevant, by_id):
+        if _confirmed_high(result) >= max_high:
+            break  # early exit: no candidate is processed after the last needed high-confidence match
         entry = by_id.get(item.entry.id)
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
         _consider(entry, item.pr, evaluator, journal, result)
+
+
+def _oldest_first(relevant: list[RelevantEntry], by_id: dict[int, Entry]) -> list[RelevantEntry]:
+    """Judge candidates in release order, so the first confirmed fix is the earliest one."""
+    order = {entry_id: index for index, entry_id in enumerate(by_id)}
+    return sorted(relevant, key=lambda item: order.get(item.entry.id, len(order)))
 
 
 def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: AnalysisTools) -> list[Entry]:
