@@ -156,6 +156,7 @@ class Answer(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     trace: list[str] = Field(default_factory=list)
     rejected_claims: list[str] = Field(default_factory=list)
+    question: str = ""  # the clarification / failure text, so each channel can re-render the message
 
     def public_json(self) -> dict:
         """The `--json` object of `wif ask` (the documented keys, nothing internal)."""

@@ -13,8 +13,9 @@ from wif_action.models import Answer, Candidate, Confidence, Outcome
 DEFAULT_MENTION = "SDK maintainers"
 
 
-def render(answer: Answer, mention: str = DEFAULT_MENTION, *, question: str = "") -> str:
-    body = _HEADLINES[answer.outcome](answer, mention, question)
+def render(answer: Answer, mention: str = DEFAULT_MENTION, *, question: str | None = None) -> str:
+    """The Markdown answer; `question` defaults to the answer's own clarification/failure text."""
+    body = _HEADLINES[answer.outcome](answer, mention, answer.question if question is None else question)
     parts = [body, _checked(answer), _reasoning(answer), _skipped(answer)]
     return "\n\n".join(part for part in parts if part).strip()
 

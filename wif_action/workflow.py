@@ -56,7 +56,7 @@ class Workflow:
         self.progress.checkpoint("Analyzing…")
         findings = self._analyze(inputs, journal)
         answer = self._step("resolve_answer", lambda: resolve_answer(
-            findings, journal, self._usage(), self._mention(findings.repo)))
+            findings, journal, self._usage(), self.mention_for(findings.repo)))
         self.progress.finish("Done.")
         return answer
 
@@ -123,7 +123,8 @@ class Workflow:
         usage = self.tools.judge.usage()
         return usage.model_copy(update={"github_requests": self.tools.github.requests_made})
 
-    def _mention(self, repo: str | None) -> str:
+    def mention_for(self, repo: str | None) -> str:
+        """How answers about `repo` name its maintainers (the registry's GitHub team, if any)."""
         team = self.registry.maintainers(repo).get("github_team") if repo else None
         return f"{self.options.mention} ({team})" if team else self.options.mention
 

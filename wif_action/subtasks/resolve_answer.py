@@ -38,8 +38,9 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
         candidates=sorted(candidates, key=lambda c: _RANK[c.confidence]),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
+        question=findings.question,
     )
-    answer.message = render(answer, mention, question=findings.question)
+    answer.message = render(answer, mention)
     return answer
 
 

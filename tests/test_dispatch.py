@@ -1,0 +1,74 @@
+"""`wif dispatch`: starts wif.yml through the workflow_dispatch API, with clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fakes.github_server import FakeGitHub
+from wif_action.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+ARGS = ["dispatch", "--sdk", "sentry-cocoa", "--version", "8.48.0", "--problem", "Tags are empty",
+        "--repo", "acme/support"]
+
+
+@pytest.fixture
+def github(monkeypatch):
+    with FakeGitHub(token="ghp_test") as fake:
+        fake.add_repo("acme/support")
+        monkeypatch.setenv("GITHUB_API_URL", fake.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "ghp_test")
+        yield fake
+
+
+def test_dispatch_prints_the_run_url_and_sends_the_inputs(github, capsys):
+    code = main([*ARGS, "--links", "https://github.com/getsentry/sentry-cocoa/issues/5397",
+                 "--slack-channel", "C0SUPPORT", "--slack-thread-ts", "1700000000.000100"])
+    assert code == 0
+    assert capsys.readouterr().out.strip() == "https://github.com/acme/support/actions/runs/123"
+    (record,) = github.dispatches
+    assert record["workflow"] == "wif.yml" and record["ref"] == "main" and record["return_run_details"]
+    assert record["inputs"] == {"sdk": "sentry-cocoa", "version": "8.48.0", "problem": "Tags are empty",
+                                "links": "https://github.com/getsentry/sentry-cocoa/issues/5397",
+                                "slack_channel": "C0SUPPORT", "slack_thread_ts": "1700000000.000100"}
+
+
+def test_inputs_match_the_workflow(github):
+    main([*ARGS, "--links", "x", "--slack-channel", "C1", "--slack-thread-ts", "1.2"])
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "wif.yml").read_text())
+    declared = workflow[True]["workflow_dispatch"]["inputs"]  # PyYAML reads the key `on` as True
+    assert set(github.dispatches[0]["inputs"]) <= set(declared) and len(declared) <= 10
+
+
+def test_empty_optional_inputs_are_left_out(github):
+    assert main(ARGS) == 0
+    assert set(github.dispatches[0]["inputs"]) == {"sdk", "version", "problem"}
+
+
+def test_gh_token_is_accepted(github, monkeypatch):
+    monkeypatch.delenv("GITHUB_TOKEN")
+    monkeypatch.setenv("GH_TOKEN", "ghp_test")
+    assert main(ARGS) == 0
+
+
+@pytest.mark.parametrize(("setup", "expected"), [
+    (lambda fake, mp: setattr(fake, "workflow_files", {"other.yml"}), "not found"),
+    (lambda fake, mp: mp.setenv("GITHUB_TOKEN", "wrong"), "token was rejected"),
+    (lambda fake, mp: setattr(fake, "max_dispatch_inputs", 2), "refused the inputs"),
+])
+def test_clear_errors(github, monkeypatch, capsys, setup, expected):
+    setup(github, monkeypatch)
+    assert main(ARGS) == 1
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+    assert not github.dispatches
+
+
+def test_usage_errors(github, capsys, monkeypatch):
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    assert main(["dispatch", "--sdk", "x", "--version", "1", "--problem", "p", "--repo", ""]) == 2
+    assert main([*ARGS, "--slack-thread-ts", "1700000000.000100"]) == 2
+    assert "--slack-channel" in capsys.readouterr().err

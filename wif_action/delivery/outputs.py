@@ -1,0 +1,71 @@
+"""Step outputs (GITHUB_OUTPUT) and the job summary (GITHUB_STEP_SUMMARY).
+
+Why a random delimiter: a multi-line value is written as `name<<DELIM`; a
+value containing the delimiter line would end it early and let text from a
+PR or a request set other outputs. A fresh `ghadelimiter_<uuid4>` cannot be
+guessed, and is checked against the value anyway.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+from wif_action.models import Answer, Confidence, Outcome
+
+SUMMARY_LIMIT = 1_000_000  # GitHub caps a step summary at 1 MiB
+
+
+def write_outputs(path: str | Path | None, values: Mapping[str, str]) -> None:
+    """Append each value to the GITHUB_OUTPUT file (no-op without one, e.g. run locally)."""
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        for name, value in values.items():
+            handle.write(_entry(name, value))
+
+
+def _entry(name: str, value: str) -> str:
+    delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    while delimiter in value:
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def append_summary(path: str | Path | None, markdown: str) -> None:
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(markdown[:SUMMARY_LIMIT] + "\n")
+
+
+def answer_outputs(answer: Answer, result_json: str) -> dict[str, str]:
+    """The action's outputs: `fixed-in` and `pr` only for a high-confidence fix."""
+    fix = next((c for c in answer.candidates if c.confidence == Confidence.HIGH), None)
+    high = answer.outcome == Outcome.HIGH and fix is not None
+    return {
+        "outcome": str(answer.outcome),
+        "fixed-in": fix.version if high else "",
+        "pr": fix.url if high else "",
+        "answer": answer.message,
+        "result-json": result_json,
+    }
+
+
+def summary_markdown(answer: Answer, question: str, progress: list[str]) -> str:
+    """The job summary: the question, the answer (its reasoning trace included) and the progress log."""
+    parts = ["## WIF: was it fixed?", f"**Outcome:** `{answer.outcome}`"]
+    if answer.repo:
+        parts.append(f"**Repository:** {answer.repo}")
+    if question:
+        parts.append("<details><summary>Question</summary>\n\n" + _quote(question) + "\n\n</details>")
+    parts.append(answer.message)
+    if progress:
+        parts.append("<details><summary>Progress</summary>\n\n" + "\n".join(f"- {p}" for p in progress)
+                     + "\n\n</details>")
+    return "\n\n".join(parts)
+
+
+def _quote(text: str) -> str:
+    return "\n".join(f"> {line}" for line in text.splitlines()) or ">"

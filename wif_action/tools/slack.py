@@ -1,0 +1,83 @@
+"""Slack Web API I/O: post, update and read a thread. No workflow logic.
+
+Why a wrapper: every Slack failure (ok:false, HTTP errors, refused
+connections) becomes one ToolError with a short, showable reason, so delivery
+can record a skipped step instead of crashing. 429s are retried after
+Retry-After by slack_sdk's own handler.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+
+from wif_action.ports import ToolError
+
+DEFAULT_API_URL = "https://slack.com/api/"
+MARKDOWN_LIMIT = 12_000  # Slack's limit for markdown_text
+_TRUNCATED = "\n\n… (truncated; the full answer is in the GitHub Actions job summary)"
+_MAX_THREAD_PAGES = 5
+
+
+class SlackClient:
+    """A bot-token Slack client that speaks Markdown (`markdown_text`) and raises only ToolError."""
+
+    def __init__(self, token: str, base_url: str | None = None, timeout: int = 10):
+        self.web = WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
+        self.web.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=2))
+        self._unreachable: str | None = None  # after a connection failure, fail fast (one timeout per run)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> SlackClient | None:
+        """SLACK_BOT_TOKEN (and SLACK_API_URL for tests or proxies); None without a token."""
+        token = (env.get("SLACK_BOT_TOKEN") or "").strip()
+        return cls(token, env.get("SLACK_API_URL") or None) if token else None
+
+    def post(self, channel: str, markdown: str, thread_ts: str | None = None) -> tuple[str, str]:
+        """Post a message (a thread reply when `thread_ts`); returns (channel id, ts) for updates."""
+        response = self._call("chat.postMessage", self.web.chat_postMessage, channel=channel,
+                              thread_ts=thread_ts or None, markdown_text=fit(markdown),
+                              unfurl_links=False, unfurl_media=False)
+        return str(response["channel"]), str(response["ts"])
+
+    def update(self, channel: str, ts: str, markdown: str) -> None:
+        self._call("chat.update", self.web.chat_update, channel=channel, ts=ts, markdown_text=fit(markdown))
+
+    def thread(self, channel: str, ts: str) -> list[dict[str, Any]]:
+        """Every message of the thread rooted at `ts`, parent first."""
+        return list(self._thread_pages(channel, ts))
+
+    def _thread_pages(self, channel: str, ts: str) -> Iterator[dict[str, Any]]:
+        cursor = None
+        for _page in range(_MAX_THREAD_PAGES):
+            response = self._call("conversations.replies", self.web.conversations_replies, channel=channel,
+                                  ts=ts, limit=200, cursor=cursor)
+            yield from (m for m in response.get("messages") or [] if isinstance(m, dict))
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not (response.get("has_more") and cursor):
+                return
+
+    def _call(self, name: str, method, **kwargs) -> Any:
+        if self._unreachable:
+            raise ToolError("slack", f"{name} skipped: {self._unreachable}")
+        try:
+            return method(**kwargs)
+        except SlackApiError as error:
+            status = getattr(error.response, "status_code", 0)
+            detail = error.response.get("error") if hasattr(error.response, "get") else None
+            raise ToolError("slack", f"{name} failed: {detail or f'HTTP {status}'}") from error
+        except (SlackClientError, OSError, ValueError) as error:  # refused, timeout, bad JSON
+            self._unreachable = f"Slack unreachable ({type(error).__name__})"
+            raise ToolError("slack", f"{name} failed: {type(error).__name__}: {str(error)[:120]}") from error
+
+
+def fit(markdown: str) -> str:
+    """Markdown within Slack's 12,000-character limit (cut with a pointer to the full answer)."""
+    if len(markdown) <= MARKDOWN_LIMIT:
+        return markdown
+    return markdown[: MARKDOWN_LIMIT - len(_TRUNCATED)] + _TRUNCATED
