@@ -143,9 +143,12 @@ class SqliteReleaseCache:
         return bool(rows)
 
     def cached_pull(self, repo: str, number: int) -> PullRequest | None:
+        """A cached PR; None on a miss, and for numbers the indexer found are not PRs (state
+        'not_found', kept so it does not re-fetch them) — the caller then asks the API."""
         rows = self._rows(
             "select p.number, p.title, p.body, p.state, p.merged, p.merged_at, p.merge_commit_sha, p.url "
-            "from pulls p join repositories s on s.id = p.repo_id where s.slug = ? and p.number = ?",
+            "from pulls p join repositories s on s.id = p.repo_id where s.slug = ? and p.number = ? "
+            "and coalesce(p.state, '') != 'not_found'",
             [repo, number])
         if not rows:
             return None

@@ -1,0 +1,137 @@
+"""`wif index`: cache the releases (and parsed notes) of SDK repositories in a SQLite file.
+
+Argument handling and output only; the algorithm is `indexer.indexing`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+from indexer.github_source import ReleaseSource
+from indexer.indexing import RepoReport, index_repositories
+from indexer.registry import RegistryError, load_registry
+from indexer.schema import CacheError
+
+DEFAULT_MAX_PULLS = 200
+
+EXAMPLES = """\
+examples:
+  wif index --db cache.db --repo getsentry/sentry-cocoa
+  wif index --db cache.db --all --pulls recent --json
+  wif index --db cache.db --registry my-sdks.json --refresh-days 7
+  GITHUB_API_URL=https://ghe.example.com/api/v3 wif index --db cache.db --repo acme/sdk
+
+environment:
+  GITHUB_TOKEN     token for the GitHub API (anonymous when unset: 60 requests/hour)
+  GITHUB_API_URL   API base URL (default https://api.github.com)
+
+A re-run costs one conditional request per unchanged repository (a 304 is free of rate limit).
+Progress goes to stderr, one line per repository. The exit code is non-zero only when every
+repository failed, or on a usage error (2).
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLES
+    parser.add_argument("--db", required=True, metavar="PATH",
+                        help="SQLite cache file (created if missing)")
+    parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME",
+                        help="repository to index (repeatable)")
+    parser.add_argument("--registry", metavar="FILE", help="index every repository of this SDK registry file")
+    parser.add_argument("--all", action="store_true", help="index every repository of the packaged registry")
+    parser.add_argument("--json", action="store_true",
+                        help='print one JSON object {"repos": [...]} to stdout')
+    parser.add_argument("--refresh-days", type=_non_negative(float), default=30, metavar="N",
+                        help="re-read releases published in the last N days (edited notes); default 30")
+    parser.add_argument("--pulls", choices=("none", "recent"), default="none",
+                        help="also cache PR details cited by the newest 110 stable releases; default none")
+    parser.add_argument("--max-pulls", type=_non_negative(int), default=DEFAULT_MAX_PULLS, metavar="N",
+                        help=f"at most N PR fetches per repository per run (the rest follow on later runs); "
+                             f"default {DEFAULT_MAX_PULLS}")
+    parser.add_argument("--no-changelog-fallback", action="store_true",
+                        help="do not read CHANGELOG.md at the tag when a release body is empty")
+    parser.add_argument("--timeout", type=_positive_int, default=15, metavar="S",
+                        help="HTTP timeout in seconds; default 15")
+
+
+def run(args: argparse.Namespace) -> int:
+    slugs, problem = _repositories(args)
+    problem = problem or _db_problem(Path(args.db))
+    if problem:
+        print(f"wif index: {problem}", file=sys.stderr)
+        return 2
+    source = ReleaseSource.from_env(timeout=args.timeout)
+    try:
+        reports = index_repositories(
+            args.db, source, slugs,
+            refresh_window_days=args.refresh_days,
+            changelog_fallback=not args.no_changelog_fallback,
+            pulls=args.pulls,
+            max_pulls=args.max_pulls,
+            on_progress=_progress,
+        )
+    except CacheError as error:
+        print(f"wif index: {error}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as error:  # damaged after opening (e.g. a truncated page)
+        print(f"wif index: the cache {args.db} cannot be used ({error}); delete it and re-run", file=sys.stderr)
+        return 2
+    finally:
+        source.close()
+    if args.json:
+        print(json.dumps({"repos": [report.summary() for report in reports]}))
+    return _exit_code(reports)
+
+
+def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The repositories to index, in the order given, or a usage problem."""
+    slugs = list(args.repo)
+    try:
+        if args.registry:
+            slugs += list(load_registry(args.registry).repositories)
+        if args.all:
+            slugs += list(load_registry().repositories)
+    except RegistryError as error:
+        return [], str(error)
+    if not slugs:
+        return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all"
+    return list(dict.fromkeys(slugs)), None
+
+
+def _db_problem(path: Path) -> str | None:
+    if path.is_dir():
+        return f"--db {path} is a directory; give a file path such as {path / 'cache.db'}"
+    if not path.parent.is_dir():
+        return f"--db {path}: directory {path.parent} does not exist"
+    return None
+
+
+def _exit_code(reports: list[RepoReport]) -> int:
+    return 1 if reports and all(report.error for report in reports) else 0
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _non_negative(kind: type):
+    def parse(text: str):
+        value = kind(text)
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+    return value

@@ -1,0 +1,294 @@
+"""GitHub I/O for the indexer: releases (conditional, paged), CHANGELOG.md at a tag, PR details.
+
+Only this module talks to GitHub. Every PyGithub or network failure leaves it as
+a `SourceError` whose message tells an operator what to do, so the indexer can
+record it against one repository and carry on with the others.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import requests
+import urllib3.exceptions
+from github import Auth, Github, GithubException, GithubRetry
+from github.Repository import Repository
+
+from indexer.registry import SLUG
+from indexer.store import ReleaseRecord
+
+DEFAULT_API_URL = "https://api.github.com"
+PER_PAGE = 100
+_NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+_POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
+T = TypeVar("T")
+
+
+class SourceError(Exception):
+    """A repository could not be fetched; `str(error)` is the operator-facing reason."""
+
+    def __init__(self, slug: str, message: str, status: int = 0):
+        super().__init__(message)
+        self.slug = slug
+        self.message = message
+        self.status = status  # HTTP status, 0 when no response (network, bad slug, bad JSON)
+
+
+@dataclass
+class Page:
+    """One page of `GET /repos/o/r/releases` (newest first); `releases` is None on 304."""
+
+    status: int
+    etag: str | None
+    releases: list[ReleaseRecord] | None
+    next_url: str | None
+
+
+class ReleaseSource:
+    """A PyGithub client that counts its requests and speaks in ReleaseRecords and SourceErrors."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout: int = 15,
+        retries: int | None = 3,
+        max_rate_limit_wait: float = 60,
+        seconds_between_requests: float | None = None,
+    ):
+        self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
+        # Bounded: a scheduled run should fail one repository quickly, not sleep for an hour.
+        # retries=None turns retrying off (tests: a scripted fault is answered exactly once).
+        retry = None if retries is None else GithubRetry(total=retries,
+                                                         max_rate_limit_wait=max_rate_limit_wait)
+        self.github = Github(
+            base_url=self.base_url,
+            auth=Auth.Token(token) if token else None,
+            per_page=PER_PAGE,
+            retry=retry,
+            timeout=timeout,
+            seconds_between_requests=seconds_between_requests,
+            lazy=True,
+        )
+        self.requests = 0
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> ReleaseSource:
+        """The client the CLI and the workflow use: GITHUB_API_URL and GITHUB_TOKEN."""
+        return cls(os.environ.get("GITHUB_API_URL") or None, os.environ.get("GITHUB_TOKEN") or None, **kwargs)
+
+    def close(self) -> None:
+        self.github.close()
+
+    # ------------------------------------------------------------------ releases
+    def first_page(self, slug: str, etag: str | None) -> Page:
+        """The newest page, conditional on `etag`: a 304 costs no rate limit and carries no body."""
+        check_slug(slug)
+        headers = {"If-None-Match": etag} if etag else {}
+        return self._page(slug, f"/repos/{slug}/releases", {"per_page": PER_PAGE}, headers)
+
+    def next_page(self, slug: str, page: Page) -> Page | None:
+        """The page after `page` (its Link header's next URL), or None at the end."""
+        if not page.next_url:
+            return None
+        # PyGithub reduces an absolute URL to path + query on its own base host.
+        return self._page(slug, page.next_url, {}, {})
+
+    def pages(self, slug: str) -> Iterator[Page]:
+        """Every page, newest first, unconditionally."""
+        page: Page | None = self.first_page(slug, None)
+        while page is not None:
+            yield page
+            page = self.next_page(slug, page)
+
+    def _page(self, slug: str, url: str, parameters: dict, headers: dict) -> Page:
+        requester = self.github.requester
+        status, response_headers, text = self._call(
+            slug, lambda: requester.requestJson("GET", url, parameters=parameters, headers=headers))
+        if status == 304:
+            return Page(304, _header(response_headers, "etag") or headers.get("If-None-Match"), None, None)
+        data = _json(slug, text)
+        if status >= 400:
+            raise _error_for_status(slug, status, response_headers, data, self.base_url)
+        if not isinstance(data, list):
+            raise SourceError(slug, f"GitHub returned an unexpected releases payload (HTTP {status})")
+        link = _header(response_headers, "link") or ""
+        match = _NEXT_LINK.search(link)
+        return Page(status, _header(response_headers, "etag"), [_record(item) for item in data],
+                    match.group(1) if match else None)
+
+    # ------------------------------------------------------------ other content
+    def changelog_at(self, slug: str, tag: str, path: str = "CHANGELOG.md") -> str | None:
+        """CHANGELOG.md as of a tag (decoded), or None when the file does not exist there."""
+        check_slug(slug)
+        try:
+            content = self._call(slug, lambda: self._repo(slug).get_contents(path, ref=tag))
+        except SourceError as error:
+            if error.status == 404:
+                return None
+            raise
+        if isinstance(content, list) or content.type != "file":
+            return None
+        if content.encoding != "base64":  # files over 1 MB come without content: ask for the raw file
+            return self._raw_file(slug, path, tag)
+        return content.decoded_content.decode("utf-8", "replace")
+
+    def _raw_file(self, slug: str, path: str, tag: str) -> str | None:
+        status, headers, text = self._call(slug, lambda: self.github.requester.requestJson(
+            "GET", f"/repos/{slug}/contents/{path}", parameters={"ref": tag},
+            headers={"Accept": "application/vnd.github.raw+json"}))
+        if status == 404:
+            return None
+        if status >= 400:
+            raise _error_for_status(slug, status, headers, _json(slug, text, strict=False), self.base_url)
+        if "json" in (_header(headers, "content-type") or ""):
+            return None  # the server ignored the raw media type (no large-file support): give up quietly
+        return text
+
+    def pull(self, slug: str, number: int) -> dict | None:
+        """A PR's details as stored in the `pulls` table, or None when #number is not a PR (404)."""
+        check_slug(slug)
+        try:
+            pr = self._call(slug, lambda: _completed(self._repo(slug).get_pull(number)))
+        except SourceError as error:
+            if error.status == 404:
+                return None
+            raise
+        return {
+            "number": number,
+            "title": pr.title or "",
+            "body": pr.body or "",
+            "state": pr.state or "",
+            "merged": int(bool(pr.merged)),
+            "merged_at": _iso(pr.merged_at),
+            "merge_commit_sha": pr.merge_commit_sha,
+            "url": pr.html_url or f"https://github.com/{slug}/pull/{number}",
+        }
+
+    def rate_limit(self) -> tuple[int, int] | None:
+        """(remaining, limit) from the last response's headers; None before any response.
+
+        Why not `Github.rate_limiting`: it spends a request on /rate_limit when nothing is known yet.
+        """
+        remaining, limit = self.github.requester.rate_limiting
+        return None if limit < 0 else (remaining, limit)
+
+    # -------------------------------------------------------------------- helpers
+    def _repo(self, slug: str) -> Repository:
+        return self.github.get_repo(slug)  # lazy client: no request
+
+    def _call(self, slug: str, request: Callable[[], T]) -> T:
+        """Run one HTTP request, counting it and translating failures into SourceError."""
+        self.requests += 1
+        try:
+            return request()
+        except GithubException as error:
+            raise _error_for_status(slug, error.status, error.headers or {}, error.data,
+                                    self.base_url) from error
+        except requests.exceptions.RetryError as error:
+            raise SourceError(slug, f"GitHub kept failing after retries ({_reason(error)})", 502) from error
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
+            reason = f"cannot reach GITHUB_API_URL ({self.base_url}: {_reason(error)})"
+            raise SourceError(slug, reason) from error
+
+
+def check_slug(slug: str) -> None:
+    if not isinstance(slug, str) or not SLUG.match(slug):
+        raise SourceError(str(slug), f"'{slug}' is not an owner/name slug")
+
+
+def _error_for_status(slug: str, status: int, headers: Any, data: Any, base_url: str) -> SourceError:
+    message = data.get("message", "") if isinstance(data, dict) else str(data or "")
+    if status == 404:
+        text = f"repository {slug} not found (or not visible to this token)"
+    elif status == 401:
+        text = "GitHub rejected the token (401); check GITHUB_TOKEN"
+    elif status in (403, 429) and _is_rate_limit(headers, message):
+        text = f"GitHub rate limit exhausted; resets at {_reset_time(headers)}"
+    elif status == 403:
+        text = f"GitHub refused access (403): {message or 'forbidden'}"
+    elif status >= 500:
+        text = f"GitHub server error (HTTP {status}) at {base_url}: {message or 'no details'}"
+    else:
+        text = f"GitHub returned HTTP {status}: {message or 'no details'}"
+    return SourceError(slug, text, status)
+
+
+def _is_rate_limit(headers: Any, message: str) -> bool:
+    return _header(headers, "x-ratelimit-remaining") == "0" or "rate limit" in message.lower() \
+        or _header(headers, "retry-after") is not None
+
+
+def _reset_time(headers: Any) -> str:
+    reset = _header(headers, "x-ratelimit-reset")
+    try:
+        return datetime.fromtimestamp(int(float(reset)), UTC).strftime("%H:%M UTC")
+    except (TypeError, ValueError):
+        retry_after = _header(headers, "retry-after")
+        return f"in {retry_after}s" if retry_after else "an unknown time"
+
+
+def _header(headers: Any, name: str) -> str | None:
+    """Case-insensitive header lookup over PyGithub's lower-cased dicts and urllib3's header objects."""
+    if not headers:
+        return None
+    for key, value in headers.items():
+        if key.lower() == name:
+            return str(value)
+    return None
+
+
+def _json(slug: str, text: str, *, strict: bool = True) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        if not strict:
+            return text[:200]
+        raise SourceError(slug, f"GitHub returned malformed JSON ({error})") from error
+
+
+def _reason(error: BaseException) -> str:
+    """The innermost cause without urllib3's pool preamble: "[Errno 111] Connection refused"."""
+    while True:
+        inner = getattr(error, "reason", None)
+        if not isinstance(inner, BaseException):
+            inner = error.args[0] if error.args and isinstance(error.args[0], BaseException) else None
+        if inner is None:
+            break
+        error = inner
+    text = _POOL_PREAMBLE.sub("", str(error)).replace("Failed to establish a new connection: ", "")
+    return text if len(text) < 300 else text[:297] + "..."
+
+
+def _record(item: dict) -> ReleaseRecord:
+    return ReleaseRecord(
+        id=int(item["id"]),
+        tag=str(item["tag_name"]),
+        name=item.get("name"),
+        body=item.get("body") or "",
+        draft=bool(item.get("draft")),
+        prerelease=bool(item.get("prerelease")),
+        published_at=item.get("published_at"),
+        url=item.get("html_url"),
+    )
+
+
+def _completed(obj: T) -> T:
+    """Fetch a lazy PyGithub object now, inside `_call`, so its errors are translated and counted."""
+    _ = obj.raw_data  # type: ignore[attr-defined]
+    return obj
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,401 @@
+"""The incremental indexing algorithm: GitHub releases → one cache transaction per repository.
+
+Cost model (why it is shaped like this):
+
+* Nothing changed → one conditional request (`If-None-Match` → 304, free of rate limit).
+* Something changed → page newest-first and stop at the first page whose releases are all
+  cached unchanged *and* older than the refresh window; recent notes do get edited after
+  publishing, old ones practically never.
+* All network I/O for a repository happens before its single write transaction, so a run
+  killed mid-fetch leaves that repository exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+from sqlite_utils import Database
+
+from indexer.github_source import Page, ReleaseSource, SourceError, check_slug
+from indexer.release_notes import parse_release_notes
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, mark_checked, write_with_retry
+from indexer.versions import parse_tag, version_key
+
+RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
+PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for other repositories' releases
+NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an issue), so it is not re-fetched
+Progress = Callable[[str], None]
+
+
+@dataclass
+class RepoReport:
+    """What one repository's pass did; `stable` counts the cache after the run."""
+
+    repo: str
+    releases: int = 0  # fetched this run
+    stable: int = 0
+    new: int = 0
+    updated: int = 0
+    skipped_tags: list[str] = field(default_factory=list)
+    requests: int = 0
+    rate_limit_remaining: int | None = None
+    error: str | None = None
+    not_modified: bool = False
+    pages: int = 0
+    pulls: int = 0
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        """The `--json` shape."""
+        return {"repo": self.repo, "releases": self.releases, "stable": self.stable, "new": self.new,
+                "updated": self.updated, "requests": self.requests, "error": self.error}
+
+    def line(self) -> str:
+        """One human progress line."""
+        tail = f"{_plural(self.requests, 'request')}, rate limit {_or_unknown(self.rate_limit_remaining)} left"
+        if self.error:
+            return f"{self.repo}: FAILED: {self.error} ({tail})"
+        if self.not_modified:
+            head = f"not modified (304), {self.stable} stable cached"
+        else:
+            head = (f"{self.releases} fetched ({_plural(self.pages, 'page')}), {self.new} new, "
+                    f"{self.updated} updated, {_plural(len(self.skipped_tags), 'skipped tag')}, "
+                    f"{self.stable} stable cached")
+        if self.pulls:
+            head += f", {_plural(self.pulls, 'PR')} fetched"
+        return f"{self.repo}: {head}; {tail}"
+
+
+@dataclass
+class _Cached:
+    id: int
+    body: str
+    body_source: str
+    version_key: str | None
+    stable: bool
+
+
+# ---------------------------------------------------------------------------- entry points
+# ---------------------------------------------------------------------------- entry points
+def index_repositories(
+    db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], **options
+) -> list[RepoReport]:
+    """Index each repository in turn; one failing repository never stops the others.
+
+    Raises CacheError (from open_cache) when the file is not a usable cache.
+    """
+    db = open_cache(db_path, create=True)
+    try:
+        return [index_repository(db, source, slug, **options) for slug in dict.fromkeys(slugs)]
+    finally:
+        db.close()
+
+
+def index_repository(
+    db: Database,
+    source: ReleaseSource,
+    slug: str,
+    *,
+    refresh_window_days: float = 30,
+    changelog_fallback: bool = True,
+    pulls: str = "none",
+    max_pulls: int | None = None,
+    on_progress: Progress = print,
+    now: datetime | None = None,
+) -> RepoReport:
+    """Bring one repository's cached releases (and optionally PR details) up to date."""
+    if pulls not in ("none", "recent"):
+        raise ValueError(f"pulls must be 'none' or 'recent', not {pulls!r}")
+    cutoff = (now or datetime.now(UTC)) - timedelta(days=refresh_window_days)
+    run = _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff,
+                          changelog_fallback, pulls == "recent", max_pulls)
+    return run.execute()
+
+
+@dataclass
+class _RepositoryPass:
+    """One repository's indexing pass: all GitHub reads first, then one write transaction."""
+
+    db: Database
+    source: ReleaseSource
+    slug: str
+    report: RepoReport
+    on_progress: Progress
+    cutoff: datetime  # releases published after this are re-read: their notes may still be edited
+    changelog_fallback: bool
+    with_pulls: bool
+    max_pulls: int | None
+
+    def execute(self) -> RepoReport:
+        started, requests_before = time.monotonic(), self.source.requests
+        try:
+            check_slug(self.slug)
+            self._run()
+        except SourceError as error:
+            self.report.error = error.message
+            self._record_failure(error.message)
+            self.report.stable = _stable_count(self.db, self.slug)
+        except sqlite3.OperationalError as error:
+            self.report.error = f"cache write failed: {error}"
+        self.report.requests = self.source.requests - requests_before
+        limits = self.source.rate_limit()
+        self.report.rate_limit_remaining = limits[0] if limits else None
+        self.report.seconds = time.monotonic() - started
+        self.on_progress(self.report.line())
+        return self.report
+
+    def _run(self) -> None:
+        report = self.report
+        first = self.source.first_page(self.slug, _stored_etag(self.db, self.slug))
+        report.not_modified = first.status == 304
+        cached = _cached_releases(self.db, self.slug, bodies=not report.not_modified)  # a 304 compares none
+        fetched: list[ReleaseRecord] = []
+        if not report.not_modified:
+            fetched = self._changed_pages(first, cached)
+            self._fill_empty_bodies(fetched, cached)
+        pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
+        report.releases, report.pulls = len(fetched), len(pull_rows)
+        if report.not_modified and not pull_rows:
+            self._write(lambda: mark_checked(self.db, self.slug))
+            report.stable = _stable_count(self.db, self.slug)
+            return
+        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, pulls=pull_rows)
+        result = self._write(lambda: apply_update(self.db, update))
+        report.new, report.updated, report.stable = result.new, result.updated, result.stable
+        report.skipped_tags = list(result.skipped_tags)
+
+    def _write(self, work: Callable[[], Any]) -> Any:
+        return write_with_retry(self.db, work, on_busy=lambda message: self.on_progress(f"{self.slug}: {message}"))
+
+    def _record_failure(self, message: str) -> None:
+        """Note the error on a repository the cache already knows; unknown slugs leave no row behind."""
+        if _repo_id(self.db, self.slug) is None:
+            return
+        with contextlib.suppress(sqlite3.OperationalError):  # a busy cache must not mask the real failure
+            self._write(lambda: mark_checked(self.db, self.slug, error=message))
+
+    # ------------------------------------------------------------------------ releases
+    def _changed_pages(self, first: Page, cached: dict[str, _Cached]) -> list[ReleaseRecord]:
+        """Pages newest-first until one is all cached, unchanged and older than the refresh window."""
+        records: list[ReleaseRecord] = []
+        page: Page | None = first
+        while page is not None:
+            self.report.pages += 1
+            releases = page.releases or []
+            records.extend(releases)
+            if not releases or _settled(releases, cached, self.cutoff):
+                break
+            page = self.source.next_page(self.slug, page)
+        return records
+
+    def _fill_empty_bodies(self, records: list[ReleaseRecord], cached: dict[str, _Cached]) -> None:
+        """Empty release body → the version's section of CHANGELOG.md at that tag.
+
+        A section found earlier is reused (a tag's file does not change); a release whose
+        fallback already failed is not retried, so an unchanged page costs no extra requests.
+        """
+        for record in records:
+            if record.body:
+                continue
+            old = cached.get(record.tag)
+            if old is not None and old.body_source == "changelog":
+                record.body, record.body_source = old.body, "changelog"
+                continue
+            if not self.changelog_fallback or record.draft or (old is not None and not old.body):
+                continue
+            section = changelog_section(self.source.changelog_at(self.slug, record.tag), record.tag)
+            if section:
+                record.body, record.body_source = section, "changelog"
+
+    # ------------------------------------------------------------------------ pull requests
+    def _fetch_pulls(self, fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[dict]:
+        """Details of PRs cited by the newest stable releases that the cache lacks, newest first.
+
+        Bounded by `max_pulls` per run; the rest follow on later runs. A failure (e.g. rate
+        limit) stops PR fetching but keeps what was fetched, and the releases.
+        """
+        wanted = _wanted_pulls(self.db, self.slug, fetched, cached)
+        if self.max_pulls is not None:
+            wanted = wanted[:max(0, self.max_pulls)]
+        rows: list[dict] = []
+        for number in wanted:
+            reason = _low_rate_limit(self.source)
+            try:
+                pull = None if reason else self.source.pull(self.slug, number)
+            except SourceError as error:
+                reason = error.message
+            if reason:
+                self.report.warnings.append(
+                    f"stopped fetching PR details after {len(rows)} of {len(wanted)}: {reason}")
+                self.on_progress(f"{self.slug}: {self.report.warnings[-1]}")
+                break
+            rows.append(pull or _not_a_pull(self.slug, number))
+        return rows
+
+
+# ---------------------------------------------------------------------------- release helpers
+def _settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cutoff: datetime) -> bool:
+    return all(_unchanged(record, cached) and not _recent(record, cutoff) for record in releases)
+
+
+def _unchanged(record: ReleaseRecord, cached: dict[str, _Cached]) -> bool:
+    old = cached.get(record.tag)
+    if old is None:
+        return False
+    return old.body == (record.body or "") or (not record.body and old.body_source == "changelog")
+
+
+def _recent(record: ReleaseRecord, cutoff: datetime) -> bool:
+    """Published inside the refresh window; an unknown date (drafts) counts as old."""
+    if not record.published_at:
+        return False
+    try:
+        published = datetime.fromisoformat(record.published_at.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    if published.tzinfo is None:
+        published = published.replace(tzinfo=UTC)
+    return published >= cutoff
+
+
+_HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING_VERSION = re.compile(r"^(?:(?:version|release)\s+)?\[?v?([^\]\s()]+)", re.IGNORECASE)
+
+
+def changelog_section(text: str | None, tag: str) -> str | None:
+    """The notes under `## <version>` / `## [<version>]` / `# v<version>` for `tag`, up to the
+    next version heading (or a higher-level heading); None when absent or empty.
+
+    A heading repeated for the same version (a re-tag, `v1.2.0` then `1.2.0`) yields the
+    first non-empty section.
+    """
+    target = parse_tag(tag)
+    if not text or target is None:
+        return None
+    headings = [(m, len(m.group(1)), _heading_version(m.group(2))) for m in _HEADING.finditer(text)]
+    for index, (match, level, version) in enumerate(headings):
+        if version != target:
+            continue
+        end = next((later.start() for later, later_level, later_version in headings[index + 1:]
+                    if later_version is not None or later_level < level), len(text))
+        section = text[match.end():end].strip()
+        if section:
+            return section
+    return None
+
+
+def _heading_version(title: str) -> Version | None:
+    match = _HEADING_VERSION.match(title.strip())
+    return parse_tag(match.group(1)) if match else None
+
+
+# ---------------------------------------------------------------------------- pull request helpers
+def _low_rate_limit(source: ReleaseSource) -> str | None:
+    limits = source.rate_limit()
+    if limits and limits[0] <= PULL_RATE_RESERVE:
+        return f"keeping the last {limits[0]} requests of the rate limit for release checks"
+    return None
+
+
+def _wanted_pulls(db: Database, slug: str, fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[int]:
+    """PR numbers cited by the newest stable releases (newest release first) not yet in `pulls`."""
+    newest = _newest_stable(fetched, cached)
+    known = _known_pulls(db, slug)
+    changed = {record.tag: record for record in fetched if not _same_body(record, cached)}
+    wanted: dict[int, None] = {}
+    for tag in newest:
+        if tag in changed:
+            numbers: Iterable[int] = (pr for entry in parse_release_notes(changed[tag].body, repo=slug)
+                                      for pr in entry.prs)
+        else:
+            numbers = _cached_release_pulls(db, cached[tag].id)
+        for number in numbers:
+            if number not in known:
+                wanted.setdefault(number, None)
+    return list(wanted)
+
+
+def _same_body(record: ReleaseRecord, cached: dict[str, _Cached]) -> bool:
+    old = cached.get(record.tag)
+    return old is not None and old.body == (record.body or "")
+
+
+def _newest_stable(fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[str]:
+    """Tags of the newest stable releases after this run (fetched state overrides the cache)."""
+    keys = {tag: old.version_key for tag, old in cached.items() if old.stable and old.version_key}
+    for record in fetched:
+        keys.pop(record.tag, None)
+        key = stable_version_key(record)
+        if key:
+            keys[record.tag] = key
+    return sorted(keys, key=keys.__getitem__, reverse=True)[:RECENT_STABLE_RELEASES]
+
+
+def stable_version_key(record: ReleaseRecord) -> str | None:
+    """The sort key of a stable release, None for drafts, pre-releases and unparseable tags
+    (the same rule the store applies)."""
+    version = parse_tag(record.tag)
+    if version is None or record.draft or record.prerelease or version.is_prerelease:
+        return None
+    return version_key(version)
+
+
+def _not_a_pull(slug: str, number: int) -> dict:
+    return {"number": number, "title": "", "body": "", "state": NOT_FOUND_STATE, "merged": 0,
+            "merged_at": None, "merge_commit_sha": None, "url": f"https://github.com/{slug}/pull/{number}"}
+
+
+# ---------------------------------------------------------------------------- cache reads
+def _repo_id(db: Database, slug: str) -> int | None:
+    row = db.execute("select id from repositories where slug = ?", [slug]).fetchone()
+    return row[0] if row else None
+
+
+def _stored_etag(db: Database, slug: str) -> str | None:
+    row = db.execute("select releases_etag from repositories where slug = ?", [slug]).fetchone()
+    return row[0] if row else None
+
+
+def _cached_releases(db: Database, slug: str, *, bodies: bool = True) -> dict[str, _Cached]:
+    body = "r.body" if bodies else "''"
+    rows = db.execute(
+        f"select r.tag, r.id, {body}, r.body_source, r.version_key, r.stable from releases r "
+        "join repositories s on s.id = r.repo_id where s.slug = ?", [slug])
+    return {row[0]: _Cached(row[1], row[2] or "", row[3] or "release", row[4], bool(row[5])) for row in rows}
+
+
+def _known_pulls(db: Database, slug: str) -> set[int]:
+    repo_id = _repo_id(db, slug)
+    if repo_id is None:
+        return set()
+    return {row[0] for row in db.execute("select number from pulls where repo_id = ?", [repo_id])}
+
+
+def _cached_release_pulls(db: Database, release_id: int) -> list[int]:
+    return [row[0] for row in db.execute(
+        "select ep.pr from entry_prs ep join entries e on e.id = ep.entry_id "
+        "where ep.release_id = ? order by e.position", [release_id])]
+
+
+def _stable_count(db: Database, slug: str) -> int:
+    row = db.execute("select stable from repositories where slug = ?", [slug]).fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _or_unknown(value: int | None) -> str:
+    return "unknown" if value is None else str(value)

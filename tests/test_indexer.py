@@ -1,0 +1,413 @@
+"""`wif index` end to end: real PyGithub over HTTP to the fake GitHub, real SQLite files."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from packaging.version import InvalidVersion, Version
+
+from indexer.github_source import ReleaseSource
+from indexer.indexing import changelog_section, index_repositories
+from indexer.schema import open_cache
+from tests.fakes.github_server import FakeGitHub, load_repo_fixture
+from wif_action.cli import main
+from wif_action.tools.cache import SqliteReleaseCache
+
+RUBY = "getsentry/sentry-ruby"  # 90 releases: one page
+PHP = "getsentry/sentry-php"  # 124 releases: two pages
+RECENTLY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def wif_index(db: Path, *args: str) -> tuple[int, dict | None, str]:
+    """Run `wif index --json` in-process; GITHUB_API_URL/GITHUB_TOKEN come from the environment."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["index", "--db", str(db), "--json", *args])
+    text = out.getvalue()
+    return code, (json.loads(text) if text.strip() else None), err.getvalue()
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """Point the CLI at a fake: `env(fake)` (optionally with a token)."""
+
+    def point(fake: FakeGitHub, token: str | None = None) -> None:
+        monkeypatch.setenv("GITHUB_API_URL", fake.url)
+        if token is None:
+            monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        else:
+            monkeypatch.setenv("GITHUB_TOKEN", token)
+
+    return point
+
+
+def by_repo(data: dict) -> dict[str, dict]:
+    return {item["repo"]: item for item in data["repos"]}
+
+
+def independent_stable_count(releases: list[dict]) -> int:
+    """Stable per the spec, computed without the indexer's code: final release, tag parses after
+    stripping a package prefix and a leading v, and the version has no pre-release part."""
+    count = 0
+    for release in releases:
+        if release.get("draft") or release.get("prerelease"):
+            continue
+        text = release["tag_name"].rsplit("@", 1)[-1]
+        text = text[1:] if text[:1] in "vV" else text
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            continue
+        count += not version.is_prerelease
+    return count
+
+
+def release_row(db_path: Path, repo: str, tag: str) -> dict | None:
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    try:
+        row = conn.execute("select r.* from releases r join repositories s on s.id = r.repo_id "
+                           "where s.slug = ? and r.tag = ?", [repo, tag]).fetchone()
+        return dict(row) if row else None
+    finally:
+        conn.close()
+
+
+def entry_prs(db_path: Path, repo: str, tag: str) -> set[int]:
+    conn = sqlite3.connect(db_path)
+    try:
+        return {row[0] for row in conn.execute(
+            "select ep.pr from entry_prs ep join releases r on r.id = ep.release_id "
+            "join repositories s on s.id = r.repo_id where s.slug = ? and r.tag = ?", [repo, tag])}
+    finally:
+        conn.close()
+
+
+# ------------------------------------------------------------------------ all 11 repositories
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory, github_repos):
+    """`wif index --json` over every fixture repository into a fresh cache, once for the module."""
+    db = tmp_path_factory.mktemp("full") / "cache.db"
+    with FakeGitHub() as fake, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GITHUB_API_URL", fake.url)
+        patch.delenv("GITHUB_TOKEN", raising=False)
+        args = [arg for repo in github_repos for arg in ("--repo", repo)]
+        code, data, err = wif_index(db, *args)
+        yield {"fake": fake, "db": db, "code": code, "data": data, "err": err, "args": args}
+
+
+def test_full_index_caches_exactly_the_stable_releases(full_run, github_repos) -> None:
+    assert full_run["code"] == 0, full_run["err"]
+    reports = by_repo(full_run["data"])
+    assert list(reports) == github_repos
+    for repo in github_repos:
+        releases = load_repo_fixture(repo)["releases"]
+        report = reports[repo]
+        assert set(report) == {"repo", "releases", "stable", "new", "updated", "requests", "error"}
+        assert report["error"] is None
+        assert report["releases"] == report["new"] == len(releases)
+        assert report["stable"] == independent_stable_count(releases), repo
+        assert report["requests"] == -(-len(releases) // 100)  # one request per page of 100
+    assert len(full_run["err"].strip().splitlines()) == len(github_repos)  # one progress line each
+
+
+def test_noop_rerun_costs_one_conditional_request_per_repository(full_run, github_repos) -> None:
+    fake: FakeGitHub = full_run["fake"]
+    fake.reset_counts()
+    code, data, err = wif_index(full_run["db"], *full_run["args"])
+    assert code == 0, err
+    assert fake.total_requests() == len(github_repos)
+    assert {entry["status"] for entry in fake.log} == {304}
+    assert all(r["requests"] == 1 and r["releases"] == 0 and r["error"] is None for r in data["repos"])
+    assert [r["stable"] for r in data["repos"]] == [r["stable"] for r in full_run["data"]["repos"]]
+    assert "not modified (304)" in err
+
+
+# ------------------------------------------------------------------------ incremental updates
+def test_new_then_edited_release_is_picked_up_with_few_requests(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    code, first, _ = wif_index(db, "--repo", PHP)
+    assert code == 0 and by_repo(first)[PHP]["requests"] == 2
+    fake_github.add_release(PHP, {"tag_name": "4.99.0", "published_at": RECENTLY,
+                                  "body": "### Bug Fixes\n\n- Fix the transport retry loop (#9999)\n"})
+    fake_github.add_release(PHP, {"tag_name": "5.0.0", "draft": True, "published_at": None, "body": "- wip\n"})
+    fake_github.reset_counts()
+    code, second, err = wif_index(db, "--repo", PHP)
+    report = by_repo(second)[PHP]
+    assert code == 0, err
+    assert (report["new"], report["updated"], report["releases"]) == (2, 0, 126)
+    assert release_row(db, PHP, "5.0.0")["stable"] == 0  # drafts are kept, never stable
+    assert report["requests"] == fake_github.total_requests() == 2  # page 1 changed, page 2 is settled
+    assert report["stable"] == by_repo(first)[PHP]["stable"] + 1
+    assert SqliteReleaseCache.open(db).latest_stable(PHP).tag == "4.99.0"
+    assert entry_prs(db, PHP, "4.99.0") == {9999}
+
+    fake_github.edit_release(PHP, "4.99.0", body="### Bug Fixes\n\n- Fix the transport retry loop (#10001)\n")
+    code, third, _ = wif_index(db, "--repo", PHP)
+    assert (by_repo(third)[PHP]["new"], by_repo(third)[PHP]["updated"]) == (0, 1)
+    assert entry_prs(db, PHP, "4.99.0") == {10001}
+
+
+def test_refresh_window_rereads_recent_releases_beyond_the_first_page(env, tmp_path) -> None:
+    with FakeGitHub(repos=[RUBY], per_page_max=10) as fake:
+        env(fake)
+        db = tmp_path / "cache.db"
+        assert wif_index(db, "--repo", RUBY)[0] == 0  # 9 pages of 10
+        for n in range(15):  # positions 0-14 are recent: pages 1 and 2
+            fake.add_release(RUBY, {"tag_name": f"9.0.{n}", "published_at": RECENTLY, "body": f"- Change {n}\n"})
+        _, data, _ = wif_index(db, "--repo", RUBY)
+        assert (by_repo(data)[RUBY]["new"], by_repo(data)[RUBY]["requests"]) == (15, 3)
+
+        fake.edit_release(RUBY, "9.0.3", body="- Change 3, corrected (#4242)\n")  # recent, now on page 2
+        old_tag = fake.repo(RUBY).releases[40]["tag_name"]  # old, page 5
+        old_body = release_row(db, RUBY, old_tag)["body"]
+        fake.edit_release(RUBY, old_tag, body="- silently edited years later\n")
+        fake.add_release(RUBY, {"tag_name": "9.1.0", "published_at": RECENTLY, "body": "- New (#4243)\n"})
+        _, data, _ = wif_index(db, "--repo", RUBY)
+        report = by_repo(data)[RUBY]
+        assert (report["new"], report["updated"], report["requests"]) == (1, 1, 3)  # page 3 is all old
+        assert entry_prs(db, RUBY, "9.0.3") == {4242}
+        assert release_row(db, RUBY, old_tag)["body"] == old_body  # outside the window: by design
+
+
+def test_empty_body_falls_back_to_the_changelog_at_the_tag(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    wif_index(db, "--repo", PHP)
+    # The notes were published under the re-tagged v4.99.0 (a pre-release); the final 4.99.0
+    # release has an empty body, so its notes exist only in CHANGELOG.md at that tag.
+    notes = "### Bug Fixes\n\n- Fix a crash when the DSN is empty (#9990)\n"
+    fake_github.add_release(PHP, {"tag_name": "v4.99.0", "prerelease": True, "body": notes,
+                                  "published_at": "2026-11-01T00:00:00Z"})
+    fake_github.add_release(PHP, {"tag_name": "4.99.0", "body": "", "published_at": "2026-11-02T00:00:00Z"})
+    fake_github.reset_counts()
+    code, _, err = wif_index(db, "--repo", PHP)
+    assert code == 0, err
+    assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 1
+    row = release_row(db, PHP, "4.99.0")
+    assert row["body_source"] == "changelog" and row["stable"] == 1
+    assert "Fix a crash when the DSN is empty" in row["body"]
+    assert entry_prs(db, PHP, "4.99.0") == {9990}
+
+    fake_github.add_release(PHP, {"tag_name": "4.99.1", "published_at": RECENTLY, "body": "- Later (#9991)\n"})
+    fake_github.reset_counts()
+    wif_index(db, "--repo", PHP)
+    assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0  # the section is reused
+    assert release_row(db, PHP, "4.99.0")["body_source"] == "changelog"
+
+
+def test_missing_changelog_leaves_the_body_empty_and_is_not_retried(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    fake_github.changelog_files = set()
+    fake_github.add_release(RUBY, {"tag_name": "9.9.0", "body": "", "published_at": RECENTLY})
+    db = tmp_path / "cache.db"
+    assert wif_index(db, "--repo", RUBY)[0] == 0
+    row = release_row(db, RUBY, "9.9.0")
+    assert (row["body"], row["body_source"], row["stable"]) == ("", "release", 1)
+    fake_github.add_release(RUBY, {"tag_name": "9.9.1", "body": "- Fix (#1)\n", "published_at": RECENTLY})
+    fake_github.reset_counts()
+    wif_index(db, "--repo", RUBY)
+    assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0
+
+
+def test_changelog_too_large_for_the_contents_api_is_skipped_quietly(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    fake_github.contents_max_bytes = 10  # GitHub sends no content for big files; the fake has no raw mode
+    fake_github.add_release(RUBY, {"tag_name": "9.9.0", "body": "", "published_at": RECENTLY})
+    code, data, err = wif_index(tmp_path / "cache.db", "--repo", RUBY)
+    assert code == 0 and data["repos"][0]["error"] is None, err
+    assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 2  # base64 attempt, then raw
+    assert release_row(tmp_path / "cache.db", RUBY, "9.9.0")["body"] == ""
+
+
+def test_no_changelog_fallback_option(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    fake_github.add_release(RUBY, {"tag_name": "9.9.0", "body": "", "published_at": RECENTLY})
+    wif_index(tmp_path / "cache.db", "--repo", RUBY, "--no-changelog-fallback")
+    assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "tag", "expected"),
+    [
+        ("# Changelog\n\n## Unreleased\n\n- wip\n\n## 1.2.0\n\n### Fixes\n\n- fix a (#1)\n\n## 1.1.0\n\n- b\n",
+         "v1.2.0", "### Fixes\n\n- fix a (#1)"),
+        ("## [1.2.0] - 2024-01-01\n- a\n## [1.1.0] - 2023-12-01\n- b\n", "1.1.0", "- b"),
+        ("# v2.0.0\n\n## Features\n\n- x\n\n# v1.0.0\n\n- y\n", "sdk@2.0.0", "## Features\n\n- x"),
+        ("## 8.0.0-beta.1\n\n- beta\n\n## 7.9.0\n\n- old\n", "8.0.0-beta.1", "- beta"),
+        ("## 1.2.0\n\n## 1.1.0\n\n- b\n", "1.2.0", None),
+        ("## 1.1.0\n\n- b\n", "1.2.0", None),
+        (None, "1.2.0", None),
+    ],
+)
+def test_changelog_section(text: str | None, tag: str, expected: str | None) -> None:
+    assert changelog_section(text, tag) == expected
+
+
+# ------------------------------------------------------------------------ PR details
+def test_pull_details_are_fetched_incrementally_within_the_budget(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    code, data, _ = wif_index(db, "--repo", RUBY, "--pulls", "recent", "--max-pulls", "5")
+    assert code == 0 and by_repo(data)[RUBY]["requests"] == 1 + 5
+    fake_github.reset_counts()
+    _, data, _ = wif_index(db, "--repo", RUBY, "--pulls", "recent", "--max-pulls", "5")
+    assert by_repo(data)[RUBY]["requests"] == 1 + 5  # 304 for releases, then the next five PRs
+    assert fake_github.requests["GET /repos/{o}/{r}/pulls/{n}"] == 5
+    conn = sqlite3.connect(db)
+    numbers = [row[0] for row in conn.execute("select number from pulls")]
+    conn.close()
+    assert len(numbers) == 10
+    fixture_pulls = load_repo_fixture(RUBY)["pulls"]
+    cache = SqliteReleaseCache.open(db)
+    for number in numbers:
+        if str(number) in fixture_pulls:
+            assert cache.cached_pull(RUBY, number).title == fixture_pulls[str(number)]["title"]
+    newest = cache.latest_stable(RUBY)
+    newest_prs = {pr for entry in cache.entries([newest.id]) for pr in entry.prs}
+    assert newest_prs <= set(numbers)  # the newest release's PRs come first
+
+
+def test_example_cache_is_complete_and_a_rerun_is_free(example_cache_copy, shared_fake_github, github_repos) -> None:
+    shared_fake_github.reset_counts()
+    reports = index_repositories(example_cache_copy, ReleaseSource(shared_fake_github.url, retries=None),
+                                 github_repos, pulls="recent", max_pulls=None, on_progress=lambda _: None)
+    assert shared_fake_github.total_requests() == len(github_repos)  # PR backlog is empty: only 304s
+    assert all(r.not_modified and r.error is None for r in reports)
+    cache = SqliteReleaseCache.open(example_cache_copy)
+    for repo in github_repos:
+        assert len(cache.stable_releases(repo)) == independent_stable_count(load_repo_fixture(repo)["releases"])
+    assert cache.first_stable_release_with_pr("getsentry/sentry-cocoa", 5242).tag == "8.52.0"
+    assert "watchdog" in cache.cached_pull("getsentry/sentry-cocoa", 5242).title.lower()
+    conn = sqlite3.connect(example_cache_copy)
+    slug, number = conn.execute("select s.slug, p.number from pulls p join repositories s on s.id = p.repo_id "
+                                "where p.state = 'not_found' limit 1").fetchone()
+    conn.close()
+    assert cache.cached_pull(slug, number) is None  # remembered as "not a PR", never served as one
+
+
+# ------------------------------------------------------------------------ failures
+def test_failures_are_per_repository(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    reset = fake_github.rate_limit_reset
+    fake_github.add_fault(path_regex=r"^/repos/getsentry/sentry-php/", status=403, times=None,
+                          headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)},
+                          body={"message": "API rate limit exceeded for installation ID 1."})
+    code, data, err = wif_index(tmp_path / "cache.db", "--repo", "not-a-slug", "--repo", "getsentry/nope",
+                                "--repo", PHP, "--repo", RUBY)
+    assert code == 0, err
+    reports = by_repo(data)
+    assert reports["not-a-slug"]["error"] == "'not-a-slug' is not an owner/name slug"
+    assert reports["getsentry/nope"]["error"] == "repository getsentry/nope not found (or not visible to this token)"
+    hhmm = datetime.fromtimestamp(reset, UTC).strftime("%H:%M")
+    assert reports[PHP]["error"] == f"GitHub rate limit exhausted; resets at {hhmm} UTC"
+    assert reports[RUBY]["error"] is None and reports[RUBY]["stable"] > 0
+    assert "Traceback" not in err
+    assert SqliteReleaseCache.open(tmp_path / "cache.db").repositories() == [RUBY]  # no rows for failures
+
+
+def test_rate_limit_exhausted_everywhere_fails_the_run(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    fake_github.rate_limit_remaining = 0
+    code, data, err = wif_index(tmp_path / "cache.db", "--repo", RUBY, "--repo", PHP)
+    assert code == 1
+    assert all("rate limit exhausted; resets at" in r["error"] for r in data["repos"])
+    assert "FAILED" in err
+
+
+def test_wrong_token_is_rejected_clearly(env, tmp_path) -> None:
+    with FakeGitHub(repos=[RUBY], token="right-token") as fake:
+        env(fake, token="wrong-token")
+        code, data, _ = wif_index(tmp_path / "cache.db", "--repo", RUBY)
+        assert code == 1
+        assert data["repos"][0]["error"].startswith("GitHub rejected the token (401)")
+        env(fake, token="right-token")
+        code, data, _ = wif_index(tmp_path / "cache.db", "--repo", RUBY)
+        assert code == 0 and data["repos"][0]["error"] is None
+
+
+def test_unreachable_api(monkeypatch, tmp_path) -> None:
+    with FakeGitHub() as fake:
+        url = fake.url  # a port that is closed once the fake stops
+    monkeypatch.setenv("GITHUB_API_URL", url)
+    code, data, _ = wif_index(tmp_path / "cache.db", "--repo", RUBY, "--timeout", "2")
+    assert code == 1
+    assert data["repos"][0]["error"].startswith(f"cannot reach GITHUB_API_URL ({url}")
+
+
+def test_failed_fetch_leaves_the_repository_untouched(fake_github, env, tmp_path) -> None:
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    wif_index(db, "--repo", PHP)
+    before = release_row(db, PHP, "4.7.0")
+    fake_github.add_release(PHP, {"tag_name": "4.99.0", "body": "", "published_at": RECENTLY})
+    fake_github.add_fault(path_regex=r"/contents/", status=500, times=None)  # dies after the pages
+    code, data, _ = wif_index(db, "--repo", PHP)
+    assert code == 1 and data["repos"][0]["error"].startswith("GitHub kept failing after retries")
+    assert release_row(db, PHP, "4.99.0") is None
+    assert release_row(db, PHP, "4.7.0") == before
+    conn = sqlite3.connect(db)
+    assert "kept failing" in conn.execute("select last_error from repositories").fetchone()[0]
+    conn.close()
+
+
+# ------------------------------------------------------------------------ usage errors
+def test_corrupt_cache_is_a_clear_usage_error(env, fake_github, tmp_path) -> None:
+    env(fake_github)
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a database" * 100)
+    code, data, err = wif_index(garbage, "--repo", RUBY)
+    assert (code, data) == (2, None)
+    assert "is not a readable WIF release cache" in err and "Traceback" not in err
+
+    foreign = tmp_path / "foreign.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("create table notes (id integer)")
+    conn.close()
+    code, _, err = wif_index(foreign, "--repo", RUBY)
+    assert code == 2 and "not a WIF release cache" in err
+
+
+def test_usage_errors(env, fake_github, tmp_path) -> None:
+    env(fake_github)
+    assert wif_index(tmp_path / "cache.db")[0] == 2  # no repository
+    code, _, err = wif_index(tmp_path, "--repo", RUBY)
+    assert code == 2 and "is a directory" in err
+    code, _, err = wif_index(tmp_path / "missing" / "cache.db", "--repo", RUBY)
+    assert code == 2 and "does not exist" in err
+    (tmp_path / "bad.json").write_text("[]")
+    code, _, err = wif_index(tmp_path / "cache.db", "--registry", str(tmp_path / "bad.json"))
+    assert code == 2 and "registry" in err
+
+
+def test_registry_option_indexes_its_repositories(env, fake_github, tmp_path) -> None:
+    env(fake_github)
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"repositories": {RUBY: {"aliases": ["ruby"]}}}))
+    code, data, _ = wif_index(tmp_path / "cache.db", "--registry", str(registry), "--repo", RUBY)
+    assert code == 0 and [r["repo"] for r in data["repos"]] == [RUBY]  # de-duplicated
+
+
+def test_python_m_indexer_help() -> None:
+    result = subprocess.run([sys.executable, "-m", "indexer", "--help"], capture_output=True, text=True,
+                            timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 0, result.stderr
+    assert "--db PATH" in result.stdout and "examples:" in result.stdout
+
+
+def test_opening_the_cache_after_indexing(env, fake_github, tmp_path) -> None:
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    wif_index(db, "--repo", RUBY)
+    opened = open_cache(db)  # readers open without create: the schema must be current
+    assert opened.execute("select count(*) from releases").fetchone()[0] == 90
+    opened.close()

@@ -1,0 +1,85 @@
+"""The SDK registry: the names support engineers type resolve to one repository, or to a clarification."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from indexer.registry import RegistryError, load_registry
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return load_registry()
+
+
+@pytest.mark.parametrize(
+    ("typed", "repo"),
+    [
+        ("iOS", "getsentry/sentry-cocoa"),
+        ("sentry-cocoa", "getsentry/sentry-cocoa"),
+        ("@sentry/nextjs", "getsentry/sentry-javascript"),
+        ("@sentry/browser", "getsentry/sentry-javascript"),
+        ("RN", "getsentry/sentry-react-native"),
+        ("React Native", "getsentry/sentry-react-native"),
+        ("Android", "getsentry/sentry-java"),
+        ("sentry-python", "getsentry/sentry-python"),
+        ("getsentry/sentry-ruby", "getsentry/sentry-ruby"),
+    ],
+)
+def test_aliases(registry, typed: str, repo: str) -> None:
+    assert registry.lookup(typed) == repo
+
+
+def test_ambiguous_name_asks_instead_of_guessing(registry) -> None:
+    assert registry.lookup("sentry") is None
+    choices = registry.choices("sentry")
+    assert len(choices) > 1 and "getsentry/sentry-java" in choices
+
+
+def test_unknown_name(registry) -> None:
+    assert registry.lookup("cobol") is None
+    assert registry.lookup("") is None
+    assert registry.choices("cobol") == []
+
+
+def test_free_text_prefers_the_longest_name(registry) -> None:
+    found = dict(registry.find_in_text("Our React Native app (@sentry/react-native 5.1) crashes on start"))
+    assert found["react native"] == "getsentry/sentry-react-native"
+    assert next(iter(found)) == "@sentry/react-native"
+
+
+def test_packaged_registry_covers_the_fixture_repositories(registry, github_repos) -> None:
+    assert set(github_repos) <= set(registry.repositories)
+
+
+def test_user_registry_short_form(tmp_path) -> None:
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": {
+        "acme/widget-sdk": {"aliases": ["Widget", "widget-js"], "slack_group_id": "S123"},
+        "acme/other": None,
+    }}))
+    registry = load_registry(path)
+    assert registry.lookup("widget") == "acme/widget-sdk"
+    assert registry.lookup("widget-js") == "acme/widget-sdk"
+    assert registry.lookup("widget-sdk") == "acme/widget-sdk"
+    assert registry.lookup("acme/other") == "acme/other"
+    assert registry.maintainers("acme/widget-sdk")["slack_group_id"] == "S123"
+    assert set(registry.repositories) == {"acme/widget-sdk", "acme/other"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["not json", "[]", '{"repositories": []}', '{"repositories": {"not a slug": {}}}'],
+)
+def test_malformed_registry(tmp_path, content: str) -> None:
+    path = tmp_path / "registry.json"
+    path.write_text(content)
+    with pytest.raises(RegistryError):
+        load_registry(path)
+
+
+def test_missing_registry_file(tmp_path) -> None:
+    with pytest.raises(RegistryError, match="Cannot read"):
+        load_registry(tmp_path / "nope.json")

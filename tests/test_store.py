@@ -1,0 +1,136 @@
+"""Cache writes: idempotent upserts, re-parsed edits, first-stable-release map, all-or-nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, mark_checked, write_with_retry
+from wif_action.tools.cache import SqliteReleaseCache
+
+REPO = "acme/sdk"
+
+
+def release(tag: str, body: str, *, id: int, prerelease: bool = False, draft: bool = False,
+            published_at: str = "2026-01-01T00:00:00Z") -> ReleaseRecord:
+    return ReleaseRecord(id=id, tag=tag, name=tag, body=body, draft=draft, prerelease=prerelease,
+                         published_at=published_at, url=f"https://github.com/{REPO}/releases/tag/{tag}")
+
+
+RELEASES = [
+    release("2.0.0", "### Fixes\n\n- Fix crash on start (#30)\n- Fix memory leak (#20)\n", id=4,
+            published_at="2026-03-01T00:00:00Z"),
+    release("2.0.0-beta.1", "### Fixes\n\n- Fix memory leak (#20)\n", id=3, prerelease=True,
+            published_at="2026-02-01T00:00:00Z"),
+    release("1.1.0", "### Features\n\n- Add widgets (#10)\n", id=2, published_at="2026-01-15T00:00:00Z"),
+    release("1.0.0", "Initial release", id=1),
+    release("nightly", "- Nightly build (#40)\n", id=5, prerelease=True),
+    release("3.0.0", "- Draft notes (#50)\n", id=6, draft=True, published_at=None),
+]
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = open_cache(tmp_path / "cache.db", create=True)
+    yield database
+    database.close()
+
+
+def write(db, releases, etag="etag-1", pulls=()):
+    update = RepositoryUpdate(slug=REPO, releases=list(releases), etag=etag, pulls=list(pulls))
+    return write_with_retry(db, lambda: apply_update(db, update), on_busy=print)
+
+
+def counts(db) -> dict[str, int]:
+    return {table: db.execute(f"select count(*) from {table}").fetchone()[0]
+            for table in ("repositories", "releases", "entries", "entry_prs", "pr_first_release", "pulls")}
+
+
+def test_apply_twice_is_idempotent(db) -> None:
+    first = write(db, RELEASES)
+    assert (first.new, first.updated) == (len(RELEASES), 0)
+    assert first.skipped_tags == ["nightly"]
+    before = counts(db)
+    second = write(db, RELEASES)
+    assert (second.new, second.updated) == (0, 0)
+    assert counts(db) == before
+    assert before["releases"] == len(RELEASES)
+    assert db.execute("select count(*) from entries_fts where entries_fts match 'leak'").fetchone()[0] == 2
+
+
+def test_stable_means_parsed_final_published(db) -> None:
+    result = write(db, RELEASES)
+    stable = {row[0] for row in db.execute("select tag from releases where stable = 1")}
+    assert stable == {"2.0.0", "1.1.0", "1.0.0"}
+    assert result.stable == 3
+    row = db.execute("select releases_etag, releases, stable, skipped_tags from repositories").fetchone()
+    assert row == ("etag-1", len(RELEASES), 3, '["nightly"]')
+
+
+def test_edited_body_replaces_its_entries(db) -> None:
+    write(db, RELEASES)
+    edited = release("1.1.0", "### Fixes\n\n- Fix the widget renderer (#11)\n", id=2)
+    result = write(db, [edited], etag="etag-2")
+    assert (result.new, result.updated) == (0, 1)
+    texts = [row[0] for row in db.execute(
+        "select e.text from entries e join releases r on r.id = e.release_id where r.tag = '1.1.0'")]
+    assert len(texts) == 1 and "widget renderer" in texts[0]
+    prs = {row[0] for row in db.execute(
+        "select pr from entry_prs ep join releases r on r.id = ep.release_id where r.tag = '1.1.0'")}
+    assert prs == {11}
+    assert db.execute("select count(*) from entries_fts where entries_fts match 'add'").fetchone()[0] == 0
+    assert db.execute("select releases_etag from repositories").fetchone()[0] == "etag-2"
+
+
+def test_pr_first_release_is_the_first_stable_one(db) -> None:
+    write(db, RELEASES)
+    cache = SqliteReleaseCache(db)
+    assert cache.first_stable_release_with_pr(REPO, 20).tag == "2.0.0"  # the beta listed it first
+    assert cache.first_stable_release_with_pr(REPO, 10).tag == "1.1.0"
+    assert cache.first_stable_release_with_pr(REPO, 50) is None  # only in a draft
+    assert cache.first_stable_release_with_pr(REPO, 40) is None  # only in an unparseable tag
+
+
+def test_pulls_are_upserted(db) -> None:
+    pull = {"number": 20, "title": "Fix leak", "body": "b", "state": "closed", "merged": 1,
+            "merged_at": "2026-01-20T00:00:00Z", "merge_commit_sha": "abc", "url": "u"}
+    write(db, RELEASES, pulls=[pull])
+    write(db, [], pulls=[{**pull, "title": "Fix memory leak"}])
+    assert counts(db)["pulls"] == 1
+    assert SqliteReleaseCache(db).cached_pull(REPO, 20).title == "Fix memory leak"
+
+
+def test_failure_inside_the_transaction_rolls_back_everything(db) -> None:
+    write(db, RELEASES[:2])
+    before = counts(db)
+
+    def work():
+        apply_update(db, RepositoryUpdate(slug=REPO, releases=RELEASES, etag="etag-9"))
+        mark_checked(db, REPO)
+        raise RuntimeError("killed mid-write")
+
+    with pytest.raises(RuntimeError):
+        write_with_retry(db, work, on_busy=print)
+    assert counts(db) == before
+    assert db.execute("select releases_etag from repositories").fetchone()[0] == "etag-1"
+    assert not db.conn.in_transaction
+
+
+def test_second_writer_is_told_the_cache_is_busy_and_retries(tmp_path) -> None:
+    path = tmp_path / "cache.db"
+    holder, writer = open_cache(path, create=True), open_cache(path, create=True)
+    writer.conn.execute("PRAGMA busy_timeout = 0")  # fail fast instead of SQLite's own 30 s wait
+    messages: list[str] = []
+
+    def on_busy(message: str) -> None:  # the other indexer finishes while we wait
+        messages.append(message)
+        if holder.conn.in_transaction:
+            holder.execute("COMMIT")
+
+    holder.execute("BEGIN IMMEDIATE")
+    update = RepositoryUpdate(slug=REPO, releases=RELEASES[:1], etag="e")
+    result = write_with_retry(writer, lambda: apply_update(writer, update), on_busy=on_busy)
+    assert result.new == 1
+    assert len(messages) == 1 and "busy" in messages[0]
+    holder.close()
+    writer.close()
