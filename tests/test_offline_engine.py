@@ -1,0 +1,192 @@
+"""The offline judge over a small real release cache: BM25 ranking, section weights, scores, verification."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from indexer.registry import load_registry
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
+from wif_action.engines.offline import OfflineJudge
+from wif_action.engines.offline.stemmer import stem
+from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
+from wif_action.engines.offline.text import analyse
+from wif_action.models import Confidence, Entry, PullRequest, Usage
+from wif_action.tools.cache import SqliteReleaseCache
+
+REPO = "acme/widget-sdk"
+FILLER = [
+    "Fix crash when closing the SDK", "Fix crash in breadcrumb serialization", "Fix crash on app start",
+    "Fix missing tags on error events", "Fix crash when the network is offline", "Improve app start tracing",
+    "Fix wrong environment on sessions", "Fix crash in the profiler", "Fix app hang detection on slow devices",
+    "Fix duplicate spans for HTTP requests", "Fix crash when attaching screenshots", "Fix user context on events",
+    "Fix envelope storage when the disk is low", "Fix device model on tablets",
+]
+BODIES = {
+    "1.0.0": "### Fixes\n\n" + "".join(f"- {text} (#{100 + i})\n" for i, text in enumerate(FILLER[:6])),
+    "1.1.0": "### Fixes\n\n- Fix crash with AVAssetDownloadTask in urlSessionTask:setState: (#110)\n"
+             "- Fix memory leak in session tracking (#111)\n\n"
+             "### Dependencies\n\n- Bump Cocoa SDK from v8.1.0 to v8.2.0 (#112)\n",
+    "1.2.0": "### Features\n\n- Add `ignoreTransactions` option to drop transactions by name (#120)\n\n"
+             "### Fixes\n\n- Fix transactions being dropped when their name is empty (#121)\n",
+    "1.3.0": "### Fixes\n\n- Fix crash on app start after an update (#130)\n"
+             "- Fix crash reporting of unhandled exceptions on watchOS\n\n"
+             "### Internal\n\n- Refactor crash reporter tests (#133)\n",
+    "1.4.0": "### Fixes\n\n" + "".join(f"- {text} (#{140 + i})\n" for i, text in enumerate(FILLER[6:])),
+}
+PULLS = {
+    110: ("fix: Crash with AVAssetDownloadTask in setState",
+          "Apple throws NSGenericException when originalRequest is read on AVAssetDownloadTask.\n\nFixes #7886"),
+    111: ("fix: Memory leak in session tracking since 1.0.0 (revert of #99)", "Sessions leaked since v1.0.0."),
+    120: ("feat: Add ignoreTransactions option", "Drop transactions by name with strings or regular expressions."),
+    121: ("fix: Keep transactions with an empty name", "Transactions without a name were dropped."),
+    130: ("fix: Crash on app start", "A crash on app start after updating the app."),
+}
+AVASSET_PROBLEM = ("The app crashes with an NSGenericException when an AVAssetDownloadTask (offline HLS download) "
+                   "changes state in urlSessionTask:setState:.")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> SqliteReleaseCache:
+    path = tmp_path_factory.mktemp("offline") / "cache.db"
+    db = open_cache(path, create=True)
+    releases = [ReleaseRecord(id=i + 1, tag=tag, name=tag, body=body, draft=False, prerelease=False,
+                              published_at=f"2026-0{i + 1}-01T00:00:00Z",
+                              url=f"https://github.com/{REPO}/releases/tag/{tag}")
+                for i, (tag, body) in enumerate(BODIES.items())]
+    pulls = [{"number": n, "title": title, "body": body, "state": "closed", "merged": 1,
+              "url": f"https://github.com/{REPO}/pull/{n}"} for n, (title, body) in PULLS.items()]
+    update = RepositoryUpdate(slug=REPO, releases=releases, etag=None, pulls=pulls)
+    write_with_retry(db, lambda: apply_update(db, update), on_busy=print)
+    return SqliteReleaseCache(db)
+
+
+@pytest.fixture
+def judge(cache: SqliteReleaseCache) -> OfflineJudge:
+    return OfflineJudge(cache, load_registry())
+
+
+def entries_after(cache: SqliteReleaseCache, version: str) -> list[Entry]:
+    user = cache.find_release(REPO, version)
+    return cache.entries([r.id for r in cache.stable_after(REPO, user.version_key, 10)])
+
+
+def entry_with(cache: SqliteReleaseCache, pr: int) -> Entry:
+    return next(e for e in entries_after(cache, "1.0.0") if pr in e.prs)
+
+
+def pull(cache: SqliteReleaseCache, number: int) -> PullRequest:
+    return cache.cached_pull(REPO, number)
+
+
+def test_stemmer_folds_inflections() -> None:
+    assert stem("crash") == stem("crashes") == stem("crashed") == stem("crashing") == "crash"
+    assert stem("hanging") == stem("hangs") == stem("hang") == "hang"
+    assert stem("caresses") == "caress" and stem("ponies") == "poni" and stem("relational") == "relat"
+
+
+def test_identifiers_are_kept_whole_and_split() -> None:
+    keys = [t.key for t in analyse("Deadlock in SentryContextStorage.root() and before_send")]
+    assert {"sentrycontextstorage.root", "sentrycontextstorage", "context", "root", "before_send"} <= set(keys)
+    assert "hang" in keys  # "deadlock" also counts as the symptom "hang"
+
+
+def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert found and found[0].pr == 110
+    assert "AVAssetDownloadTask" in found[0].reason or "setState" in found[0].reason
+    assert len(found) <= 3 and all(a.relevance >= b.relevance for a, b in itertools.pairwise(found))
+
+
+def test_fix_beats_feature_for_a_bug_but_not_for_missing_functionality(cache, judge) -> None:
+    fix = entry_with(cache, 121)
+    feature = fix.model_copy(update={"id": 9999, "section": "feature", "prs": [120], "text": fix.text + " too"})
+    bug = "Transactions whose name is empty are dropped."
+    ranked = judge.filter_relevant_entries([feature, fix], bug, bug)
+    assert ranked[0].pr == 121  # the same words in a feature entry count half
+    assert all(r.relevance <= 0.5 * ranked[0].relevance + 1e-9 for r in ranked[1:])
+    wish = "There is no way to keep transactions whose name is empty; is there an option for that?"
+    ranked = judge.filter_relevant_entries([feature, fix], wish, wish)
+    assert {r.pr for r in ranked} == {120, 121}
+    assert ranked[1].relevance == pytest.approx(ranked[0].relevance, rel=0.1)
+
+
+def test_dependency_and_internal_entries_are_not_relevant(cache, judge) -> None:
+    problem = "Crash reporter tests; bump Cocoa SDK"
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
+    assert {112, 133}.isdisjoint({r.pr for r in found})
+
+
+def test_entries_without_a_pr_are_returned_with_none(cache, judge) -> None:
+    problem = "Unhandled exceptions on watchOS are not reported."
+    found = judge.filter_relevant_entries(entries_after(cache, "1.2.0"), problem, problem)
+    assert found[0].pr is None and "watchOS" in found[0].entry.text
+
+
+def test_a_specific_match_is_high_and_verified_with_a_one_sentence_reason(cache, judge) -> None:
+    pr, entry = pull(cache, 110), entry_with(cache, 110)
+    score = judge.score_pr_confidence(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert score.confidence == Confidence.HIGH
+    assert score.reason.startswith(f'PR title "{pr.title}"') and score.reason.endswith(".")
+    assert "\n" not in score.reason and "AVAssetDownloadTask" in score.reason
+    assert judge.verify_pr_match(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confirmed
+
+
+def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
+    problem = "Crash on app start when the device is low on storage, in the StorageGuard module."
+    verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), problem, problem)
+    assert not verdict.confirmed and pull(cache, 130).title in verdict.reason
+
+
+def test_a_pr_that_refers_to_the_linked_issue_is_high(cache, judge) -> None:
+    request = "Crash on download, looks like https://github.com/acme/widget-sdk/issues/7886 - fixed?"
+    score = judge.score_pr_confidence(pull(cache, 110), entry_with(cache, 110), "Crash on download", request)
+    verdict = judge.verify_pr_match(pull(cache, 110), entry_with(cache, 110), "Crash on download", request)
+    assert score.confidence == Confidence.HIGH and verdict.confirmed
+    assert "#7886" not in score.reason + verdict.reason  # an issue number would read as an unread PR claim
+
+
+def test_reasons_never_name_numbers_that_look_like_versions_or_prs(cache, judge) -> None:
+    """The workflow rejects reasons naming versions or PRs it never read; titles are quoted without them."""
+    problem = "PR 504 status responses, a session memory leak and v1.2 rc errors in AVAssetDownloadTask setState"
+    for number in PULLS:
+        pr, entry = pull(cache, number), entry_with(cache, number)
+        for reason in (judge.score_pr_confidence(pr, entry, problem, problem).reason,
+                       judge.verify_pr_match(pr, entry, problem, problem).reason):
+            assert not re.search(r"(?:#|\bPR\s*#?)\d+|\d+\.\d+", reason, re.IGNORECASE), reason
+
+
+def test_huge_problem_and_pr_body_complete(cache, judge) -> None:
+    problem = ("The app crashes with AVAssetDownloadTask in setState. " * 20_000)[:1_000_000]
+    big = pull(cache, 110).model_copy(update={"body": "Detailed notes. " * 13_000})
+    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
+    assert judge.score_pr_confidence(big, entry_with(cache, 110), problem, problem).reason
+    assert judge.verify_pr_match(big, entry_with(cache, 110), problem, problem).reason
+    assert len(judge.summarize(big.body, problem)) <= MAX_SUMMARY_CHARS
+
+
+def test_without_cache_statistics_the_batch_is_used() -> None:
+    judge = OfflineJudge(None, load_registry())
+    release = {"id": 1, "repo": REPO, "tag": "1.0.0", "version": "1.0.0", "version_key": "k"}
+    entries = [Entry(id=i, release=release, section="fix", text=text, prs=[i])
+               for i, text in enumerate(["Fix crash with AVAssetDownloadTask", "Fix tags", "Fix user context"])]
+    found = judge.filter_relevant_entries(entries, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert found and found[0].pr == 0
+
+
+def test_summary_keeps_the_opening_and_related_sentences() -> None:
+    judge = OfflineJudge(None, load_registry())
+    body = ("This PR fixes the crash in setState.\n\n```\n" + "code line\n" * 500 + "```\n\n"
+            + "Unrelated sentence about docs and styling. " * 200 + "\n\nThe AVAssetDownloadTask state crash is gone.")
+    summary = judge.summarize(body, AVASSET_PROBLEM)
+    assert summary.startswith("This PR fixes the crash in setState.")
+    assert "AVAssetDownloadTask state crash" in summary and "code line" not in summary
+    assert len(summary) <= MAX_SUMMARY_CHARS
+
+
+def test_name_and_usage() -> None:
+    judge = OfflineJudge(None, load_registry())
+    assert judge.name == "offline" and judge.usage() == Usage()

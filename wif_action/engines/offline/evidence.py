@@ -1,0 +1,145 @@
+"""What a candidate (release-note entry + PR) shares with the problem, measured by key concepts.
+
+The problem's key concepts are its heaviest terms (weight × repository idf) that the
+repository's notes know at all, with contained terms merged: "rate limit" and "limit"
+are one concept, as are "SentryBreadcrumb" and "breadcrumb". Counting
+concepts rather than terms keeps one idea phrased three ways from looking like
+three independent matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from wif_action.engines.offline.ranking import RepositoryStats, section_weight
+from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
+from wif_action.models import Entry, PullRequest
+
+KEY_CONCEPTS = 6  # how many of the problem's concepts a fix is measured against
+CANDIDATE_TERMS = 14  # heaviest terms considered when forming concepts
+PART_CREDIT = 0.5  # an identifier named only by its words ("breadcrumb" for SentryBreadcrumb)
+SYNONYM_CREDIT = 0.5  # a term named by its synonym ("404" by "4xx", "EXC_BAD_ACCESS" by "crash")
+BODY_FACTOR = 0.5  # a term only in the PR description counts half
+HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
+
+
+@dataclass
+class Concept:
+    """One idea of the problem: its heaviest term plus terms made of a subset (or superset) of its words."""
+
+    terms: list[Term]
+    value: float
+    atoms: set[str]
+
+    @property
+    def name(self) -> str:
+        return self.terms[0].surface
+
+
+@dataclass
+class Evidence:
+    """Shared terms of the headline (entry + PR title) and of the PR description."""
+
+    section_weight: float
+    scale: float = 1.0  # RepositoryStats.scale: thresholds on masses are multiplied by it
+    concepts: list[Concept] = field(default_factory=list)
+    headline: dict[str, tuple[Term, float]] = field(default_factory=dict)
+    body: dict[str, tuple[Term, float]] = field(default_factory=dict)
+    credits: list[float] = field(default_factory=list)
+    linked_issue: int | None = None
+
+    @property
+    def headline_mass(self) -> float:
+        return sum(value for _, value in self.headline.values())
+
+    @property
+    def total_mass(self) -> float:
+        return self.headline_mass + BODY_FACTOR * sum(value for _, value in self.body.values())
+
+    @property
+    def coverage(self) -> float:
+        """Share of the key concepts' weight the headline names."""
+        total = sum(c.value for c in self.concepts)
+        return sum(c.value * credit for c, credit in zip(self.concepts, self.credits, strict=True)) / total \
+            if total else 0.0
+
+    def named(self, at_least: float = 1.0) -> list[Concept]:
+        """Key concepts the headline names with at least this credit (1.0 = verbatim)."""
+        return [c for c, credit in zip(self.concepts, self.credits, strict=True) if credit >= at_least]
+
+    @property
+    def body_concepts(self) -> int:
+        return sum(1 for c in self.concepts if any(t.key in self.body for t in c.terms))
+
+    def best_names(self, limit: int = 4) -> list[str]:
+        ranked = sorted(self.headline.values(), key=lambda item: -item[1])
+        if len(ranked) < limit:
+            ranked += sorted(self.body.values(), key=lambda item: -item[1])
+        return list(dict.fromkeys(term.surface for term, _ in ranked))[:limit]
+
+
+def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str) -> list[Concept]:
+    """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes."""
+    values = {key: term.weight * stats.idf(repo, key) for key, term in query.items()
+              if term.kind != "synonym" and stats.df(repo, key) > 0}
+    concepts: list[Concept] = []
+    for key, value in sorted(values.items(), key=lambda item: -item[1])[:CANDIDATE_TERMS]:
+        term, atoms = query[key], _atoms(query[key])
+        home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms), None)
+        if home is None:
+            concepts.append(Concept([term], value, atoms))
+        else:
+            home.terms.append(term)
+    return concepts[:KEY_CONCEPTS]
+
+
+def _atoms(term: Term) -> set[str]:
+    """The word stems a term is made of (a bigram's two words, an identifier's parts)."""
+    if term.kind == "bigram":
+        return set(term.key.split())
+    if term.identifier:
+        return {term.key} | {t.key for t in analyse(term.surface) if t.kind == "part"}
+    return {term.key}
+
+
+def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
+           feature_request: bool, linked_issues: list[int]) -> Evidence:
+    """Everything the scorer needs about one candidate."""
+    repo = pr.repo
+    evidence = Evidence(section_weight(entry.section, feature_request) if entry else 1.0,
+                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo))
+    note = entry.text if entry else ""
+    headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
+    body = term_counts(note[HEADLINE_CHARS:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
+    for key, term in query.items():
+        value = term.weight * stats.idf(repo, key)
+        if headline.get(key):
+            evidence.headline[key] = (term, value)
+        elif body.get(key):
+            evidence.body[key] = (term, value)
+    evidence.credits = [max(_credit(term, headline) for term in c.terms) for c in evidence.concepts]
+    evidence.linked_issue = _references(pr, linked_issues)
+    return evidence
+
+
+def _credit(term: Term, headline: Counter[str]) -> float:
+    """1 when the headline names the term; part credit for its synonym or an identifier's words."""
+    if headline.get(term.key):
+        return 1.0
+    analysed = analyse(term.surface)
+    credit = SYNONYM_CREDIT if any(headline.get(t.key) for t in analysed if t.kind == "synonym") else 0.0
+    parts = [t.key for t in analysed if t.kind == "part"]
+    if term.identifier and parts:
+        credit = max(credit, PART_CREDIT * sum(1 for key in parts if headline.get(key)) / len(parts))
+    return credit
+
+
+def _references(pr: PullRequest, issues: list[int]) -> int | None:
+    """The first linked issue the PR title or description refers to (#N or an issue URL)."""
+    text = f"{pr.title}\n{pr.body[:MAX_ANALYSED_CHARS]}"
+    for number in issues:
+        if re.search(rf"(?:(?<![\w/])#|/issues/){number}\b", text):
+            return number
+    return None

@@ -1,0 +1,201 @@
+"""Rule-based Subtask 1: SDK, version, problem and links from a support message.
+
+No network and no model: the registry knows every SDK name people type, the
+version is the number the message presents as the customer's (see
+`versions_in_text`), and the problem is the message minus greetings, the
+SDK/version phrase, URLs and bare "was it fixed?" questions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from indexer.registry import CAPITALISED_ONLY, Registry
+from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, VersionMention, customer_version
+from wif_action.engines.offline.vocabulary import PLATFORM_WORDS, STOPWORDS
+from wif_action.models import Request
+
+MAX_MESSAGE_CHARS = 50_000
+MAX_PROBLEM_CHARS = 400
+ADJACENT_BONUS = 3.0
+
+_LINK = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)", re.IGNORECASE)
+_URL = re.compile(r"<?https?://[^\s<>]+>?")
+_GREETING = re.compile(r"^\s*(?:hey|hi|hello|heya|hiya|morning|good (?:morning|afternoon)|yo)\b[^.!?:\n,-]{0,20}"
+                       r"[,!.:\s-]+", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+# Words of a bare "was it fixed?" question; a question with fewer than two other words is dropped.
+_QUESTION_NOISE = frozenset(STOPWORDS | {
+    "address", "addressed", "version", "gem", "plugin", "stop", "available", "ideas", "thoughts", "resolved",
+    "solved",
+})
+# Words of a lead-in such as "Question from a Cocoa customer (" or "Java backend on" before the SDK phrase.
+_LEAD_IN_WORDS = frozenset(_QUESTION_NOISE | PLATFORM_WORDS | {
+    "app", "apps", "application", "service", "services", "backend", "frontend", "server", "project", "question",
+    "customer", "customers", "user", "users", "dev", "developer", "setup", "their", "our", "one", "from", "for",
+    "on", "using", "with", "running", "and", "team", "org", "company", "sdk",
+})
+_ORPHANS = re.compile(r"(?<=\s)\(\s*\)|(?<=\s)['\"`(]+(?=\s)|(?<=\s)\)+(?=[\s.,;:])")
+_AFTER_VERSION = re.compile(r"\s*\)?\s*(?:(?:user|customer|app|project)s?\b)?\s*[:,)\-–—]?")
+
+
+@dataclass(frozen=True)
+class AliasMention:
+    alias: str
+    repo: str
+    start: int
+    end: int
+    weight: float
+    names_sdk: bool
+
+
+def extract(message: str, registry: Registry, links: list[str] | None = None) -> Request:
+    """A `Request` for any text; never raises on odd input."""
+    text = (message or "")[:MAX_MESSAGE_CHARS]
+    found_links = github_links(text) + [link for link in links or [] if link not in text]
+    scrubbed = _URL.sub(lambda m: " " * len(m.group(0)), text)
+    mentions = alias_mentions(scrubbed, registry)
+    version = customer_version(scrubbed, {m.end for m in mentions if m.names_sdk})
+    best = choose_alias(mentions, version, scrubbed)
+    repo = best.repo if best else _repo_from_links(found_links, registry)
+    sdk = scrubbed[best.start:best.end] if best else (repo.split("/", 1)[1] if repo else None)
+    problem = condense(scrubbed, [m for m in mentions if best and m.repo == best.repo], version)
+    return Request(sdk=sdk, repo=repo, version=version.text if version else None, problem=problem,
+                   links=list(dict.fromkeys(found_links)), raw_text=message or "")
+
+
+def github_links(text: str) -> list[str]:
+    """Issue and PR URLs, normalised (no fragment or query), first occurrence first."""
+    links = [f"https://github.com/{m.group(1)}/{m.group(2).lower()}/{m.group(3)}" for m in _LINK.finditer(text)]
+    return list(dict.fromkeys(links))
+
+
+def _repo_from_links(links: list[str], registry: Registry) -> str | None:
+    for link in links:
+        match = _LINK.match(link)
+        if match and registry.lookup(match.group(1)):
+            return registry.lookup(match.group(1))
+    return None
+
+
+def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
+    """(weight, names the SDK itself): package names beat "X SDK" phrases beat platform words.
+
+    Why: "sentry_flutter" or "@sentry/react-native" can only mean one SDK, while
+    "Android" or "iOS" also describe where a React Native or Flutter app runs.
+    """
+    name = repo.split("/", 1)[-1].lower()
+    if re.search(r"[@/_:]|\w\.\w|-", alias) or "sentry" in alias or alias == name:
+        return 3.0, True
+    if alias.endswith(" sdk"):
+        return 2.0, True
+    if alias in name and alias not in PLATFORM_WORDS:
+        return 2.0, True
+    return 1.0, False
+
+
+def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
+    """Every occurrence of every registry alias in the text, with its kind."""
+    lower = text.lower()
+    mentions = []
+    for alias, repo in registry.find_in_text(text):
+        if not repo:
+            continue
+        weight, names_sdk = alias_kind_weight(alias, repo)
+        pattern = re.compile(rf"(?<![\w@/.-]){re.escape(alias)}(?![\w-]|\.\w)")
+        for match in pattern.finditer(lower):
+            if alias in CAPITALISED_ONLY and not text[match.start()].isupper():
+                continue
+            mentions.append(AliasMention(alias, repo, match.start(), match.end(), weight, names_sdk))
+    return sorted(mentions, key=lambda m: m.start)
+
+
+def choose_alias(mentions: list[AliasMention], version: VersionMention | None, text: str) -> AliasMention | None:
+    """The mention naming the customer's SDK: summed evidence per repository, adjacency to the version first."""
+    if not mentions:
+        return None
+    scores: dict[str, float] = {}
+    for mention in _distinct(mentions):
+        scores[mention.repo] = scores.get(mention.repo, 0.0) + mention.weight
+    for mention in mentions:
+        if version and _adjacent(mention, version, text):
+            scores[mention.repo] += ADJACENT_BONUS
+            break
+    first = {m.repo: m.start for m in reversed(mentions)}
+    repo = max(scores, key=lambda r: (scores[r], -first[r]))
+    candidates = [m for m in mentions if m.repo == repo]
+    return max(candidates, key=lambda m: (m.weight, _adjacent_any(m, version, text), len(m.alias), -m.start))
+
+
+def _distinct(mentions: list[AliasMention]) -> list[AliasMention]:
+    """One mention per alias, leaving out those inside a longer one ("react" in "react native")."""
+    seen: dict[str, AliasMention] = {}
+    reach = -1
+    for mention in sorted(mentions, key=lambda m: (m.start, -m.end)):
+        if mention.end > reach:
+            seen.setdefault(mention.alias, mention)
+        reach = max(reach, mention.end)
+    return list(seen.values())
+
+
+def _adjacent(mention: AliasMention, version: VersionMention, text: str) -> bool:
+    return mention.end <= version.start and bool(ADJACENT_GAP.fullmatch(text, mention.end, version.start))
+
+
+def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: str) -> bool:
+    return bool(version) and _adjacent(mention, version, text)
+
+
+def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
+    """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
+    text = _remove_sdk_phrase(text, sdk_mentions, version)
+    text = _ORPHANS.sub(" ", _GREETING.sub("", text, count=1))
+    kept = []
+    for sentence in _SENTENCE_BREAK.split(text):
+        cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
+        cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
+        if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned):
+            kept.append(cleaned)
+    return _bounded(kept)
+
+
+def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: VersionMention | None) -> str:
+    """Blank out "<alias> <version>" and a lead-in like "Customer on the", keeping offsets."""
+    if version is None:
+        return text
+    start = version.start
+    for mention in mentions:
+        if mention.end <= version.start and ADJACENT_GAP.fullmatch(text, mention.end, version.start):
+            start = min(start, mention.start)
+    alias_words = {word for m in mentions for word in re.findall(r"[a-z][\w'#.+-]*", m.alias)}
+    start = _lead_in_start(text, start, alias_words)
+    end = version.end + _AFTER_VERSION.match(text, version.end).end() - version.end
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _lead_in_start(text: str, start: int, alias_words: set[str]) -> int:
+    """Where the sentence holding the SDK phrase starts, if everything before the phrase is lead-in."""
+    sentence_start = max(text.rfind("\n", 0, start), text.rfind(". ", 0, start)) + 1
+    words = re.findall(r"[A-Za-z][\w'#.+-]*", text[sentence_start:start].lower())
+    if len(words) <= 6 and all(w.strip(".") in _LEAD_IN_WORDS or w in alias_words for w in words):
+        return sentence_start
+    return start
+
+
+def _is_bare_question(sentence: str) -> bool:
+    """A question with no symptom words ("Fixed?", "Any known fix?", "Is this a known bug?")."""
+    if not sentence.rstrip().endswith("?"):
+        return False
+    words = re.findall(r"[A-Za-z][\w'-]*", sentence.lower())
+    return sum(1 for word in words if word not in _QUESTION_NOISE) < 2
+
+
+def _bounded(sentences: list[str]) -> str:
+    out = ""
+    for sentence in sentences:
+        candidate = f"{out} {sentence}".strip()
+        if len(candidate) > MAX_PROBLEM_CHARS:
+            return out or candidate[:MAX_PROBLEM_CHARS].rsplit(" ", 1)[0]
+        out = candidate
+    return out

@@ -1,0 +1,143 @@
+"""The offline `Judge`: rules and BM25 instead of a language model.
+
+Why it exists: WIF must answer without an API key (CI, air-gapped installs, tests),
+and a calibrated lexical engine is predictable: it only claims HIGH when the PR
+and release note name the problem's specific terms, and says which ones.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from indexer.registry import Registry
+from wif_action.engines.offline import scoring
+from wif_action.engines.offline.evidence import Evidence, gather
+from wif_action.engines.offline.extraction import alias_kind_weight, extract, github_links
+from wif_action.engines.offline.query import build_query
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats, wants_functionality
+from wif_action.engines.offline.reasons import quote_title, term_list
+from wif_action.engines.offline.relevance import rank_entries
+from wif_action.engines.offline.summary import summarize
+from wif_action.engines.offline.text import Term
+from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
+from wif_action.ports import ToolError
+
+_QUERY_CACHE = 16
+
+
+class OfflineJudge:
+    """`ports.Judge` without a language model."""
+
+    name = "offline"
+
+    def __init__(self, cache: Any, registry: Registry):
+        self.cache = cache
+        self.registry = registry
+        self._stats = RepositoryStats(cache) if hasattr(cache, "term_statistics") else None
+        self._queries: dict[tuple[str, str], dict[str, Term]] = {}
+
+    # --- Subtasks 1 and 2 -------------------------------------------------------------
+
+    def extract_request(self, message: str) -> Request:
+        return extract(message, self.registry)
+
+    def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None:
+        """The choice whose registry names occur in the context; None without a clear winner."""
+        scores = dict.fromkeys(choices, 0.0)
+        for alias, repo in self.registry.find_in_text(context or ""):
+            if repo in scores:
+                scores[repo] += alias_kind_weight(alias, repo)[0]
+        for repo in choices:
+            if re.search(rf"(?<![\w-]){re.escape(repo.split('/')[-1])}(?![\w-])", context or "", re.IGNORECASE):
+                scores[repo] += 3.0
+        ranked = sorted(scores.items(), key=lambda item: -item[1])
+        if not ranked or ranked[0][1] <= 0 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
+            return None
+        return ranked[0][0]
+
+    # --- Subtask 5 ----------------------------------------------------------------------
+
+    def filter_relevant_entries(self, entries: list[Entry], problem: str, request_text: str) -> list[RelevantEntry]:
+        if not entries:
+            return []
+        query = self._query(problem, request_text)
+        stats = self._statistics(entries[0].release.repo, query, [entry.text for entry in entries])
+        return rank_entries(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"))
+
+    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
+        _, evidence = self._evidence(pr, entry, problem, request_text)
+        level = scoring.confidence(evidence)
+        return Score(confidence=level, reason=_score_reason(pr, evidence, level))
+
+    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Verdict:
+        """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
+        stats, evidence = self._evidence(pr, entry, problem, request_text)
+        title = quote_title(pr.title)
+        if evidence.linked_issue is not None:
+            return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
+        named = evidence.named()
+        covered = term_list([c.name for c in named]) or "none of them"
+        if scoring.verified(evidence, stats, pr.repo):
+            return Verdict(confirmed=True, reason=f"PR title {title} and its release note name {covered}, "
+                                                  "the problem's most specific terms.")
+        missing = term_list([c.name for c in scoring.rarest(evidence, stats, pr.repo) if c not in named])
+        return Verdict(confirmed=False, reason=f"PR title {title} and its release note name {covered}, "
+                                               f"but not enough of the problem's most specific terms "
+                                               f"({missing or 'the rest'}).")
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def summarize(self, text: str, purpose: str) -> str:
+        return summarize(text, purpose)
+
+    def usage(self) -> Usage:
+        return Usage()
+
+    def _query(self, problem: str, request_text: str) -> dict[str, Term]:
+        """Query terms, computed once per question (the workflow asks per batch and per PR)."""
+        key = (problem or "", request_text or "")
+        if key not in self._queries:
+            if len(self._queries) >= _QUERY_CACHE:
+                self._queries.clear()
+            self._queries[key] = build_query(key[0], key[1], self.registry)
+        return self._queries[key]
+
+    def _statistics(self, repo: str, query: dict[str, Term], texts: list[str]) -> RepositoryStats:
+        """Whole-repository statistics from the cache; the batch itself if the cache cannot say."""
+        if self._stats is not None:
+            try:
+                self._stats.load(repo, list(query.values()))
+                if self._stats.documents(repo)[0] > 0:
+                    return self._stats
+            except ToolError:
+                pass
+        stats = RepositoryStats(BatchStatistics(texts))
+        stats.load(repo, list(query.values()))
+        return stats
+
+    def _evidence(self, pr: PullRequest, entry: Entry | None, problem: str,
+                  request_text: str) -> tuple[RepositoryStats, Evidence]:
+        query = self._query(problem, request_text)
+        texts = [entry.text] if entry else [pr.title]
+        stats = self._statistics(pr.repo, query, texts)
+        linked = [int(link.rsplit("/", 1)[-1]) for link in github_links(request_text or "")
+                  if f"github.com/{pr.repo}/".lower() in link.lower()]
+        evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked)
+        return stats, evidence
+
+
+def _score_reason(pr: PullRequest, evidence: Evidence, level: Confidence) -> str:
+    """One sentence citing the PR title and the shared terms."""
+    names = term_list(evidence.best_names(8))
+    title = quote_title(pr.title)
+    if level is Confidence.HIGH and evidence.linked_issue is not None:
+        return f"PR {title} refers to the issue linked in the request" + (f" and matches {names}." if names else ".")
+    if not names:
+        return f"PR title {title} shares no specific terms with the problem."
+    if level is Confidence.HIGH:
+        return f"PR title {title} and its release note match {names}."
+    if level is Confidence.MEDIUM:
+        return f"PR title {title} is in the same area: it shares {names} with the problem."
+    return f"PR title {title} shares only {names} with the problem, which is weak evidence."
+

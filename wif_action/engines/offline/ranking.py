@@ -1,0 +1,144 @@
+"""BM25 over release-note entries, with document statistics of the whole repository.
+
+Why whole-repository statistics: a batch holds at most five releases, far too few
+documents to tell a rare, telling word ("AVAssetDownloadTask") from one that is in
+every other entry of that SDK ("crash" in a crash reporter). The cache's FTS5
+index counts document frequencies across all of the repository's entries.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from wif_action.engines.offline.text import Term, analyse, term_counts
+
+K1 = 1.2
+B = 0.75
+REFERENCE_UNIT = 7.6  # ln(1 + 2000): the idf of a one-off term in the calibration repositories
+
+# How much an entry of each normalised section counts for a bug report.
+SECTION_WEIGHTS = {
+    "fix": 1.0, "other": 0.8, "performance": 0.6, "improvement": 0.5, "feature": 0.5,
+    "breaking": 0.5, "deprecation": 0.3, "dependency": 0.15, "internal": 0.1, "docs": 0.05,
+}
+FEATURE_SECTIONS = frozenset({"feature", "improvement"})
+MISSING_FUNCTIONALITY_WEIGHT = 1.0
+
+_THING = r"(?:option|api|way|setting|config\w*|handler|method|hook|callback|integration|support|flag|parameter)"
+# Phrases of a request for functionality that does not exist yet (then features count like fixes).
+_MISSING_FUNCTIONALITY = re.compile("|".join([
+    r"\bis there (?:something|anything) (?:like|similar)",
+    rf"\bis there (?:an?|any|some|something|anything)\b(?: \w+){{0,2}} ?{_THING}",
+    r"\bno way to\b", r"\bthere(?: is|'s) no\b", r"\bno (?:option|api|setting|support|handler|way)\b",
+    r"\b(?:does ?n[o']t|do ?n[o']t|can ?n[o']t|cannot) (?:support|configure|customi[sz]e)",
+    r"\bnot supported\b", r"\bsupport for\b",
+    r"\bonly (?:accepts?|supports?|allows?|takes?|reads?|sends?|carry|carries)\b",
+    r"(?<!n't )(?<!not )\bwants? to\b", r"\bwould like\b", r"\bfeature request\b", r"\bis it possible\b",
+    r"\bbe able to\b", r"\boption to\b", r"\bcan (?:a|the) (?:newer|later|new)\b",
+]), re.IGNORECASE)
+
+
+class TermStatistics(Protocol):
+    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]: ...
+
+
+def wants_functionality(text: str) -> bool:
+    """Whether the request reads as missing functionality (then features are as good as fixes)."""
+    return bool(_MISSING_FUNCTIONALITY.search(text[:20_000]))
+
+
+def section_weight(section: str, feature_request: bool) -> float:
+    if feature_request and section in FEATURE_SECTIONS:
+        return MISSING_FUNCTIONALITY_WEIGHT
+    return SECTION_WEIGHTS.get(section, SECTION_WEIGHTS["other"])
+
+
+class BatchStatistics:
+    """Statistics over the given texts only: the fallback when the cache cannot count terms."""
+
+    def __init__(self, texts: list[str]):
+        self.docs = [term_counts(text) for text in texts]
+
+    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
+        lengths = [sum(doc.values()) for doc in self.docs] or [1]
+        keys = {term: _key_of(term) for term in terms}
+        return (len(self.docs), sum(lengths) / len(lengths),
+                {term: sum(1 for doc in self.docs if doc.get(key)) for term, key in keys.items()})
+
+
+def _key_of(surface: str) -> str:
+    """The term key a surface word or phrase analyses to (a phrase's bigram, not its first word)."""
+    terms = analyse(surface) or [Term(surface, surface)]
+    return next((t.key for t in terms if t.surface.lower() == surface.lower()), terms[0].key)
+
+
+@dataclass
+class RepositoryStats:
+    """Document count, mean length and per-term document frequencies, cached per repository."""
+
+    source: TermStatistics
+    _docs: dict[str, tuple[int, float]] = field(default_factory=dict)
+    _df: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def load(self, repo: str, terms: list[Term]) -> None:
+        """Fetch what is not cached yet in one call (a query per new term)."""
+        missing = sorted({t.surface for t in terms if (repo, t.key) not in self._df})
+        if repo in self._docs and not missing:
+            return
+        docs, avg_len, frequencies = self.source.term_statistics(repo, missing)
+        self._docs[repo] = (docs, avg_len)
+        surface_to_key = {t.surface: t.key for t in terms}
+        for surface, count in frequencies.items():
+            key = surface_to_key.get(surface, surface)
+            self._df[(repo, key)] = max(count, self._df.get((repo, key), 0))
+
+    def documents(self, repo: str) -> tuple[int, float]:
+        return self._docs.get(repo, (0, 1.0))
+
+    def df(self, repo: str, key: str) -> int:
+        return self._df.get((repo, key), 0)
+
+    def scale(self, repo: str) -> float:
+        """Score thresholds scale with the largest possible idf, so they hold for small and large repositories."""
+        docs, _ = self.documents(repo)
+        return max(math.log(1 + docs), 1.0) / REFERENCE_UNIT
+
+    def idf(self, repo: str, key: str) -> float:
+        """BM25 (Robertson–Spärck Jones) idf; never negative."""
+        docs, _ = self.documents(repo)
+        df = min(self.df(repo, key), docs)
+        return math.log(1 + (docs - df + 0.5) / (df + 0.5))
+
+
+@dataclass
+class Match:
+    """A BM25 score with the query terms it matched (best contribution first)."""
+
+    score: float
+    matched: list[tuple[Term, float]]
+
+    def names(self, limit: int = 4) -> list[str]:
+        return [term.surface for term, _ in self.matched[:limit]]
+
+
+def bm25(counts: Counter[str], query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
+    """Score one document (term counts) against weighted query terms."""
+    _, avg_len = stats.documents(repo)
+    length = sum(counts.values()) or 1
+    norm = K1 * (1 - B + B * length / max(avg_len, 1.0))
+    contributions = []
+    for key, term in query.items():
+        tf = counts.get(key, 0)
+        if tf:
+            value = term.weight * stats.idf(repo, key) * tf * (K1 + 1) / (tf + norm)
+            contributions.append((term, value))
+    contributions.sort(key=lambda item: -item[1])
+    return Match(sum(value for _, value in contributions), contributions)
+
+
+def score_text(text: str, query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
+    return bm25(term_counts(text), query, stats, repo)

@@ -1,0 +1,52 @@
+"""Choosing the few entries of a batch worth a PR lookup.
+
+A batch is up to five releases; each candidate costs a PR fetch and a score, and
+the spec wants lazy loading, so only entries that clear both an absolute bar and
+a bar relative to the batch's best are returned, at most `MAX_PER_BATCH`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wif_action.engines.offline.ranking import Match, RepositoryStats, score_text, section_weight
+from wif_action.engines.offline.reasons import term_list
+from wif_action.engines.offline.text import Term
+from wif_action.models import Entry, RelevantEntry
+
+# Calibrated on tests/data/eval (bench/calibrate_offline.py).
+MIN_RELEVANCE = 7.0  # BM25 × section weight an entry needs at all
+RELATIVE_TO_BEST = 0.5  # ... and this share of the batch's best entry
+MAX_PER_BATCH = 3
+
+
+def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
+                 feature_request: bool) -> list[RelevantEntry]:
+    """Relevant entries, best first; repeats of the same note or PR keep the oldest release."""
+    scored: list[tuple[float, Match, Entry]] = []
+    for entry in entries:
+        match = score_text(entry.text, query, stats, entry.release.repo)
+        scored.append((match.score * section_weight(entry.section, feature_request), match, entry))
+    best = max((score for score, _, _ in scored), default=0.0)
+    repo = entries[0].release.repo if entries else ""
+    bar = max(MIN_RELEVANCE * stats.scale(repo), RELATIVE_TO_BEST * best)
+    chosen: list[RelevantEntry] = []
+    seen: set[str] = set()
+    for score, match, entry in sorted(scored, key=lambda item: -item[0]):
+        if score < bar or len(chosen) >= MAX_PER_BATCH:
+            break
+        keys = {_normalised(entry.text)} | {f"#{pr}" for pr in entry.prs}
+        if keys & seen:
+            continue
+        seen |= keys
+        chosen.append(RelevantEntry(entry=entry, pr=entry.prs[0] if entry.prs else None,
+                                    relevance=round(score, 3), reason=_reason(entry, match)))
+    return chosen
+
+
+def _normalised(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()[:200]
+
+
+def _reason(entry: Entry, match: Match) -> str:
+    return f"{entry.section.capitalize()} entry shares {term_list(match.names(8))} with the problem."

@@ -1,0 +1,60 @@
+"""Confidence that a PR fixes the problem, and the stricter check of HIGH candidates.
+
+A candidate that names several of the problem's key concepts ("AVAssetDownloadTask",
+"FORCE_CACHE") in its release note or title fixes this symptom; one that shares a
+single concept is in the same area; one that shares only generic words ("crash",
+"iOS") is speculative. See `evidence.py` for how concepts are formed.
+"""
+
+from __future__ import annotations
+
+from wif_action.engines.offline.evidence import Concept, Evidence
+from wif_action.engines.offline.ranking import RepositoryStats
+from wif_action.models import Confidence
+
+# Calibrated on tests/data/eval with bench/calibrate_offline.py.
+HIGH_CONCEPTS = 3  # HIGH: the headline names this many key concepts verbatim,
+HIGH_COVERAGE = 0.25  # ... carrying this share of the key concepts' weight,
+HIGH_MASS = 12.0  # ... and this much idf-weighted problem vocabulary;
+STRONG_CONCEPTS = 2  # or fewer concepts with a very strong headline match
+STRONG_COVERAGE = 0.35
+STRONG_MASS = 12.0  # same floor as the three-concept rule: two concepts need more coverage instead
+VERIFY_RAREST = 3  # the second check: one of the problem's rarest key concepts is named verbatim
+MEDIUM_MASS = 9.0  # idf-weighted terms over headline and description for MEDIUM
+MEDIUM_CONCEPTS = 1  # ... with a key concept (at least half-)named in the headline
+BODY_CONCEPTS = 3  # ... or this many in the description
+MIN_SECTION_FOR_HIGH = 0.75  # fixes (and features, for missing functionality) can be HIGH
+NAMED_CREDIT = 0.5  # a folded synonym ("missing" for "empty") names a concept too
+
+
+def confidence(evidence: Evidence) -> Confidence:
+    """HIGH: a fix (or a wanted feature) whose headline names the problem's key concepts."""
+    fixes = evidence.section_weight >= MIN_SECTION_FOR_HIGH
+    if fixes and evidence.linked_issue is not None:
+        return Confidence.HIGH
+    if fixes and _strong_headline(evidence):
+        return Confidence.HIGH
+    area = len(evidence.named(0.5)) >= MEDIUM_CONCEPTS or evidence.body_concepts >= BODY_CONCEPTS
+    if area and evidence.total_mass * max(evidence.section_weight, 0.5) >= MEDIUM_MASS * evidence.scale:
+        return Confidence.MEDIUM
+    return Confidence.LOW
+
+
+def _strong_headline(evidence: Evidence) -> bool:
+    named, coverage = len(evidence.named(NAMED_CREDIT)), evidence.coverage
+    mass = evidence.headline_mass / evidence.scale
+    return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
+            or (named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS))
+
+
+def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concept]:
+    """The key concepts fewest of the repository's entries mention."""
+    return sorted(evidence.concepts, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:VERIFY_RAREST]
+
+
+def verified(evidence: Evidence, stats: RepositoryStats, repo: str) -> bool:
+    """A strong headline that names one of the rarest key concepts, or a reference to the linked issue."""
+    if evidence.linked_issue is not None:
+        return True
+    named = evidence.named()
+    return _strong_headline(evidence) and any(concept in named for concept in rarest(evidence, stats, repo))

@@ -1,0 +1,202 @@
+"""Tokenising for lexical matching: words, identifiers, stems, stopwords and a few synonyms.
+
+Support messages and release notes name the same thing differently ("crashes" vs
+"Fix crash", "SentryContextStorage.root()" vs "context storage"), so both sides go
+through the same analysis: identifiers are kept whole *and* split into parts,
+words are Porter-stemmed, conversational and generic SDK words are dropped, and a
+handful of symptom synonyms fold onto one term.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from wif_action.engines.offline.stemmer import stem
+from wif_action.engines.offline.vocabulary import STOPWORDS, SYNONYMS, WEAK_WORDS
+
+MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
+MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
+
+# Query-side weights of the kinds of terms.
+IDENTIFIER_WEIGHT = 1.5  # "SentryContextStorage.root", "before_send": what people grep for
+PART_WEIGHT = 0.6  # a word taken out of an identifier is weaker evidence than the identifier
+BIGRAM_WEIGHT = 0.8  # two words in a row ("rate limit", "watchdog termination"), on top of the words
+SYNONYM_WEIGHT = 0.5  # the folded symptom ("crash" for "EXC_BAD_ACCESS")
+WEAK_FACTOR = 0.5  # common verbs and adjectives (vocabulary.WEAK_WORDS)
+QUOTED_GAIN = 1.3  # words inside quotes or backticks: copied error messages and API names
+REPEAT_GAIN = 0.5  # a concept the request names again and again is its subject
+REQUEST_FACTOR = 0.6  # words of the raw request that are not in the condensed problem
+
+_URL = re.compile(r"https?://\S+")
+_REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
+_VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
+_NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:ms|s|m|h|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
+                           re.IGNORECASE)
+_TIME_OUT = re.compile(r"\btim(?:e|es|ed|ing)[\s-]+out\b", re.IGNORECASE)
+_CHUNK = re.compile(r"[A-Za-z0-9_$]+(?:[.:/-]+[A-Za-z0-9_$]+)*")
+_CLAUSE_BREAK = re.compile(r"[^\s'\"`*-]")
+_SEPARATORS = re.compile(r"[.:/-]+")
+_CAMEL = re.compile(r"[a-z]{2,}[A-Z]|[A-Z][a-z]+[A-Z]|[A-Z]{2,}[a-z]{2,}")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_QUOTED = re.compile(r"`([^`\n]{1,200})`|\"([^\"\n]{2,200})\"|'([^'\n]{3,200})'")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One analysed term: `key` is what is matched, `surface` what FTS5 counts (a word or a phrase)."""
+
+    key: str
+    surface: str
+    weight: float = 1.0
+    kind: str = "word"  # word, identifier, part, synonym, bigram
+
+    @property
+    def identifier(self) -> bool:
+        return self.kind == "identifier"
+
+
+def clean(text: str) -> str:
+    """Text without URLs, PR/issue references, @mentions, versions and measurements."""
+    text = (text or "")[:MAX_ANALYSED_CHARS]
+    text = _URL.sub(" ", text)
+    text = _REFERENCE.sub(" ", text)
+    text = _VERSION_LIKE.sub(" ", text)
+    text = _NOISE_NUMBER.sub(" ", text)
+    return _TIME_OUT.sub("timeout", text)
+
+
+def _word_terms(part: str, kind: str = "word") -> list[Term]:
+    """Terms of one plain word: its stem, plus the folded synonym if any."""
+    lower = part.lower()
+    if lower in STOPWORDS or not _keep_word(lower):
+        return []
+    key = stem(lower) if lower.isalpha() else lower
+    if key in STOPWORDS:
+        return []
+    weight = (PART_WEIGHT if kind == "part" else 1.0) * (WEAK_FACTOR if key in WEAK_WORDS else 1.0)
+    terms = [Term(key, lower, weight, kind)]
+    folded = SYNONYMS.get(key) or SYNONYMS.get(lower) or _status_class(lower)
+    if folded and folded != key:
+        terms.append(Term(folded, folded, SYNONYM_WEIGHT, "synonym"))
+    return terms
+
+
+def _status_class(word: str) -> str | None:
+    """HTTP status codes fold onto their class: "404" also counts as "4xx"."""
+    return f"{word[0]}xx" if len(word) == 3 and word.isdigit() and word[0] in "12345" else None
+
+
+def _keep_word(lower: str) -> bool:
+    """Words worth matching: 2+ letters, 3-digit codes (HTTP statuses), mixed tokens (4xx, utf8)."""
+    if lower.isdigit():
+        return len(lower) == 3
+    if lower.isalpha():
+        return len(lower) >= 2
+    return len(lower) >= 2 and any(c.isalpha() for c in lower)
+
+
+def _is_camel(segment: str) -> bool:
+    """Words with an inner capital between real parts ("addBreadcrumb", "HTTPTransport"), not "iOS"/"dSYMs"."""
+    return bool(_CAMEL.search(segment))
+
+
+def _segment_terms(segment: str, kind: str) -> list[Term]:
+    """A snake_case or camelCase segment is kept whole (as people search for it) and split into words."""
+    if "_" in segment.strip("_") and any(c.isalpha() for c in segment):
+        terms = [_identifier(segment)]
+        for part in segment.split("_"):
+            terms.extend(_segment_terms(part, "part") if _is_camel(part) else _word_terms(part, "part"))
+        return terms
+    if not _is_camel(segment):
+        return _word_terms(segment, kind)
+    terms = [_identifier(segment)]
+    for part in _CAMEL_PART.findall(segment):
+        if len(part) >= 3:
+            terms.extend(_word_terms(part, "part"))
+    return terms
+
+
+def _identifier(text: str) -> Term:
+    return Term(text.lower(), text, IDENTIFIER_WEIGHT, "identifier")
+
+
+def _chunk_terms(chunk: str) -> list[Term]:
+    """Terms of one run of word characters joined by `.`, `:`, `/` or `-`."""
+    segments = [s for s in _SEPARATORS.split(chunk) if s.strip("_")]
+    split = len(segments) > 1 and bool(re.search(r"[.:]", chunk))
+    terms: list[Term] = []
+    whole = chunk.strip("._:-/")
+    if split and len(whole) <= 80 and max(len(segment) for segment in segments) >= 3:
+        terms.append(_identifier(whole))
+    for segment in segments:
+        terms.extend(_segment_terms(segment, "part" if split else "word"))
+    for term in list(terms):
+        folded = SYNONYMS.get(term.key) if term.kind == "identifier" else None
+        if folded:
+            terms.append(Term(folded, folded, SYNONYM_WEIGHT, "synonym"))
+    return terms
+
+
+def analyse(text: str) -> list[Term]:
+    """All terms of a text in order, repeats included, plus bigrams of words in the same clause."""
+    text = clean(text)
+    terms: list[Term] = []
+    previous: Term | None = None
+    end = 0
+    for match in _CHUNK.finditer(text):
+        if _CLAUSE_BREAK.search(text, end, match.start()):
+            previous = None
+        end = match.end()
+        for term in _chunk_terms(match.group(0)):
+            terms.append(term)
+            if term.kind not in ("word", "part"):
+                continue
+            if previous is not None and previous.key != term.key:
+                weak = previous.key in WEAK_WORDS and term.key in WEAK_WORDS
+                terms.append(Term(f"{previous.key} {term.key}", f"{previous.surface} {term.surface}",
+                                  BIGRAM_WEIGHT * (WEAK_FACTOR if weak else 1.0), "bigram"))
+            previous = term
+    return terms
+
+
+def term_counts(text: str) -> Counter[str]:
+    """Term frequencies of a text, for BM25 documents."""
+    return Counter(term.key for term in analyse(text))
+
+
+def quoted_spans(text: str) -> list[str]:
+    """Text inside backticks or quotes: error messages and API names people copy verbatim."""
+    found = []
+    for match in _QUOTED.finditer((text or "")[:MAX_ANALYSED_CHARS]):
+        found.append(next(group for group in match.groups() if group))
+    return found
+
+
+def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
+    """Weighted, de-duplicated query terms: the problem counts fully, the rest of the request less.
+
+    Why: the problem is the condensed symptom; the raw request adds context words
+    (framework names, what the customer tried) that are weaker evidence.
+    """
+    weights: dict[str, Term] = {}
+    _add(weights, analyse(problem), 1.0)
+    _add(weights, analyse(request_text), REQUEST_FACTOR)
+    quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
+    for key in quoted & weights.keys():
+        term = weights[key]
+        weights[key] = Term(term.key, term.surface, term.weight * QUOTED_GAIN, term.kind)
+    strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
+    return {term.key: term for term in strongest}
+
+
+def _add(weights: dict[str, Term], terms: list[Term], factor: float) -> None:
+    """Keep each term's strongest occurrence; a concept named repeatedly is the subject, so it gains."""
+    counts = Counter(term.key for term in terms)
+    for term in terms:
+        weight = term.weight * factor * (1 + REPEAT_GAIN * math.log(counts[term.key]))
+        current = weights.get(term.key)
+        if current is None or current.weight < weight:
+            weights[term.key] = Term(term.key, term.surface, weight, term.kind)

@@ -1,0 +1,124 @@
+"""Which version number in a support message is the customer's SDK version.
+
+Messages mention several numbers: the SDK version, the version something was
+"fixed in", platform versions ("Kotlin 2.1.0", "iOS 17.2"), dates and IPs. Each
+candidate is scored from the words right before it; the best non-negative one wins,
+earlier mentions breaking ties.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+from wif_action.engines.offline.vocabulary import PLATFORM_WORDS
+
+VERSION = re.compile(
+    r"(?<![\w./#$-])(?<![^\w]@)(?<!^@)(v?\d{1,5}(?:\.(?:\d{1,6}|x|\*)){1,3}"
+    r"(?:-?(?:alpha|beta|rc|preview|pre|dev|a|b)[.-]?\d{0,4})?|[vV]\d{1,4})(?![\w-]|\.\w)",
+)
+_UNIT = re.compile(r"\s*(?:%|x\b|ms\b|s\b|sec|seconds?|mins?\b|minutes?|hours?|h\b|[kmg]i?b\b|times\b|px\b|fps\b)",
+                   re.IGNORECASE)
+_UPGRADE = r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b[^!?\n]{0,60}"
+_UPGRADED_TO = re.compile(rf"{_UPGRADE}\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
+_UPGRADED_FROM = re.compile(rf"{_UPGRADE}\bfrom\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
+_SDK_WORDS = r"(?:sdk|package|gem|library|lib|plugin|client|integration|module|crate|agent|nuget|pod)"
+_FIXED_IN = re.compile(
+    r"\b(?:fix(?:ed|es)?|resolved|addressed|patched|shipped|landed|went|merged|solved)\b[^.!?\n]{0,30}"
+    r"\b(?:in|into|since|with|by|as of)\s+(?:the\s+)?(?:v(?:ersion)?\s*|release\s+)?['\"`(]?$",
+    re.IGNORECASE,
+)
+_LATER = re.compile(r"\b(?:later|newer|next|stable|latest|upcoming|future|recent|new)\s+(?:(?:release|version)\s+)?"
+                    r"['\"`(]?$", re.IGNORECASE)
+_WORKED = re.compile(r"\b(?:worked|works|working|fine|ok|okay|downgrad\w*)\b[^.!?\n]{0,20}\b(?:in|on|with|to)\s+"
+                     r"['\"`(]?$", re.IGNORECASE)
+_CUE = re.compile(r"\b(?:on|using|uses|use|running|runs|version|release|candidate|upgraded to|updated to|"
+                  r"bumped to|moved to|switched to|at|is|are|since|from|past|in)\s*[:=]?\s+(?:the\s+)?['\"`(]?$",
+                  re.IGNORECASE)
+_SENTRY_BEFORE = re.compile(r"\bsentry\s+(?:for\s+)?(?:[\w.#+-]+\s+)?['\"`(]?$", re.IGNORECASE)
+_SDK_WORD_BEFORE = re.compile(rf"\b{_SDK_WORDS}s?\)?\s*[:,]?\s*['\"`(]?$", re.IGNORECASE)
+_WORD_BEFORE = re.compile(r"([\w.#+@/-]+)\s*['\"`(]?$")
+ADJACENT_GAP = re.compile(rf"\s*(?:\([\w.#+ -]{{1,20}}\)\s*)?(?:(?:{_SDK_WORDS}|customer|user|app|version|v)s?\s*)?"
+                  r"(?:[:,]|[=@:^~>]{1,2})?\s*(?:on\s+|at\s+)?['\"`(]?\s*", re.IGNORECASE)
+
+
+MAX_GAP = 60  # characters between an SDK name and its version ("sentry-sdk (Python) 2.20.0")
+BEFORE_CHARS = 120  # how much of the sentence before a version is read for cues
+MAX_MENTIONS = 200  # a support message names a handful of versions; bounds work on pathological text
+
+
+@dataclass(frozen=True)
+class VersionMention:
+    text: str
+    start: int
+    end: int
+    score: float
+
+
+def _plausible(text: str, after: str) -> bool:
+    """False for dates, IP addresses and measurements."""
+    parts = text.lstrip("vV").split(".")
+    numeric = [p for p in parts if p.isdigit()]
+    if len(parts) == 4 and len(numeric) == 4 and text[:1] not in "vV":
+        return False
+    if len(numeric) == 3 and (1900 <= int(numeric[0]) <= 2100 or 1900 <= int(numeric[-1]) <= 2100):
+        return False
+    return not _UNIT.match(after)
+
+
+def score_mention(before: str, after_sdk_name: bool) -> float:
+    """Evidence, from the text just before a version, that it is the customer's SDK version."""
+    if _FIXED_IN.search(before):
+        return -4.0
+    if _UPGRADED_TO.search(before):
+        return 5.0  # "upgraded from X to Y": the problem is seen on Y
+    if _UPGRADED_FROM.search(before):
+        return 1.0
+    if _LATER.search(before) or _WORKED.search(before):
+        return -3.0
+    if _SENTRY_BEFORE.search(before) or _SDK_WORD_BEFORE.search(before):
+        return 4.0
+    if after_sdk_name:
+        return 4.0
+    word = _WORD_BEFORE.search(before)
+    if word and word.group(1).lower() in PLATFORM_WORDS:
+        return -3.0
+    return 2.0 if _CUE.search(before) else 0.0
+
+
+def find_versions(text: str, sdk_name_ends: set[int]) -> list[VersionMention]:
+    """Plausible version mentions with scores, in text order.
+
+    `sdk_name_ends` are offsets where a name of an SDK package ends ("sentry_flutter",
+    "Cocoa", "pydantic"); a version right after one is very likely the customer's.
+    """
+    found = []
+    ends = sorted(sdk_name_ends)
+    for match in VERSION.finditer(text):
+        if len(found) >= MAX_MENTIONS:
+            break
+        value = match.group(1)
+        if not _plausible(value, text[match.end():match.end() + 12]):
+            continue
+        window = max(0, match.start() - BEFORE_CHARS)
+        line_start = max(text.rfind("\n", window, match.start()), text.rfind(". ", window, match.start()), window - 1)
+        before = text[line_start + 1:match.start()]
+        adjacent = any(ADJACENT_GAP.fullmatch(text, end, match.start())
+                       for end in _ends_before(ends, match.start()))
+        found.append(VersionMention(value, match.start(), match.end(), score_mention(before, adjacent)))
+    return found
+
+
+def _ends_before(ends: list[int], start: int) -> list[int]:
+    """Name ends close enough before `start` for the gap between them to be a connector."""
+    return ends[bisect_left(ends, start - MAX_GAP):bisect_right(ends, start)]
+
+
+def customer_version(text: str, sdk_name_ends: set[int]) -> VersionMention | None:
+    """The best-scoring mention that is not evidently something else; earliest on ties."""
+    best = None
+    for mention in find_versions(text, sdk_name_ends):
+        if mention.score >= 0 and (best is None or mention.score > best.score):
+            best = mention
+    return best
