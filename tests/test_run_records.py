@@ -1,0 +1,285 @@
+"""Run records: what a run stores, that secrets never are, and the read-only `wif runs` views."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from indexer.schema import CacheError
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, FakeReply
+from wif_action.app import AppConfig, build_workflow
+from wif_action.cli import main
+from wif_action.models import AskInput
+from wif_action.ports import ToolError
+from wif_action.run_records import runs_db_from_env
+from wif_action.run_records.proxies import RecordingProxy
+from wif_action.run_records.query import QueryError, check_select
+from wif_action.run_records.recorder import RunContext, RunRecorder
+from wif_action.run_records.redaction import Redactor
+from wif_action.run_records.schema import open_runs
+from wif_action.run_records.store import RunStore
+from wif_action.tools.progress import RecordingProgress
+
+GH_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+OPENAI_KEY = "sk-test-" + "9f8e7d6c5b4a39281706"
+SLACK_TOKEN = "xoxb-" + "1111-2222-abcdefghijkl"
+EXAMPLE_B = ["--sdk", "sentry-cocoa", "--version", "8.48.0", "--problem",
+             "WatchdogTermination issues have empty tags (e.g. OS)",
+             "--link", "https://github.com/getsentry/sentry-cocoa/issues/5397"]
+TOOL_QUERY = "SELECT tool, count(*), sum(ok = 0) FROM tool_calls GROUP BY tool"
+
+
+@pytest.fixture
+def github(shared_fake_github: FakeGitHub) -> FakeGitHub:
+    shared_fake_github.reset_counts()
+    return shared_fake_github
+
+
+@pytest.fixture
+def env(monkeypatch, github):
+    monkeypatch.setenv("GITHUB_API_URL", github.url)
+    monkeypatch.setenv("GITHUB_TOKEN", GH_TOKEN)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", SLACK_TOKEN)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("WIF_RUNS_DB", raising=False)
+
+
+def ask(cache: Path, runs: Path, *extra: str) -> int:
+    return main(["ask", "--quiet", "--json", "--db", str(cache), "--engine", "offline", "--runs-db", str(runs),
+                 *(extra or EXAMPLE_B)])
+
+
+def rows(runs: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(runs)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def stored_bytes(runs: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in runs.parent.glob(runs.name + "*"))
+
+
+# -- redaction --------------------------------------------------------------------------------------
+def test_redactor_removes_env_secrets_and_token_shapes():
+    redact = Redactor({"GITHUB_TOKEN": "plain-secret-value", "OPENAI_API_KEY": "x"})
+    text = (f"token plain-secret-value, {GH_TOKEN}, github_pat_11ABCDEFG0123456789_abcdefXYZ, {OPENAI_KEY}, "
+            f"{SLACK_TOKEN}, Authorization: token abc123, Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig, x stays")
+    cleaned = redact.text(text)
+    for secret in ("plain-secret-value", GH_TOKEN, "github_pat_11", OPENAI_KEY, SLACK_TOKEN, "abc123", "eyJhbGci"):
+        assert secret not in cleaned
+    assert cleaned.endswith("x stays")  # a 1-character env value is not treated as a secret
+    assert redact.value({"k": [f"a {GH_TOKEN}"]}) == {"k": ["a [redacted]"]}
+    prose = "fix: task-runner flushes (#123) in sk-learn docs; Bearer authentication and token expiration"
+    assert redact.text(prose) == prose
+
+
+def test_runs_db_from_env():
+    assert runs_db_from_env({"WIF_RUNS_DB": " runs.db "}) == "runs.db"
+    assert runs_db_from_env({}) is None
+
+
+# -- the schema -------------------------------------------------------------------------------------
+def test_the_runs_file_has_its_own_migrations_and_refuses_a_cache(tmp_path, example_cache_path):
+    runs = tmp_path / "runs.db"
+    open_runs(runs, create=True).conn.close()
+    db = open_runs(runs)
+    assert {"runs", "subtasks", "tool_calls", "llm_calls"} <= set(db.table_names())
+    db.conn.close()
+    with pytest.raises(CacheError, match="not a WIF run-records file"):
+        open_runs(example_cache_path)
+    with pytest.raises(CacheError, match="missing"):
+        open_runs(tmp_path / "nope.db")
+
+
+# -- recording a real run ---------------------------------------------------------------------------
+def test_wif_ask_records_inputs_subtasks_tool_calls_and_answer(env, capsys, tmp_path, example_cache_path, github):
+    runs = tmp_path / "runs.db"
+    github.reset_counts()
+    assert ask(example_cache_path, runs) == 0
+    answer = json.loads(capsys.readouterr().out)
+    [run] = rows(runs, "select id, status, repo, version, outcome, github_requests, inputs, answer, source, engine "
+                       "from runs")
+    assert run[1:6] == ("complete", "getsentry/sentry-cocoa", "8.48.0", answer["outcome"],
+                        answer["usage"]["github_requests"])
+    assert run[5] == github.total_requests() >= 1
+    assert json.loads(run[6])["links"] == ["https://github.com/getsentry/sentry-cocoa/issues/5397"]
+    assert json.loads(run[7])["outcome"] == answer["outcome"] and run[8:] == ("cli", "offline")
+    subtasks = [r[0] for r in rows(runs, "select name from subtasks order by seq")]
+    assert subtasks[:2] == ["extract_request", "resolve_repository"] and subtasks[-1] == "resolve_answer"
+    assert "scan_release_notes" in subtasks
+    calls = rows(runs, "select subtask, tool, method, arguments, ok from tool_calls")
+    assert ("scan_release_notes", "judge", "filter_relevant_entries") in {c[:3] for c in calls}
+    assert any(c[1] == "github" and "5397" in c[3] for c in calls)
+    assert all(len(c[3]) <= 300 for c in calls)
+
+
+def test_a_failing_tool_call_is_recorded_and_the_run_goes_on(env, monkeypatch, capsys, tmp_path, example_cache_path,
+                                                             fake_github):
+    runs = tmp_path / "runs.db"
+    monkeypatch.setenv("GITHUB_API_URL", fake_github.url)
+    fake_github.add_fault("GET", r"/issues/5397", status=422, times=None)
+    assert ask(example_cache_path, runs) == 0
+    failed = rows(runs, "select tool, method, error, github_requests from tool_calls where ok = 0")
+    assert failed and failed[0][:2] == ("github", "issue_resolution") and "422" in failed[0][2]
+    assert rows(runs, "select status from runs") == [("complete",)]
+
+
+def test_recording_proxy_reraises_and_passes_other_attributes_through(tmp_path):
+    class Tool:
+        name = "stub"
+
+        def pull_request(self, repo, number):
+            raise ToolError("github", f"token {GH_TOKEN} rejected")
+
+    recorder = RunRecorder(RunStore(tmp_path / "runs.db"), Redactor({}), RunContext())
+    recorder.begin(AskInput(problem="p"))
+    proxy = RecordingProxy(Tool(), "github", recorder, frozenset({"pull_request"}))
+    assert proxy.name == "stub"
+    with pytest.raises(ToolError):
+        proxy.pull_request("o/r", 1)
+    recorder.finish(None, RuntimeError("boom"))
+    assert rows(tmp_path / "runs.db", "select ok, error from tool_calls") == [
+        (0, "ToolError: github: token [redacted] rejected")]
+    assert rows(tmp_path / "runs.db", "select status, error from runs") == [("error", "RuntimeError: boom")]
+
+
+def test_a_crashed_run_leaves_a_visible_running_row(tmp_path):
+    recorder = RunRecorder(RunStore(tmp_path / "runs.db"), Redactor({}), RunContext(source="action"))
+    recorder.begin(AskInput(repo="a/b", version="1.0", problem="p"))  # ...and the process dies here
+    assert rows(tmp_path / "runs.db", "select status, source, repo from runs") == [("running", "action", "a/b")]
+
+
+def test_a_broken_runs_file_never_breaks_the_answer(env, capsys, tmp_path, example_cache_path, monkeypatch):
+    def fail(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(RunStore, "finish", fail)
+    assert ask(example_cache_path, tmp_path / "runs.db") == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["outcome"] and "run records disabled" in captured.err
+
+
+def test_an_unusable_runs_file_is_a_usage_error(env, capsys, tmp_path, example_cache_path):
+    assert ask(example_cache_path, example_cache_path) == 2  # the release cache is not a runs file
+    assert "run-records" in capsys.readouterr().err
+
+
+def test_llm_calls_are_recorded_without_any_secret(env, monkeypatch, capsys, tmp_path, example_cache_path, github):
+    runs = tmp_path / "runs.db"
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
+        monkeypatch.setenv("WIF_LLM_MAX_RETRIES", "0")
+        message = f"sentry-cocoa 8.48.0: WatchdogTermination tags empty. my token is {GH_TOKEN} Bearer {SLACK_TOKEN}"
+        code = main(["ask", "--quiet", "--db", str(example_cache_path), "--engine", "openai", "--runs-db", str(runs),
+                     "--message", message])
+        sent = len(fake.chat_requests())
+    assert code == 0, capsys.readouterr().err
+    llm = rows(runs, "select tool, model, prompt, response, prompt_tokens, ok from llm_calls")
+    assert len(llm) == sent >= 1
+    assert llm[0][0] == "extract_request" and "WatchdogTermination" in llm[0][2] and llm[0][4] > 0
+    assert rows(runs, "select llm_calls, engine from runs") == [(sent, "openai")]
+    data = stored_bytes(runs)
+    for secret in (OPENAI_KEY, GH_TOKEN, SLACK_TOKEN):
+        assert secret.encode() not in data
+
+
+def test_observer_and_proxies_do_not_change_the_answer(env, tmp_path, example_cache_path):
+    inputs = AskInput(sdk="sentry-cocoa", version="8.48.0", problem="WatchdogTermination issues have empty tags")
+    plain = build_workflow(AppConfig(db=example_cache_path, engine="offline"), RecordingProgress()).run(inputs)
+    recorded = build_workflow(AppConfig(db=example_cache_path, engine="offline", runs_db=tmp_path / "r.db"),
+                              RecordingProgress()).run(inputs)
+    assert recorded.model_dump(exclude={"usage"}) == plain.model_dump(exclude={"usage"})
+
+
+# -- wif runs ---------------------------------------------------------------------------------------
+@pytest.fixture
+def recorded_runs(env, capsys, tmp_path, example_cache_path) -> Path:
+    runs = tmp_path / "runs.db"
+    assert ask(example_cache_path, runs) == 0
+    assert ask(example_cache_path, runs, "--repo", "getsentry/sentry-python", "--version", "1.0.0",
+               "--problem", "anything") == 0
+    capsys.readouterr()
+    return runs
+
+
+def test_runs_list_newest_first(recorded_runs, capsys):
+    assert main(["runs", "list", "--runs-db", str(recorded_runs)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["id", "started_at", "source"] and "github_requests" in lines[0]
+    assert lines[2].split()[0] == "2" and "getsentry/sentry-python" in lines[2] and "too_old" in lines[2]
+    assert main(["runs", "list", "--runs-db", str(recorded_runs), "--json", "--limit", "1"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [2]
+
+
+def test_runs_show_is_a_timeline(recorded_runs, capsys):
+    assert main(["runs", "show", "1", "--runs-db", str(recorded_runs)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Run 1 — complete")
+    assert "▶ check_links" in out and "github.issue_resolution(" in out and "judge.filter_relevant_entries(" in out
+    assert out.index("▶ extract_request") < out.index("▶ scan_release_notes") < out.index("▶ resolve_answer")
+    assert main(["runs", "show", "last", "--runs-db", str(recorded_runs), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run"]["id"] == 2
+    assert main(["runs", "show", "99", "--runs-db", str(recorded_runs)]) == 1
+
+
+def test_runs_query_answers_which_tool_fails_most(recorded_runs, capsys):
+    assert main(["runs", "query", "--runs-db", str(recorded_runs), TOOL_QUERY]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["tool", "count(*)", "sum(ok", "=", "0)"]
+    assert {line.split()[0] for line in out.splitlines()[2:]} >= {"cache", "github", "judge"}
+    assert main(["runs", "query", "--runs-db", str(recorded_runs), "--json",
+                 "WITH c AS (SELECT run_id FROM tool_calls) SELECT count(*) AS n FROM c;"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["n"] > 0
+
+
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM runs",
+    "SELECT 1; DELETE FROM runs",
+    "select 1; -- ok\n drop table runs",
+    "PRAGMA query_only = OFF",
+    "ATTACH DATABASE 'x.db' AS x",
+    "WITH x AS (SELECT 1) DELETE FROM runs",
+    "SELECT * FROM pragma_table_info('runs')",
+    "",
+])
+def test_runs_query_is_read_only(recorded_runs, capsys, sql):
+    before = rows(recorded_runs, "select count(*) from runs")
+    assert main(["runs", "query", "--runs-db", str(recorded_runs), sql]) == 2
+    assert "wif runs:" in capsys.readouterr().err
+    assert rows(recorded_runs, "select count(*) from runs") == before
+
+
+def test_statement_check_honours_quotes_and_comments():
+    assert check_select("select ';' as a; ") == "select ';' as a"
+    assert check_select("/* why */ SELECT 1 -- trailing\n;") .startswith("/* why */ SELECT 1")
+    with pytest.raises(QueryError, match="single"):
+        check_select("select 1; select 2")
+
+
+def test_runs_commands_refuse_a_file_that_is_not_run_records(capsys, example_cache_path):
+    assert main(["runs", "list", "--runs-db", str(example_cache_path)]) == 2
+    assert "not a WIF run-records file" in capsys.readouterr().err
+
+
+def test_failed_llm_calls_and_the_fallback_engine_are_recorded(env, monkeypatch, capsys, tmp_path,
+                                                               example_cache_path):
+    runs = tmp_path / "runs.db"
+    with FakeOpenAI(responder=lambda request: FakeReply(status=500, content="upstream broke")) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url + "/v1")
+        monkeypatch.setenv("WIF_LLM_MAX_RETRIES", "0")
+        code = main(["ask", "--quiet", "--db", str(example_cache_path), "--engine", "openai", "--runs-db", str(runs),
+                     *EXAMPLE_B])
+    assert code == 0, capsys.readouterr().err
+    [(calls, failed)] = rows(runs, "select count(*), sum(ok = 0) from llm_calls")
+    assert calls == failed >= 1
+    failing = dict(rows(runs, "select tool, sum(ok = 0) from tool_calls group by tool"))
+    assert failing["judge"] >= 1 and failing["fallback"] == 0
+    assert rows(runs, "select count(*) from tool_calls where tool = 'fallback'")[0][0] >= 1

@@ -1,0 +1,190 @@
+"""`wif eval`: run evaluation cases through exactly the code path of `wif ask`, and report.
+
+Each case gets a freshly built workflow (`app.build_workflow`, as `wif ask`
+does), so its GitHub requests and LLM usage are its own. `--input fields`
+passes the structured fields a workflow_dispatch would; `--input message` the
+free text a `/wif` comment or Slack thread would.
+
+Exit codes: 0 when the harness ran (whatever the accuracy); 2 for a bad cases
+file or an unusable cache/engine setup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+
+from indexer.registry import RegistryError
+from indexer.schema import CacheError
+from wif_action.app import AppConfig, build_workflow
+from wif_action.evaluation import Case, CaseFileError, CaseResult, Claim, load_cases, summarize, top_candidate
+from wif_action.models import Answer, AskInput
+from wif_action.run_records.tables import format_table
+from wif_action.tools.progress import RecordingProgress
+
+SETUP_ERRORS = (CacheError, RegistryError, ValueError)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("cases", help="cases file, one JSON case per line (see tests/data/eval/README.md)")
+    parser.add_argument("--db", required=True, help="release cache built by `wif index`")
+    parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto")
+    parser.add_argument("--input", choices=("fields", "message"), default="fields",
+                        help="fields: repo/sdk, version, problem, links (workflow_dispatch); "
+                             "message: the free text (a /wif comment or Slack thread)")
+    parser.add_argument("--only", metavar="CATEGORY", help="run only these categories (comma-separated)")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", help="run only this case (repeatable)")
+    parser.add_argument("--registry", help="SDK registry JSON (default: the packaged one)")
+    parser.add_argument("--runs-db", metavar="FILE", help="also keep a run record of every case in this file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object with all metrics and cases")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cases = select(load_cases(args.cases), args.only, args.case)
+    except CaseFileError as error:
+        print(f"wif eval: {error}", file=sys.stderr)
+        return 2
+    config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, runs_db=args.runs_db,
+                       run_source="eval")
+    try:
+        engine = build_workflow(dataclasses.replace(config, runs_db=None), RecordingProgress()).tools.judge.name
+        results = [run_case(case, args.input, config) for case in cases]
+    except SETUP_ERRORS as error:
+        print(f"wif eval: {error}", file=sys.stderr)
+        return 2
+    report = summarize(cases, results)
+    header = {"cases_file": str(args.cases), "engine": engine, "input": args.input, "db": str(args.db)}
+    if args.json:
+        print(json.dumps(to_json(header, report, results), ensure_ascii=False))
+    else:
+        print(render_report(header, report, results, cases))
+    return 0
+
+
+def select(cases: list[Case], only: str | None, ids: list[str]) -> list[Case]:
+    """The cases to run; an --only or --case that matches nothing is a usage error."""
+    if only:
+        wanted = {name.strip() for name in only.split(",") if name.strip()}
+        cases = [case for case in cases if case.category in wanted]
+    if ids:
+        cases = [case for case in cases if case.id in set(ids)]
+    if not cases:
+        raise CaseFileError("no case matches --only/--case")
+    return cases
+
+
+def case_input(case: Case, mode: str) -> AskInput:
+    """What a trigger would pass for this case."""
+    if mode == "message":
+        return AskInput(message=case.message, links=list(case.links))
+    return AskInput(repo=case.repo, sdk=None if case.repo else case.sdk, version=case.version,
+                    problem=case.problem, links=list(case.links))
+
+
+def run_case(case: Case, mode: str, config: AppConfig) -> CaseResult:
+    """One case through a fresh workflow; an exception inside the run is a result, not a harness failure."""
+    started = time.perf_counter()
+    workflow = build_workflow(dataclasses.replace(config, run_source=f"eval:{case.id}"), RecordingProgress())
+    try:
+        answer = workflow.run(case_input(case, mode))
+    except Exception as error:  # the harness reports a crashing case and goes on
+        return CaseResult(id=case.id, outcome="error", seconds=time.perf_counter() - started,
+                          error=f"{type(error).__name__}: {error}"[:300], summary="the run raised")
+    return result_of(case.id, answer, time.perf_counter() - started)
+
+
+def result_of(case_id: str, answer: Answer, seconds: float) -> CaseResult:
+    claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, reason=c.reason)
+              for c in answer.candidates]
+    usage = answer.usage
+    result = CaseResult(id=case_id, outcome=answer.outcome.value, candidates=claims,
+                        github_requests=usage.github_requests, llm_calls=usage.llm_calls,
+                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                        seconds=round(seconds, 3))
+    result.summary = _summary(result, answer)
+    return result
+
+
+def _summary(result: CaseResult, answer: Answer) -> str:
+    """Why it answered that: the top candidate's reason, else the answer's headline (+ skipped steps)."""
+    top = top_candidate(result)
+    text = top.reason if top else next((line for line in answer.message.splitlines() if line.strip()), "")
+    if answer.skipped:
+        text += " [skipped: " + "; ".join(f"{s.step}: {s.reason}" for s in answer.skipped[:2]) + "]"
+    return " ".join(text.split())[:300]
+
+
+# -- output -------------------------------------------------------------------------------------------
+def to_json(header: dict, report: dict, results: list[CaseResult]) -> dict:
+    verdicts = {v.id: v for v in report["verdicts"]}
+    cases = [{**r.model_dump(), **verdicts[r.id].model_dump(exclude={"id", "outcome"}), "miss": verdicts[r.id].miss}
+             for r in results]
+    metrics = {key: value for key, value in report.items() if key != "verdicts"}
+    return {**header, "metrics": metrics, "cases": cases}
+
+
+def render_report(header: dict, report: dict, results: list[CaseResult], cases: list[Case]) -> str:
+    title = (f"WIF eval — {len(results)} cases from {header['cases_file']}, engine {header['engine']}, "
+             f"input {header['input']}")
+    parts = [title, _outcome_section(report), _fix_section(report), _usage_section(report),
+             _misses_section(report, results, cases)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _outcome_section(report: dict) -> str:
+    overall = report["outcome"]
+    rows = [[name, m["cases"], m["right"], m["acceptable"], _pct(m["accuracy"]),
+             "" if m["top1"] is None else m["top1"]] for name, m in report["per_category"].items()]
+    rows.append(["ALL", overall["cases"], overall["right"], overall["acceptable"], _pct(overall["accuracy"]),
+                 report["fixes"]["top1"]])
+    return "Outcome accuracy (right + acceptable)\n" + format_table(
+        ["category", "cases", "right", "acceptable", "accuracy", "top-1"], rows)
+
+
+def _fix_section(report: dict) -> str:
+    f = report["fixes"]
+    rows = [
+        ["top-1 exact (release + PR)", f"{f['top1']}/{f['cases_with_fix']}", _pct(f["top1_rate"])],
+        ["found among candidates", f"{f['found']}/{f['cases_with_fix']}", _pct(f["found_rate"])],
+        ["precision of HIGH answers", f"{f['right_high']}/{f['high_answers']}", _pct(f["high_precision"])],
+        ["cases with a wrong claim (must_not_claim)", f"{f['wrong_claims']}", ""],
+    ]
+    return "Fixes\n" + format_table(["metric", "count", "rate"], rows)
+
+
+def _usage_section(report: dict) -> str:
+    rows = [[name, s["mean"], s["median"], s["max"], s["total"]] for name, s in report["usage"].items()]
+    return "Cost per case\n" + format_table(["measure", "mean", "median", "max", "total"], rows)
+
+
+def _misses_section(report: dict, results: list[CaseResult], cases: list[Case]) -> str:
+    by_id = {r.id: r for r in results}
+    case_of = {c.id: c for c in cases}
+    shown = [v for v in report["verdicts"] if v.miss or v.outcome_status == "acceptable"]
+    if not shown:
+        return "Misses: none"
+    rows = [_miss_row(v, by_id[v.id], case_of[v.id]) for v in shown]
+    return "Misses (and tolerated answers)\n" + format_table(
+        ["case", "status", "expected", "answered", "top candidate", "why"], rows, limit=110)
+
+
+def _expected(case: Case) -> str:
+    expect = case.expect
+    fix = f" {expect.fixed_in} #{'/#'.join(map(str, expect.prs))}" if expect.fixed_in else ""
+    return expect.outcome + fix
+
+
+def _miss_row(verdict, result: CaseResult, case: Case) -> list:
+    top = top_candidate(result)
+    status = "tolerated" if not verdict.miss else ("WRONG CLAIM " + ", ".join(verdict.wrong_claims)
+                                                   if verdict.wrong_claims else "miss")
+    return [verdict.id, status, _expected(case), result.outcome,
+            f"{top.version} #{top.pr} ({top.confidence})" if top else "–", result.error or result.summary]

@@ -1,0 +1,93 @@
+"""`wif runs`: list, show and query run records (read-only).
+
+  wif runs list  [--limit N] [--json]       newest first
+  wif runs show  RUN_ID|last [--json]       a readable timeline of one run
+  wif runs query "SELECT …" [--json]        any single read-only SELECT over the records
+
+Tables: runs, subtasks, tool_calls, llm_calls (see wif_action/run_records/schema.py).
+Exit codes: 0 ok; 1 no such run; 2 unusable file or refused/failed query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+
+from indexer.schema import CacheError
+from wif_action.run_records import RUNS_DB_ENV
+from wif_action.run_records.query import QueryError, as_dicts, connect, select
+from wif_action.run_records.tables import format_table
+from wif_action.run_records.timeline import load_run, render_run
+
+LIST_SQL = """select id, started_at, source, repo, version, outcome,
+  case when top_pr is not null then top_version || ' #' || top_pr end as top,
+  round(duration_ms / 1000.0, 2) as seconds, github_requests, llm_calls, status
+from runs order by id desc limit ?"""
+EXAMPLES = """examples:
+  wif runs list --runs-db runs.db
+  wif runs show last --runs-db runs.db
+  wif runs query --runs-db runs.db "SELECT tool, count(*), sum(ok = 0) FROM tool_calls GROUP BY tool"
+  wif runs query --runs-db runs.db "SELECT avg(github_requests), avg(prompt_tokens) FROM runs"
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EXAMPLES
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--runs-db", default=os.environ.get(RUNS_DB_ENV) or "runs.db", metavar="FILE",
+                        help=f"run-records file (default: ${RUNS_DB_ENV} or runs.db)")
+    common.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="recent runs, newest first")
+    listing.add_argument("--limit", type=int, default=20)
+    show = actions.add_parser("show", parents=[common], help="the timeline of one run")
+    show.add_argument("run_id", metavar="RUN_ID", help="a run id, or `last`")
+    query = actions.add_parser("query", parents=[common], help="a read-only SELECT over the records")
+    query.add_argument("sql", metavar="SQL")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        conn = connect(args.runs_db)
+    except CacheError as error:
+        print(f"wif runs: {error}", file=sys.stderr)
+        return 2
+    try:
+        return {"list": _list, "show": _show, "query": _query}[args.action](conn, args)
+    except QueryError as error:
+        print(f"wif runs: {error}", file=sys.stderr)
+        return 2
+    finally:
+        conn.close()
+
+
+def _print_rows(headers: list[str], rows: list[tuple], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(as_dicts(headers, rows), ensure_ascii=False))
+    else:
+        print(format_table(headers, rows) if rows else "(no rows)")
+
+
+def _list(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+    headers, rows = select(conn, LIST_SQL, [max(1, args.limit)])
+    _print_rows(headers, rows, args.json)
+    return 0
+
+
+def _show(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+    record = load_run(conn, args.run_id)
+    if record is None:
+        print(f"wif runs: no run {args.run_id} in {args.runs_db}", file=sys.stderr)
+        return 1
+    print(json.dumps(record, ensure_ascii=False) if args.json else render_run(record))
+    return 0
+
+
+def _query(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+    headers, rows = select(conn, args.sql)
+    _print_rows(headers, rows, args.json)
+    return 0

@@ -1,0 +1,230 @@
+"""Evaluation cases and the metrics over their results — pure functions, no I/O besides loading cases.
+
+Why separate from the command: the metric definitions (what counts as a right
+answer, an acceptable one, a wrong claim) are the contract of the eval and are
+unit-tested on hand-made results; `wif eval` only runs cases and prints.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from indexer.versions import parse_tag, version_key
+
+USAGE_FIELDS = ("github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
+
+
+class CaseFileError(Exception):
+    """The cases file cannot be used; the message names the line."""
+
+
+class FixRef(BaseModel):
+    fixed_in: str
+    pr: int
+
+
+class Expectation(BaseModel):
+    outcome: str
+    fixed_in: str | None = None
+    prs: list[int] = Field(default_factory=list)
+    also_acceptable: list[FixRef] = Field(default_factory=list)
+    must_not_claim: list[FixRef] = Field(default_factory=list)
+
+    def fixes(self) -> list[FixRef]:
+        """Every (release, PR) that is a right answer: the expected fix's PRs plus `also_acceptable`."""
+        main = [FixRef(fixed_in=self.fixed_in, pr=pr) for pr in self.prs] if self.fixed_in else []
+        return main + list(self.also_acceptable)
+
+
+class Case(BaseModel):
+    id: str
+    category: str
+    expect: Expectation
+    repo: str | None = None
+    sdk: str | None = None
+    version: str | None = None
+    problem: str | None = None
+    message: str | None = None
+    links: list[str] = Field(default_factory=list)
+    difficulty: str | None = None
+
+
+class Claim(BaseModel):
+    """A candidate of an answer, reduced to what the metrics compare."""
+
+    version: str
+    tag: str = ""
+    pr: int
+    confidence: str
+    reason: str = ""
+
+
+class CaseResult(BaseModel):
+    """What WIF answered for one case (and what it cost)."""
+
+    id: str
+    outcome: str
+    candidates: list[Claim] = Field(default_factory=list)
+    github_requests: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    summary: str = ""
+    error: str | None = None
+
+
+class Verdict(BaseModel):
+    """How one result compares with its case."""
+
+    id: str
+    category: str
+    expected: str
+    outcome: str
+    outcome_status: str  # right | acceptable | wrong
+    has_fix: bool
+    top1: bool = False
+    found: bool = False
+    wrong_claims: list[str] = Field(default_factory=list)
+
+    @property
+    def miss(self) -> bool:
+        return self.outcome_status == "wrong" or (self.has_fix and not self.top1) or bool(self.wrong_claims)
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    """Parse a JSONL cases file; raises CaseFileError naming the bad line."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CaseFileError(f"cannot read {path}: {error}") from error
+    cases = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            cases.append(Case.model_validate(json.loads(line)))
+        except (ValueError, ValidationError) as error:
+            raise CaseFileError(f"{path}:{number}: not a valid case ({_first_line(error)})") from error
+    if not cases:
+        raise CaseFileError(f"{path}: no cases")
+    ids = [case.id for case in cases]
+    if len(set(ids)) != len(ids):
+        raise CaseFileError(f"{path}: duplicate case ids")
+    return cases
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).splitlines()[0][:200]
+
+
+def bare(version: str | None) -> str:
+    """A version/tag for comparison: trimmed, leading `v` removed."""
+    text = (version or "").strip()
+    return text[1:] if text[:1] in ("v", "V") else text
+
+
+def is_claim_of(claim: Claim, refs: list[FixRef]) -> bool:
+    """Whether a candidate names one of `refs` (same PR, same release by tag or version)."""
+    releases = {bare(claim.tag), bare(claim.version)} - {""}
+    return any(claim.pr == ref.pr and bare(ref.fixed_in) in releases for ref in refs)
+
+
+def top_candidate(result: CaseResult) -> Claim | None:
+    """The candidate the answer leads with, as rendered: the first HIGH one, else the oldest release."""
+    highs = [c for c in result.candidates if c.confidence == "high"]
+    if highs:
+        return highs[0]
+    return min(result.candidates, key=_release_order, default=None)
+
+
+def _release_order(claim: Claim) -> str:
+    parsed = parse_tag(claim.tag or claim.version)
+    return version_key(parsed) if parsed else ""
+
+
+def outcome_status(case: Case, result: CaseResult) -> str:
+    """right, acceptable (a MEDIUM on an already-has-fix case that claims nothing forbidden), or wrong."""
+    if result.outcome == case.expect.outcome:
+        return "right"
+    if case.category == "already_has_fix" and result.outcome == "medium" and not wrong_claims(case, result):
+        return "acceptable"
+    return "wrong"
+
+
+def wrong_claims(case: Case, result: CaseResult) -> list[str]:
+    """Candidates that name a `must_not_claim` entry, as `version #PR`."""
+    return [f"{c.version} #{c.pr}" for c in result.candidates if is_claim_of(c, case.expect.must_not_claim)]
+
+
+def judge_result(case: Case, result: CaseResult) -> Verdict:
+    fixes = case.expect.fixes()
+    top = top_candidate(result)
+    return Verdict(
+        id=case.id, category=case.category, expected=case.expect.outcome, outcome=result.outcome,
+        outcome_status=outcome_status(case, result), has_fix=bool(fixes),
+        top1=bool(fixes) and top is not None and is_claim_of(top, fixes),
+        found=bool(fixes) and any(is_claim_of(c, fixes) for c in result.candidates),
+        wrong_claims=wrong_claims(case, result),
+    )
+
+
+def ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def accuracy(verdicts: list[Verdict]) -> dict:
+    right = sum(v.outcome_status == "right" for v in verdicts)
+    acceptable = sum(v.outcome_status == "acceptable" for v in verdicts)
+    return {"cases": len(verdicts), "right": right, "acceptable": acceptable,
+            "accuracy": ratio(right + acceptable, len(verdicts)), "strict_accuracy": ratio(right, len(verdicts))}
+
+
+def fix_metrics(verdicts: list[Verdict]) -> dict:
+    """Top-1 and found-among-candidates over cases with an expected fix; HIGH precision over all."""
+    with_fix = [v for v in verdicts if v.has_fix]
+    highs = [v for v in verdicts if v.outcome == "high"]
+    right_highs = sum(v.has_fix and v.top1 for v in highs)
+    return {
+        "cases_with_fix": len(with_fix),
+        "top1": sum(v.top1 for v in with_fix), "top1_rate": ratio(sum(v.top1 for v in with_fix), len(with_fix)),
+        "found": sum(v.found for v in with_fix), "found_rate": ratio(sum(v.found for v in with_fix), len(with_fix)),
+        "high_answers": len(highs), "right_high": right_highs, "high_precision": ratio(right_highs, len(highs)),
+        "wrong_claims": sum(bool(v.wrong_claims) for v in verdicts),
+    }
+
+
+def usage_stats(results: list[CaseResult]) -> dict:
+    """Mean, median and max per case of each cost measure."""
+    stats = {}
+    for name in USAGE_FIELDS:
+        values = [float(getattr(r, name)) for r in results] or [0.0]
+        stats[name] = {"mean": statistics.fmean(values), "median": statistics.median(values), "max": max(values),
+                       "total": sum(values)}
+    return stats
+
+
+def summarize(cases: list[Case], results: list[CaseResult]) -> dict:
+    """All metrics of a run: overall and per-category accuracy, fix metrics, usage, verdicts."""
+    by_id = {case.id: case for case in cases}
+    verdicts = [judge_result(by_id[r.id], r) for r in results]
+    per_category: dict[str, list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        per_category[verdict.category].append(verdict)
+    return {
+        "outcome": accuracy(verdicts),
+        "per_category": {name: {**accuracy(vs), **_category_fix(vs)} for name, vs in sorted(per_category.items())},
+        "fixes": fix_metrics(verdicts),
+        "usage": usage_stats(results),
+        "verdicts": verdicts,
+    }
+
+
+def _category_fix(verdicts: list[Verdict]) -> dict:
+    with_fix = [v for v in verdicts if v.has_fix]
+    return {"top1": sum(v.top1 for v in with_fix) if with_fix else None}

@@ -1,0 +1,58 @@
+"""Keep secrets out of run records.
+
+Run records hold prompts, inputs and errors, any of which can carry a token
+(pasted into a Slack message, echoed in an error). Everything is passed through
+a `Redactor` before it is stored: the configured secrets' exact values and
+anything shaped like a GitHub, OpenAI or Slack token or an Authorization header.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+MARK = "[redacted]"
+_MIN_SECRET_LEN = 6  # shorter env values would redact ordinary words
+_PATTERNS = (
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{10,}"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{10,}"),
+    re.compile(r"\b(?:sk|rk)-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{10,}"),
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{6,}"),
+)
+# a credential after a scheme word; the digit lookahead spares prose like "token expiration"
+_BEARER = re.compile(r"\b(Bearer|Basic|token)\s+(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{6,}", re.IGNORECASE)
+_AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*[:=]\s*)[^\r\n,;]+")
+
+
+class Redactor:
+    """Replaces secrets in strings (and in nested JSON-like values) with `[redacted]`."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()):
+        source = os.environ if env is None else env
+        values = [source.get(name, "") for name in SECRET_ENV] + list(extra)
+        self._secrets = sorted({v.strip() for v in values if len(v.strip()) >= _MIN_SECRET_LEN}, key=len,
+                               reverse=True)
+
+    def text(self, value: str | None) -> str | None:
+        if not value:
+            return value
+        for secret in self._secrets:
+            value = value.replace(secret, MARK)
+        value = _AUTH_HEADER.sub(lambda m: m.group(1) + MARK, value)
+        value = _BEARER.sub(lambda m: f"{m.group(1)} {MARK}", value)
+        for pattern in _PATTERNS:
+            value = pattern.sub(MARK, value)
+        return value
+
+    def value(self, value: Any) -> Any:
+        """Redact every string inside dicts, lists and tuples (keys too)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value

@@ -1,0 +1,79 @@
+"""The one module that owns the SQLite schema of the run-records file.
+
+Same approach as the release cache (`indexer/schema.py`): a named migration
+set, applied on open for writers, checked (never applied) for readers, so a
+reader never mistakes the release cache or a newer file for run records.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database, Migrations
+
+from indexer.schema import BUSY_TIMEOUT_MS, migration, open_migrated
+
+MIGRATIONS = Migrations("wif-runs")
+LABEL = "WIF run-records file"
+
+
+@migration(MIGRATIONS)
+def m001_run_records(db: Database) -> None:
+    db["runs"].create(
+        {
+            "id": int, "started_at": str, "finished_at": str, "duration_ms": int, "status": str,
+            "source": str, "engine": str, "cache": str, "wif_version": str, "inputs": str,
+            "repo": str, "version": str, "problem": str, "outcome": str, "top_version": str,
+            "top_pr": int, "top_confidence": str, "github_requests": int, "llm_calls": int,
+            "prompt_tokens": int, "completion_tokens": int, "answer": str, "message": str, "error": str,
+        },
+        pk="id",
+        not_null={"started_at", "status"},
+        defaults={"status": "running"},
+    )
+    db["runs"].create_index(["started_at"])
+    db["subtasks"].create(
+        {"run_id": int, "seq": int, "name": str, "started_ms": float, "duration_ms": float, "outcome": str},
+        pk=("run_id", "seq"),
+        foreign_keys=[("run_id", "runs", "id")],
+    )
+    db["tool_calls"].create(
+        {
+            "run_id": int, "seq": int, "subtask": str, "tool": str, "method": str, "arguments": str,
+            "result": str, "started_ms": float, "duration_ms": float, "ok": int, "error": str, "github_requests": int,
+        },
+        pk=("run_id", "seq"),
+        foreign_keys=[("run_id", "runs", "id")],
+    )
+    db["tool_calls"].create_index(["tool", "method"])
+    db["llm_calls"].create(
+        {
+            "run_id": int, "seq": int, "subtask": str, "tool": str, "model": str, "schema": str,
+            "prompt": str, "response": str, "prompt_tokens": int, "completion_tokens": int,
+            "started_ms": float, "latency_ms": int, "ok": int, "error": str,
+        },
+        pk=("run_id", "seq"),
+        foreign_keys=[("run_id", "runs", "id")],
+    )
+
+
+def hint(path: Path) -> str:
+    return f"Point --runs-db at a run-records file, or at a new path to start one ({path} is not usable)."
+
+
+def open_runs(path: str | Path, *, create: bool = False) -> Database:
+    """Open the run-records file; writers pass create=True (creates/migrates), readers don't.
+
+    Raises indexer.schema.CacheError when the file is missing, foreign or of another schema.
+    """
+    return open_migrated(Path(path), MIGRATIONS, LABEL, hint(Path(path)), create=create)
+
+
+def open_runs_readonly(path: str | Path) -> sqlite3.Connection:
+    """A connection that cannot write: checked schema, `mode=ro` URI and `PRAGMA query_only`."""
+    open_runs(path).conn.close()
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
