@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import requests
 import urllib3.exceptions
 from github import Auth, Github, GithubException, GithubRetry
+from github.GithubException import RateLimitExceededException
 from github.Repository import Repository
 
 from indexer.registry import SLUG
@@ -27,6 +29,8 @@ DEFAULT_API_URL = "https://api.github.com"
 PER_PAGE = 100
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 _POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
+# GitHub token shapes (classic and fine-grained PATs, app and Actions tokens), for server text we repeat.
+_TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{16,}|v1\.[0-9a-f]{40})\b")
 T = TypeVar("T")
 
 
@@ -50,6 +54,35 @@ class Page:
     next_url: str | None
 
 
+class BoundedRetry(GithubRetry):
+    """GithubRetry that never sleeps longer than `max_rate_limit_wait` for a `Retry-After`.
+
+    Why: urllib3 sleeps whatever `Retry-After` a 403, 429 or 503 carries (up to six hours)
+    before GithubRetry's own cap is consulted; an unattended run must fail fast instead.
+    A 403/429 asking for too long a wait raises RateLimitExceededException, anything else
+    GithubException, each carrying the response's status and headers.
+    """
+
+    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
+                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Any:
+        wait = self._asked_wait(response)
+        limit = self.max_rate_limit_wait
+        if wait is not None and limit is not None and wait > limit:
+            data = {"message": f"GitHub asked to retry after {wait:g} s, more than the {limit:g} s allowed"}
+            kind = RateLimitExceededException if response.status in (403, 429) else GithubException
+            raise kind(response.status, data, dict(response.headers))
+        return super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[arg-type]
+
+    def _asked_wait(self, response: Any) -> float | None:
+        value = response.headers.get("Retry-After") if response is not None else None
+        if not value:
+            return None
+        try:
+            return float(self.parse_retry_after(value))
+        except Exception:  # an unreadable Retry-After: urllib3 decides, as before
+            return None
+
+
 class ReleaseSource:
     """A PyGithub client that counts its requests and speaks in ReleaseRecords and SourceErrors."""
 
@@ -66,8 +99,8 @@ class ReleaseSource:
         self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
         # Bounded: a scheduled run should fail one repository quickly, not sleep for an hour.
         # retries=None turns retrying off (tests: a scripted fault is answered exactly once).
-        retry = None if retries is None else GithubRetry(total=retries,
-                                                         max_rate_limit_wait=max_rate_limit_wait)
+        retry = None if retries is None else BoundedRetry(total=retries,
+                                                          max_rate_limit_wait=max_rate_limit_wait)
         self.github = Github(
             base_url=self.base_url,
             auth=Auth.Token(token) if token else None,
@@ -78,6 +111,7 @@ class ReleaseSource:
             lazy=True,
         )
         self.requests = 0
+        self._token = token or ""
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> ReleaseSource:
@@ -98,8 +132,18 @@ class ReleaseSource:
         """The page after `page` (its Link header's next URL), or None at the end."""
         if not page.next_url:
             return None
-        # PyGithub reduces an absolute URL to path + query on its own base host.
-        return self._page(slug, page.next_url, {}, {})
+        # PyGithub reduces an absolute URL to path + query on its own base host, so a link to another
+        # host would silently be read from this one: refuse it instead.
+        if not _same_origin(page.next_url, self.base_url):
+            raise SourceError(slug, f"GitHub's next-page link points to another host ({page.next_url[:200]}); "
+                                    "not followed")
+        try:
+            return self._page(slug, page.next_url, {}, {})
+        except SourceError as error:
+            if error.status != 404:
+                raise
+            raise SourceError(slug, f"GitHub's next-page link {page.next_url[:200]} led nowhere (HTTP 404)",
+                              404) from error
 
     def pages(self, slug: str) -> Iterator[Page]:
         """Every page, newest first, unconditionally."""
@@ -116,7 +160,7 @@ class ReleaseSource:
             return Page(304, _header(response_headers, "etag") or headers.get("If-None-Match"), None, None)
         data = _json(slug, text)
         if status >= 400:
-            raise _error_for_status(slug, status, response_headers, data, self.base_url)
+            raise self._status_error(slug, status, response_headers, data)
         if not isinstance(data, list):
             raise SourceError(slug, f"GitHub returned an unexpected releases payload (HTTP {status})")
         link = _header(response_headers, "link") or ""
@@ -147,7 +191,7 @@ class ReleaseSource:
         if status == 404:
             return None
         if status >= 400:
-            raise _error_for_status(slug, status, headers, _json(slug, text, strict=False), self.base_url)
+            raise self._status_error(slug, status, headers, _json(slug, text, strict=False))
         if "json" in (_header(headers, "content-type") or ""):
             return None  # the server ignored the raw media type (no large-file support): give up quietly
         return text
@@ -161,6 +205,8 @@ class ReleaseSource:
             if error.status == 404:
                 return None
             raise
+        if not isinstance(pr.raw_data, dict) or pr.raw_data.get("number") != number:
+            raise SourceError(slug, f"GitHub returned an unexpected payload for PR #{number}")
         return {
             "number": number,
             "title": pr.title or "",
@@ -181,6 +227,12 @@ class ReleaseSource:
         return None if limit < 0 else (remaining, limit)
 
     # -------------------------------------------------------------------- helpers
+    def _status_error(self, slug: str, status: int, headers: Any, data: Any) -> SourceError:
+        """The SourceError for an HTTP error, without the token should the server's message quote it."""
+        error = _error_for_status(slug, status, headers, data, self.base_url)
+        message = redact_tokens(error.message)
+        return SourceError(slug, message.replace(self._token, "[redacted]") if self._token else message, status)
+
     def _repo(self, slug: str) -> Repository:
         return self.github.get_repo(slug)  # lazy client: no request
 
@@ -190,13 +242,27 @@ class ReleaseSource:
         try:
             return request()
         except GithubException as error:
-            raise _error_for_status(slug, error.status, error.headers or {}, error.data,
-                                    self.base_url) from error
+            raise self._status_error(slug, error.status, error.headers or {}, error.data) from error
         except requests.exceptions.RetryError as error:
             raise SourceError(slug, f"GitHub kept failing after retries ({_reason(error)})", 502) from error
+        except ValueError as error:  # PyGithub's own JSON decoding (PR details, contents)
+            raise SourceError(slug, f"GitHub returned malformed JSON ({str(error)[:200]})") from error
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
             reason = f"cannot reach GITHUB_API_URL ({self.base_url}: {_reason(error)})"
             raise SourceError(slug, reason) from error
+
+
+def redact_tokens(text: str) -> str:
+    """Text from a server (an error message) with anything shaped like a GitHub token removed."""
+    return _TOKEN_SHAPES.sub("[redacted]", text)
+
+
+def _same_origin(url: str, base_url: str) -> bool:
+    """Whether an absolute `url` is on the API's scheme, host and port (a relative one always is)."""
+    target, base = urlsplit(url), urlsplit(base_url)
+    if not target.netloc:
+        return True
+    return (target.scheme, target.hostname, target.port) == (base.scheme, base.hostname, base.port)
 
 
 def check_slug(slug: str) -> None:

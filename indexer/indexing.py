@@ -33,6 +33,7 @@ from indexer.versions import parse_tag, version_key
 
 RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
 PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for other repositories' releases
+MAX_PAGES = 500  # 50,000 releases: far beyond any SDK; a bound on a misbehaving server
 NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an issue), so it is not re-fetched
 Progress = Callable[[str], None]
 
@@ -189,6 +190,7 @@ class _RepositoryPass:
     def _changed_pages(self, first: Page, cached: dict[str, _Cached]) -> list[ReleaseRecord]:
         """Pages newest-first until one is all cached, unchanged and older than the refresh window."""
         records: list[ReleaseRecord] = []
+        seen: set[str] = set()  # next-page URLs followed: a server whose links loop must not loop us
         page: Page | None = first
         while page is not None:
             self.report.pages += 1
@@ -196,6 +198,11 @@ class _RepositoryPass:
             records.extend(releases)
             if not releases or _settled(releases, cached, self.cutoff):
                 break
+            if page.next_url in seen or len(seen) >= MAX_PAGES:
+                raise SourceError(self.slug, f"GitHub's next-page links loop (or exceed {MAX_PAGES} pages) at "
+                                             f"{(page.next_url or '')[:200]}; stopped")
+            if page.next_url:
+                seen.add(page.next_url)
             page = self.source.next_page(self.slug, page)
         return records
 

@@ -53,7 +53,7 @@ class Registry:
         "@sentry/react-native" must beat "react".
         """
         found: dict[str, str] = {}
-        for match in self._alias_pattern().finditer(text.lower()):
+        for match in self._alias_pattern().finditer(fold_case(text)):
             alias = match.group(1)
             original = text[match.start(1):match.end(1)]
             if alias in CAPITALISED_ONLY and not original[:1].isupper():
@@ -79,6 +79,11 @@ class Registry:
             body = "|".join(re.escape(name) for name in names) or "(?!)"
             self._pattern = re.compile(rf"(?<![\w@/.-])({body})(?![\w-]|\.\w)")
         return self._pattern
+
+
+def fold_case(text: str) -> str:
+    """Lowercase that keeps every character's offset ("İ".lower() is two characters long)."""
+    return "".join(low if len(low := char.lower()) == 1 else char for char in text)
 
 
 def _normalise(name: str) -> str:

@@ -130,13 +130,14 @@ def _connect(path: Path) -> Database:
 
 
 def rebuild_hint(path: Path) -> str:
-    return f"Rebuild it with `wif index --db {path} --all` (or delete the file and re-run the indexer)."
+    return (f"Run `wif index --db {path} --all` to build or update it; if `wif index` refuses the file, "
+            "delete it (or point --db at a new path) and run that again.")
 
 
 def open_cache(path: str | Path, *, create: bool = False) -> Database:
     """Open (and with create=True, create or migrate) the release cache at `path`.
 
-    Readers pass create=False: a missing, empty, foreign or wrong-schema file
+    Readers pass create=False: a missing, empty, foreign, damaged or wrong-schema file
     raises CacheError instead of answering from a half-valid database.
     """
     return open_migrated(Path(path), MIGRATIONS, "WIF release cache", rebuild_hint(Path(path)), create=create)
@@ -145,24 +146,62 @@ def open_cache(path: str | Path, *, create: bool = False) -> Database:
 def open_migrated(
     path: Path, migrations: Migrations, label: str, hint: str, *, create: bool = False
 ) -> Database:
-    """Open a SQLite file owned by one migration set, checking it is that kind of file."""
+    """Open a SQLite file owned by one migration set, checking it is that kind of file and undamaged.
+
+    A file that is refused is left untouched (the checks only read).
+    """
     if not create and (not path.exists() or path.stat().st_size == 0):
         raise CacheError(f"No {label} at {path} (file missing or empty). {hint}")
+    db: Database | None = None
     try:
         db = _connect(path)
         _check_schema(db, path, migrations, label, hint, create=create)
+        _check_pages(db, path, label, hint)
         if create:
-            db.enable_wal()
-            migrations.apply(db)
-    except sqlite3.DatabaseError as error:
-        raise CacheError(f"{path} is not a readable {label} ({error}). {hint}") from error
+            _migrate(db, path, migrations, label, hint)
+    except BaseException as error:
+        if db is not None:
+            db.close()
+        if isinstance(error, sqlite3.DatabaseError):
+            raise CacheError(f"{path} is not a readable {label} ({error}). {hint}") from error
+        raise
     return db
+
+
+def _check_pages(db: Database, path: Path, label: str, hint: str) -> None:
+    """`PRAGMA quick_check`: a truncated or overwritten file is refused at open, not discovered
+    halfway through an answer. It reads every page once: ~25 ms for the 20 MB example cache."""
+    problems = [row[0] for row in db.execute("PRAGMA quick_check(3)").fetchall()]
+    if problems != ["ok"]:
+        details = " ".join("; ".join(problems).split())[:300]
+        raise CacheError(f"{path} is a damaged {label} ({details}). {hint}")
+
+
+def _migrate(db: Database, path: Path, migrations: Migrations, label: str, hint: str) -> None:
+    """Create or migrate the schema in one IMMEDIATE transaction.
+
+    Why: two indexers starting together on a new file would otherwise both create the
+    tables (the second fails), and a kill between the migrations table and the first
+    migration left a file that every later run refused.
+    """
+    db.enable_wal()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        _check_schema(db, path, migrations, label, hint, create=True)  # another process may have migrated
+        migrations.apply(db)
+    except BaseException:
+        if db.conn.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def _check_schema(
     db: Database, path: Path, migrations: Migrations, label: str, hint: str, *, create: bool
 ) -> None:
     tables = set(db.table_names())
+    if tables == {migrations.migrations_table} and not _count(db, migrations.migrations_table):
+        tables = set()  # an older WIF killed between creating this table and its first migration
     if not tables:
         if create:
             return
@@ -177,3 +216,7 @@ def _check_schema(
                          f"Upgrade WIF, or rebuild: {hint}")
     if not create and known - applied:
         raise CacheError(f"{path} has an older schema. {hint}")
+
+
+def _count(db: Database, table: str) -> int:
+    return db.execute(f"select count(*) from [{table}]").fetchone()[0]

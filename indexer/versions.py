@@ -16,6 +16,9 @@ _TRAILING_VERSION = re.compile(r"(\d+(?:\.\d+){0,6}(?:[-._+]?[A-Za-z][A-Za-z0-9.
 _PHASES = {"dev": "0", "a": "1", "b": "2", "rc": "3", None: "5"}
 _WIDTH = 12
 _PARTS = 6
+_MAX_NUMBER = 10**_WIDTH - 2  # the key stores post + 1, and 10**_WIDTH - 1 stands for "no dev part"
+_MAX_EPOCH = 9999
+_LOCAL_SEPARATORS = re.compile(r"[._-]")
 
 
 def parse_tag(tag: str | None) -> Version | None:
@@ -27,10 +30,23 @@ def parse_tag(tag: str | None) -> Version | None:
     for candidate in (text, _trailing(text)):
         if candidate:
             try:
-                return Version(candidate)
+                version = Version(candidate)
             except InvalidVersion:
                 continue
+            if _orderable(version):
+                return version
     return None
+
+
+def _orderable(version: Version) -> bool:
+    """Whether `version_key` orders it exactly (its fields are fixed-width); others are not versions.
+
+    Why: a clamped 13-digit number or a 7th release part would tie with, or sort before,
+    versions it is greater than, and "releases strictly after V" would then be wrong.
+    """
+    numbers = [*version.release[:_PARTS], version.pre[1] if version.pre else 0, version.post or 0,
+               version.dev or 0]
+    return version.epoch <= _MAX_EPOCH and not any(version.release[_PARTS:]) and max(numbers) <= _MAX_NUMBER
 
 
 def _trailing(text: str) -> str | None:
@@ -63,8 +79,22 @@ def version_key(version: Version) -> str:
     parts.append(f"{post + 1:0{_WIDTH}d}")
     dev = version.dev if version.dev is not None else 10**_WIDTH - 1
     parts.append(f"{dev:0{_WIDTH}d}")
-    parts.append(version.local or "")
+    parts.append(_local_key(version.local))
     return ".".join(parts)
+
+
+def _local_key(local: str | None) -> str:
+    """PEP 440 order of a local part ("+build.12"): segment by segment, numbers by value and after words."""
+    if not local:
+        return ""
+    return ".".join(_local_segment(segment) for segment in _LOCAL_SEPARATORS.split(local))
+
+
+def _local_segment(segment: str) -> str:
+    if segment.isdigit():
+        digits = str(int(segment))
+        return f"n{len(digits):03d}{digits}"
+    return "a" + segment
 
 
 def display_version(tag: str) -> str:

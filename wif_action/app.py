@@ -29,6 +29,8 @@ class AppConfig:
     deadline_seconds: float = 240.0
     github_timeout: float = 10.0
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    runs_db: str | Path | None = None  # run-records file (None: not recorded)
+    run_source: str = "cli"  # stored on each run record: cli, action, eval:<case>
 
 
 def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registry:
@@ -53,4 +55,10 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
         fallback = OfflineJudge(cache, registry)
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
     options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds)
-    return Workflow(tools=tools, registry=registry, progress=progress, options=options)
+    workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options)
+    if config.runs_db:
+        from wif_action.run_records.hook import with_run_records
+
+        return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
+                                cache=str(config.db))
+    return workflow

@@ -28,7 +28,9 @@ class Journal:
     urls_read: set[str] = field(default_factory=set)
 
     def skip(self, step: str, reason: str) -> None:
-        self.skipped.append(Skipped(step=step, reason=reason[:300]))
+        entry = Skipped(step=step, reason=reason[:300])
+        if entry not in self.skipped:
+            self.skipped.append(entry)
 
     def note(self, line: str) -> None:
         self.trace.append(line)

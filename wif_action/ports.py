@@ -121,3 +121,8 @@ class ToolError(Exception):
         super().__init__(f"{tool}: {reason}")
         self.tool = tool
         self.reason = reason
+
+
+class ToolUnavailable(ToolError):
+    """A failure every further call of this tool would repeat this run (unreachable, rate limited,
+    token rejected, the run's deadline): callers stop using the tool instead of retrying it."""

@@ -2,19 +2,27 @@
 
 Order (spec): extract request → resolve repository → check links → fetch
 release range → scan release notes → resolve answer. Any subtask may end the
-run early; the answer subtask always runs, so every path produces an Answer.
+run early; the answer subtask always runs, so every path produces an Answer —
+even when a subtask fails unexpectedly (the answer is then `failed`).
+
+The run has a deadline: once it passes, GitHub and the primary engine are no
+longer called (their calls fail fast as skipped steps), so a slow upstream
+costs at most the one call in flight, bounded by its own timeout and retries.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Outcome, Usage
-from wif_action.ports import NullObserver, Progress, RunObserver, ToolError
+from wif_action.ports import NullObserver, Progress, RunObserver, ToolError, ToolUnavailable
 from wif_action.rendering import DEFAULT_MENTION
 from wif_action.subtasks.check_links import check_links
 from wif_action.subtasks.extract_request import extract_request
@@ -23,6 +31,9 @@ from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.subtasks.resolve_repository import resolve_repository
 from wif_action.subtasks.scan_release_notes import scan_release_notes
+
+_log = logging.getLogger(__name__)
+DEADLINE_REASON = "not attempted: the run's deadline was reached"
 
 
 @dataclass
@@ -54,14 +65,21 @@ class Workflow:
     def run(self, inputs: AskInput) -> Answer:
         journal = Journal(deadline=time.monotonic() + self.options.deadline_seconds)
         self.progress.checkpoint("Analyzing…")
-        findings = self._analyze(inputs, journal)
+        engine_rejections = len(getattr(self.tools.judge, "rejected_claims", []))
+        try:
+            findings = self._analyze(inputs, journal, until_deadline(self.tools, journal))
+        except Exception as error:  # a bug must still end in an answer; the traceback goes to the log
+            _log.exception("the analysis stopped on an unexpected error")
+            journal.skip("analysis", f"stopped by an unexpected {type(error).__name__}")
+            findings = Findings(outcome=Outcome.FAILED, user_version=inputs.version,
+                                question="an unexpected error stopped the analysis (details are in the log).")
+        journal.rejected += getattr(self.tools.judge, "rejected_claims", [])[engine_rejections:]
         answer = self._step("resolve_answer", lambda: resolve_answer(
             findings, journal, self._usage(), self.mention_for(findings.repo)))
         self.progress.finish("Done.")
         return answer
 
-    def _analyze(self, inputs: AskInput, journal: Journal) -> Findings:
-        tools = self.tools
+    def _analyze(self, inputs: AskInput, journal: Journal, tools: AnalysisTools) -> Findings:
         extracted = self._step("extract_request", lambda: extract_request(inputs, tools.judge, tools.fallback, journal))
         request = extracted.request
         findings = Findings(user_version=request.version, question=extracted.question)
@@ -74,14 +92,14 @@ class Workflow:
             return self._stop(findings, Outcome(repository.outcome), repository.message)
         if extracted.outcome != "ok":
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
-        return self._analyze_repository(request, repository.repo, findings, journal)
+        return self._analyze_repository(request, repository.repo, findings, journal, tools)
 
-    def _analyze_repository(self, request, repo: str, findings: Findings, journal: Journal) -> Findings:
-        tools = self.tools
+    def _analyze_repository(self, request, repo: str, findings: Findings, journal: Journal,
+                            tools: AnalysisTools) -> Findings:
         evaluator = PrEvaluator(repo, request, tools, journal)
         try:
             user_release = tools.cache.find_release(repo, request.version) if parse_tag(request.version) else None
-            links = self._links(request, repo, user_release, evaluator, journal)  # needs a real user release
+            links = self._links(request, repo, user_release, evaluator, journal, tools)  # needs a user release
             if links.outcome == "high":
                 return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
                                                    "prs_evaluated": evaluator.evaluated})
@@ -102,18 +120,20 @@ class Workflow:
             known=links.candidates,
         ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
-            return self._stop(findings, Outcome.FAILED, "the release notes could not be read or judged.")
+            reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
+                      else "the release notes could not be read or judged.")
+            return self._stop(findings, Outcome.FAILED, reason)
         return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
                                            "prs_evaluated": evaluator.evaluated})
 
-    def _links(self, request, repo, user_release, evaluator: PrEvaluator, journal: Journal):
+    def _links(self, request, repo, user_release, evaluator: PrEvaluator, journal: Journal, tools: AnalysisTools):
         from wif_action.subtasks.check_links import LinkResult
 
         if not request.links or user_release is None:
             return LinkResult(outcome="fall_through")
         self.progress.checkpoint("Checking linked issues…")
         return self._step("check_links",
-                          lambda: check_links(request.links, repo, user_release, self.tools, evaluator, journal))
+                          lambda: check_links(request.links, repo, user_release, tools, evaluator, journal))
 
     @staticmethod
     def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:
@@ -128,3 +148,35 @@ class Workflow:
         team = self.registry.maintainers(repo).get("github_team") if repo else None
         return f"{self.options.mention} ({team})" if team else self.options.mention
 
+
+def until_deadline(tools: AnalysisTools, journal: Journal) -> AnalysisTools:
+    """The run's tools with GitHub and the primary engine cut off at the deadline.
+
+    The release cache and the fallback engine stay available: both are local and fast, and
+    they are what still answers once the deadline has passed.
+    """
+    judge = _UntilDeadline(tools.judge, "judge", journal)
+    fallback = judge if tools.fallback is tools.judge else tools.fallback
+    return replace(tools, github=_UntilDeadline(tools.github, "github", journal), judge=judge, fallback=fallback)
+
+
+class _UntilDeadline:
+    """Passes every attribute through; a method called after the deadline raises ToolUnavailable instead."""
+
+    _UNGUARDED = frozenset({"usage"})
+
+    def __init__(self, target: Any, tool: str, journal: Journal):
+        self._target, self._tool, self._journal = target, tool, journal
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if name.startswith("_") or name in self._UNGUARDED or not callable(value):
+            return value
+
+        @functools.wraps(value)
+        def bounded(*args: Any, **kwargs: Any) -> Any:
+            if self._journal.expired():
+                raise ToolUnavailable(self._tool, DEADLINE_REASON)
+            return value(*args, **kwargs)
+
+        return bounded

@@ -2,6 +2,9 @@
 
 Contract: never a traceback where people look. Any unexpected error becomes
 a `failed` answer with a short message (details on stderr, in the job log).
+Never a secret either: the answer, every skipped step and the question pass
+through a Redactor (the token and key values of this run, and token shapes)
+before they reach Slack, the issue, the outputs, the summary or the log.
 Exit 0 whenever an answer was produced, whatever its outcome; 2 only for a
 configuration error (no usable cache and no way to index, a bad engine),
 and even then the summary and outputs are written.
@@ -26,8 +29,9 @@ from wif_action.delivery.prepare import open_workflow
 from wif_action.delivery.sanitize import github_mention, sanitize, slack_mention
 from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.delivery.slack_progress import SlackDelivery
-from wif_action.models import AskInput, Skipped
+from wif_action.models import Answer, AskInput, Skipped
 from wif_action.rendering import DEFAULT_MENTION
+from wif_action.run_records.redaction import Redactor
 from wif_action.tools.progress import ConsoleProgress, FanOutProgress, RecordingProgress
 
 ENVIRONMENT = """environment (set by action.yml; every value arrives as data, never as script):
@@ -39,6 +43,7 @@ ENVIRONMENT = """environment (set by action.yml; every value arrives as data, ne
   OPENAI_API_KEY, OPENAI_BASE_URL, WIF_MODEL, WIF_VERIFY_MODEL          the OpenAI engine
   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP                       outputs, summary, result files
   WIF_RESULT_JSON, WIF_RUNS_DB, WIF_PROGRESS_INTERVAL                   result paths, progress edit interval
+  WIF_DEADLINE                                                          seconds for the analysis (default 240)
 """
 
 
@@ -70,25 +75,27 @@ class ActionRun:
         self.recording = RecordingProgress()
         self.question = ""
         self.maintainers: dict = {}
+        self.redactor = Redactor(env)
 
     def execute(self) -> int:
         try:
             self.settings = ActionSettings.from_env(self.env)
         except ConfigError as error:
-            self.finish(AnswerText.failure(str(error)))
+            self.finish(AnswerText.failure(self.redactor.text(str(error)) or ""))
             return 2
         trigger = load_trigger(self.env)
         if trigger.ignore:
             return self.ignored(trigger)
         self.open_channels(trigger)
         ask = self.ask_input(trigger)
-        self.question = question_text(ask)
+        self.question = self.redactor.text(question_text(ask)) or ""
         self.start_channels()
         text, code = self.answer(ask)
         self.deliver(text)
         return code
 
     def skip(self, step: str, reason: str) -> None:
+        reason = self.redactor.text(reason) or ""
         print(f"WIF: skipped {step}: {reason}", file=sys.stderr)
         entry = Skipped(step=step, reason=reason[:300])
         if entry not in self.skips:
@@ -146,7 +153,7 @@ class ActionRun:
             workflow = open_workflow(self.settings, ask, self.env, progress, log)
             answer = workflow.run(ask)
         except ConfigError as error:
-            return AnswerText.failure(str(error)), 2
+            return AnswerText.failure(self.redactor.text(str(error)) or ""), 2
         except Exception:
             traceback.print_exc(file=sys.stderr)
             return AnswerText.failure("an unexpected error stopped the analysis (details are in the job log)."), 0
@@ -154,7 +161,11 @@ class ActionRun:
             print(f"WIF: progress sink dropped: {error}", file=sys.stderr)
         if answer.repo:
             self.maintainers = workflow.registry.maintainers(answer.repo)
-        return AnswerText.of(answer, workflow.mention_for(answer.repo)), 0
+        return AnswerText.of(self.redacted(answer), workflow.mention_for(answer.repo)), 0
+
+    def redacted(self, answer: Answer) -> Answer:
+        """The answer with any secret of this run removed (an upstream may have echoed one)."""
+        return Answer.model_validate(self.redactor.value(answer.model_dump(mode="json")))
 
     def deliver(self, text: AnswerText) -> None:
         """Slack reply and issue comment first (their failures become skipped steps), then outputs."""

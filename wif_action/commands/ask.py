@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
+from wif_action.delivery.settings import deadline_from
 from wif_action.models import AskInput
+from wif_action.run_records.redaction import Redactor
 from wif_action.tools.progress import ConsoleProgress, RecordingProgress
 
 EXAMPLES = """examples:
@@ -27,6 +30,7 @@ environment:
   GITHUB_API_URL, GITHUB_TOKEN     GitHub API for PR and issue details (token optional)
   OPENAI_API_KEY, OPENAI_BASE_URL  enable the OpenAI engine (any OpenAI-compatible server)
   WIF_MODEL, WIF_VERIFY_MODEL      models for judging and for the adversarial double-check
+  WIF_DEADLINE                     default of --deadline (seconds)
 """
 
 
@@ -36,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_question_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--runs-db", metavar="FILE", help="keep a run record in this SQLite file (see `wif runs`)")
 
 
 def add_question_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,8 +58,9 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--registry", help="SDK registry JSON (default: the packaged Sentry registry)")
     parser.add_argument("--max-high", type=_max_high, default=1, metavar="N",
                         help="keep scanning until N confirmed high-confidence fixes (1-3, default 1)")
-    parser.add_argument("--deadline", type=float, default=240.0, metavar="SECONDS",
-                        help="time budget for the whole run (default 240)")
+    parser.add_argument("--deadline", type=float, default=deadline_from(os.environ), metavar="SECONDS",
+                        help="time budget for the whole run (default: WIF_DEADLINE, else 240); once spent, "
+                             "GitHub and the LLM are no longer called and the answer says what was skipped")
 
 
 def _max_high(text: str) -> int:
@@ -74,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
         return 2
     config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, max_high=args.max_high,
-                       deadline_seconds=args.deadline)
+                       deadline_seconds=args.deadline, runs_db=args.runs_db)
     progress = RecordingProgress() if args.quiet else ConsoleProgress()
     try:
         workflow = build_workflow(config, progress)
@@ -82,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"wif ask: {error}", file=sys.stderr)
         return 2
     answer = workflow.run(ask_input(args))
+    redactor = Redactor(os.environ)  # an upstream may have echoed a secret into an error we quote
     if args.json:
-        print(json.dumps(answer.public_json(), ensure_ascii=False))
+        print(json.dumps(redactor.value(answer.public_json()), ensure_ascii=False))
     else:
-        print(answer.message)
+        print(redactor.text(answer.message))
     return 0

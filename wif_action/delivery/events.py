@@ -131,7 +131,8 @@ def _ignore_reason(payload: Mapping, comment: dict, issue: dict, command: WifCom
         (command is None, "the comment does not start with /wif"),
         ("pull_request" in issue, "the comment is on a pull request, not an issue"),
         (user.get("type") == "Bot" or MARKER_PREFIX in body, "the comment was written by a bot (or by WIF)"),
-        (comment.get("author_association") not in TRUSTED_ASSOCIATIONS,
+        (not isinstance(comment.get("author_association"), str)
+         or comment.get("author_association") not in TRUSTED_ASSOCIATIONS,
          "the commenter is not an owner, member or collaborator of the repository"),
         (not (trigger.repo and trigger.issue and trigger.comment_id),
          "the event lacks the repository, issue or comment"),

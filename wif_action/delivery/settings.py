@@ -20,6 +20,9 @@ _THREAD_TS = re.compile(r"\d{9,11}\.\d{1,6}")
 _URL = re.compile(r"https?://[^\s,]+")
 
 
+DEFAULT_DEADLINE = 240.0  # seconds for the whole analysis (WIF_DEADLINE)
+
+
 class ConfigError(Exception):
     """The Action is set up wrongly (unusable cache and no way to index, bad engine): exit non-zero."""
 
@@ -47,6 +50,7 @@ class ActionSettings:
     result_json: str = "wif-result.json"
     runs_db: str = ""
     progress_interval: float = 1.0
+    deadline: float = DEFAULT_DEADLINE
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
@@ -61,6 +65,7 @@ class ActionSettings:
             result_json=_value(env, "WIF_RESULT_JSON") or str(temp / "wif-result.json"),
             runs_db=_value(env, "WIF_RUNS_DB") or (str(temp / "wif-runs.db") if env.get("RUNNER_TEMP") else ""),
             progress_interval=_interval(env),
+            deadline=deadline_from(env),
         )
         settings._validate()
         return settings
@@ -74,6 +79,15 @@ class ActionSettings:
         if self.slack_thread_ts and not _THREAD_TS.fullmatch(self.slack_thread_ts):
             self.warnings.append("slack-thread-ts is not a Slack message timestamp; posting a new thread")
             self.slack_thread_ts = ""
+
+
+def deadline_from(env: Mapping[str, str], default: float = DEFAULT_DEADLINE) -> float:
+    """The run's time budget in seconds from WIF_DEADLINE (a malformed or negative value: the default)."""
+    try:
+        value = float(env.get("WIF_DEADLINE") or default)
+    except ValueError:
+        return default
+    return value if value >= 0 else default
 
 
 def _interval(env: Mapping[str, str]) -> float:

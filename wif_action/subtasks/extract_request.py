@@ -34,7 +34,7 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
     problem = (inputs.problem or "").strip()[:MAX_TEXT]
     links = _links([*inputs.links, *extracted.links])
     request = Request(
-        sdk=_clean(inputs.sdk) or extracted.sdk,
+        sdk=_clean(inputs.sdk) or _named_in(extracted, message, journal),
         repo=_clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo),
         version=_clean(inputs.version) or extracted.version,
         problem=problem or extracted.problem or message[:500],
@@ -42,6 +42,15 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
         raw_text="\n\n".join(part for part in (problem, message) if part) or extracted.raw_text,
     )
     return ExtractResult(outcome=_outcome(request), request=request, question=_question(request))
+
+
+def _named_in(extracted: Request, message: str, journal: Journal) -> str | None:
+    """The engine's SDK name, unless it is unknown and not in the message (it would be echoed back as if typed)."""
+    sdk = _clean(extracted.sdk)
+    if sdk and not extracted.repo and sdk.casefold() not in message.casefold():
+        journal.rejected.append(f"extract request: SDK \u201c{sdk[:80]}\u201d is neither known nor in the request")
+        return None
+    return sdk
 
 
 def _clean(value: str | None) -> str | None:

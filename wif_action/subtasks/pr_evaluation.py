@@ -7,6 +7,7 @@ rejected one becomes MEDIUM with the verifier's reason.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from indexer.versions import display_version
@@ -17,6 +18,7 @@ from wif_action.subtasks.judging import judged
 
 SUMMARIZE_OVER_CHARS = 80_000  # ≈20,000 tokens
 MAX_BODY_CHARS = 200_000
+_QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 
 @dataclass
@@ -27,6 +29,13 @@ class AnalysisTools:
     github: GitHub
     judge: Judge
     fallback: Judge | None = None
+
+    def raise_cache_failure(self) -> None:
+        """Re-raise a cache read failure that some step (or engine) swallowed: an answer must
+        never rest on a half-read cache."""
+        failure = getattr(self.cache, "failure", None)
+        if failure is not None:
+            raise failure
 
 
 class PrEvaluator:
@@ -104,9 +113,18 @@ class PrEvaluator:
             return None
         return self._checked(score, pull, entry)
 
+    def _unread(self, reason: str, pull: PullRequest, entry: Entry | None) -> list[str]:
+        """Versions and PRs the reason names that the run never read. Verbatim quotes of the PR title
+        or release note, and PRs the note cites, are exempt; the same numbers outside quotes are
+        claims (a note saying "fixed in 99.0.0" must not let an engine repeat that as its own)."""
+        evidence = pull.title + " " + (entry.text if entry else "")
+        unquoted = _QUOTE.sub(lambda m: " " if m.group(1) in evidence else m.group(0), reason)
+        cited = " ".join(f"#{number}" for number in (entry.prs if entry else []))
+        return self.journal.unread_claims(unquoted, quoted=cited)
+
     def _checked(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
         """Reject a reason that names a version or PR the run never read."""
-        unread = self.journal.unread_claims(score.reason, quoted=pull.title + " " + (entry.text if entry else ""))
+        unread = self._unread(score.reason, pull, entry)
         if not unread:
             return score
         self.journal.rejected.append(f"score of PR #{pull.number} named {', '.join(unread)}")
@@ -122,7 +140,7 @@ class PrEvaluator:
         except ToolError as error:
             self.journal.skip(f"verify PR #{pull.number}", error.reason)
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (could not be double-checked)")
-        if self.journal.unread_claims(verdict.reason, quoted=pull.title + " " + (entry.text if entry else "")):
+        if self._unread(verdict.reason, pull, entry):
             self.journal.rejected.append(f"verdict on PR #{pull.number} named data the run never read")
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (double-check inconclusive)")
         if verdict.confirmed:

@@ -14,12 +14,15 @@ from pydantic import BaseModel, Field
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.ports import ToolError
+from wif_action.ports import ToolError, ToolUnavailable
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
 
 BATCH_SIZE = 5
 MAX_MEDIUM = 5
+# Entries per filter call: bounds the prompt (≈170 KB) when a release lists thousands of bullets; five real
+# releases hold at most 260 entries in the example cache, so real batches are still judged in one call.
+MAX_ENTRIES_PER_CALL = 300
 
 
 class ScanResult(BaseModel):
@@ -28,6 +31,26 @@ class ScanResult(BaseModel):
     entries_reviewed: int = 0
     stopped_early: bool = False
     complete: bool = True
+    unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
+    cache_failed: bool = False
+
+
+def _cache_failed(result: ScanResult, journal: Journal, step: str, error: ToolError) -> None:
+    """A cache read failed: nothing found so far counts (it would be an answer from a half-read
+    cache), so the scan ends with no candidates and nothing reviewed, which fails the run."""
+    journal.skip(step, f"the release cache could not be read ({error.reason})")
+    result.candidates, result.entries_reviewed = [], 0
+    result.complete, result.cache_failed = False, True
+
+
+def _check_cache(tools: AnalysisTools, journal: Journal, result: ScanResult, batch: list[Release]) -> None:
+    """Catch a cache failure that a step of the batch swallowed (PR details, engine statistics)."""
+    if result.cache_failed:
+        return
+    try:
+        tools.raise_cache_failure()
+    except ToolError as error:
+        _cache_failed(result, journal, f"judge notes of {_span(batch)}", error)
 
 
 def scan_release_notes(
@@ -44,6 +67,13 @@ def scan_release_notes(
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
         _scan_batch(repo, user_release, batch, tools, evaluator, journal, result, max_high)
+        if result.unavailable:
+            journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
+                                               f"{result.unavailable}")
+            break
+        _check_cache(tools, journal, result, batch)
+        if result.cache_failed:
+            break
         if _confirmed_high(result) >= max_high:
             result.stopped_early = start + BATCH_SIZE < len(releases)
             break
@@ -61,29 +91,44 @@ def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: A
     try:
         entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
     except ToolError as error:
-        journal.skip(f"read notes of {_span(batch)}", error.reason)
-        result.complete = False
+        _cache_failed(result, journal, f"read notes of {_span(batch)}", error)
         return
-    result.entries_reviewed += len(entries)
     if not entries:
         return
-    problem, raw = evaluator.request.problem, evaluator.request.raw_text
     try:
-        relevant = judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback,
-                          lambda j: j.filter_relevant_entries(entries, problem, raw))
+        relevant = _relevant_entries(entries, batch, tools, evaluator, journal)
     except ToolError as error:
         journal.skip(f"filter notes of {_span(batch)}", error.reason)
         result.complete = False
+        if isinstance(error, ToolUnavailable):
+            result.unavailable = "no engine can judge the release notes"
         return
+    result.entries_reviewed += len(entries)  # judged, not merely read: all batches failing is not "no result"
     by_id = {entry.id: entry for entry in entries}
     for item in _oldest_first(relevant, by_id):
         if _confirmed_high(result) >= max_high:
             break  # early exit: no candidate is processed after the last needed high-confidence match
+        if journal.expired():
+            journal.skip("scan release notes", f"run deadline reached while checking the PRs of {_span(batch)}")
+            result.complete = False
+            break
         entry = by_id.get(item.entry.id)
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
         _consider(entry, item.pr, evaluator, journal, result)
+
+
+def _relevant_entries(entries: list[Entry], batch: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
+                      journal: Journal) -> list[RelevantEntry]:
+    """The judge's pick, asked for at most MAX_ENTRIES_PER_CALL entries at a time (raises ToolError)."""
+    problem, raw = evaluator.request.problem, evaluator.request.raw_text
+    relevant: list[RelevantEntry] = []
+    for start in range(0, len(entries), MAX_ENTRIES_PER_CALL):
+        chunk = entries[start:start + MAX_ENTRIES_PER_CALL]
+        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback,
+                           lambda j, chunk=chunk: j.filter_relevant_entries(chunk, problem, raw))
+    return relevant
 
 
 def _oldest_first(relevant: list[RelevantEntry], by_id: dict[int, Entry]) -> list[RelevantEntry]:

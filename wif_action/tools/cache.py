@@ -2,7 +2,8 @@
 
 Every method is one indexed query. A database error is re-raised as
 ToolError("cache", ...) so the workflow can defer instead of answering from a
-half-read cache.
+half-read cache; the first one is kept (`failure`) and repeated by every later
+read, so a caller that swallowed it cannot go on to answer from the rest.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class SqliteReleaseCache:
     def __init__(self, db: Database):
         self.db = db
         self.queries = 0
+        self.failure: ToolError | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
@@ -41,10 +43,13 @@ class SqliteReleaseCache:
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
+        if self.failure is not None:
+            raise self.failure
         try:
             yield
         except sqlite3.DatabaseError as error:
-            raise ToolError("cache", f"the release cache could not be read ({error}); rebuild it") from error
+            self.failure = ToolError("cache", f"{error}; rebuild the cache with `wif index`")
+            raise self.failure from error
 
     def _rows(self, sql: str, params: list) -> list[tuple]:
         with self._errors():
@@ -63,10 +68,10 @@ class SqliteReleaseCache:
         typed = parse_tag(version)
         if typed is None:
             return None
-        exact = self._rows(
+        exact = self._rows(  # `version` too: a local version ("3.0.0+1") keyed by an older WIF
             f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
-            "where s.slug = ? and r.version_key = ? order by r.stable desc limit 1",
-            [repo, version_key(typed)],
+            "where s.slug = ? and (r.version_key = ? or r.version = ?) order by r.stable desc limit 1",
+            [repo, version_key(typed), str(typed)],
         )
         if exact:
             return _release(exact[0])

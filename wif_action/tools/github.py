@@ -1,9 +1,12 @@
 """GitHub REST lookups made on a question: PR details, linked issues, tag containment.
 
 I/O only. Uses PyGithub's requester (auth, base URL, retries) with raw JSON
-calls so every HTTP request is counted. Failures become ToolError with a
-reason that is safe to show; after a connection failure the client stops
-calling (a circuit breaker) so an unreachable API costs one timeout, not ten.
+calls so every lookup is counted (its retries, bounded by BoundedRetry, are
+not: a Retry-After beyond the allowed wait fails at once). Failures become ToolError with a
+reason that is safe to show (never the server's free text). After a failure
+that will repeat for every call — unreachable, timed out, rate limited, token
+rejected, 5xx after retries — the client stops calling (a circuit breaker), so
+a broken API costs one bounded attempt, not one per PR.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from github import Auth, Github, GithubException, GithubRetry
-from github.GithubException import RateLimitExceededException, UnknownObjectException
+import requests
+from github import Auth, Github, GithubException
+from github.GithubException import BadCredentialsException, RateLimitExceededException, UnknownObjectException
 
+from indexer.github_source import BoundedRetry
 from wif_action.models import IssueResolution, PullRequest
-from wif_action.ports import ToolError
+from wif_action.ports import ToolError, ToolUnavailable
 
 DEFAULT_API_URL = "https://api.github.com"
 _MAX_TIMELINE_PAGES = 3
@@ -27,8 +32,8 @@ def github_from_env(env: os._Environ | dict = os.environ, *, timeout: float = 10
                     max_rate_limit_wait: float = 30) -> Github:
     """A PyGithub client for GITHUB_API_URL (GitHub Enterprise too) and GITHUB_TOKEN (optional)."""
     token = env.get("GITHUB_TOKEN") or None
-    retry = GithubRetry(total=retries, connect=1, read=1, backoff_factor=0.5,
-                        max_rate_limit_wait=max_rate_limit_wait, secondary_rate_wait=min(60, max_rate_limit_wait))
+    retry = BoundedRetry(total=retries, connect=1, read=1, backoff_factor=0.5,
+                         max_rate_limit_wait=max_rate_limit_wait, secondary_rate_wait=min(60, max_rate_limit_wait))
     return Github(
         auth=Auth.Token(token) if token else None,
         base_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
@@ -52,36 +57,51 @@ class GitHubClient:
     def requests_made(self) -> int:
         return self._requests
 
-    def _get(self, path: str, parameters: dict | None = None) -> Any:
+    def _get(self, path: str, parameters: dict | None = None, expect: type = dict) -> Any:
+        """The JSON at `path`, of type `expect`; raises ToolError (tripping the breaker when it will repeat)."""
         if self._unreachable:
-            raise ToolError("github", self._unreachable)
+            raise ToolUnavailable("github", self._unreachable)
         self._requests += 1
         try:
             _headers, data = self._github.requester.requestJsonAndCheck("GET", path, parameters=parameters)
         except UnknownObjectException as error:
             raise ToolError("github", f"not found: {path}") from error
         except RateLimitExceededException as error:
-            raise ToolError("github", "GitHub rate limit exhausted") from error
+            raise self._trip("GitHub rate limit exhausted") from error
+        except BadCredentialsException as error:
+            raise self._trip("GitHub rejected the token (HTTP 401); check GITHUB_TOKEN") from error
         except GithubException as error:
-            raise ToolError("github", f"GitHub answered {error.status} for {path}") from error
+            if error.status == 429:
+                raise self._trip("GitHub rate limit reached (HTTP 429)") from error
+            raise ToolError("github", f"GitHub answered HTTP {error.status} for {path}") from error
+        except requests.exceptions.RetryError as error:  # 5xx (or 403/429) on every retry
+            raise self._trip(f"GitHub kept failing ({_retry_reason(error)}) after retries") from error
         except ValueError as error:
             raise ToolError("github", f"GitHub sent a malformed response for {path}") from error
-        except Exception as error:  # requests/urllib3 connection, timeout, retry exhaustion
-            self._unreachable = f"cannot reach the GitHub API ({type(error).__name__})"
-            raise ToolError("github", self._unreachable) from error
-        if data is None:
-            raise ToolError("github", f"GitHub sent an empty response for {path}")
+        except Exception as error:  # requests/urllib3 connection errors and timeouts
+            raise self._trip(f"cannot reach the GitHub API ({_network_reason(error)})") from error
+        if not isinstance(data, expect):
+            raise ToolError("github", f"GitHub sent an unexpected response for {path}")
         return data
 
+    def _trip(self, reason: str) -> ToolUnavailable:
+        """Stop calling GitHub for the rest of the run: this failure would repeat on every call."""
+        self._unreachable = reason
+        return ToolUnavailable("github", reason)
+
     def pull_request(self, repo: str, number: int) -> PullRequest:
-        data = self._get(f"/repos/{repo}/pulls/{int(number)}")
-        return PullRequest(
-            repo=repo, number=int(data.get("number") or number), title=str(data.get("title") or ""),
-            body=str(data.get("body") or ""), state=str(data.get("state") or ""),
-            merged=bool(data.get("merged") or data.get("merged_at")), merged_at=data.get("merged_at"),
-            merge_commit_sha=data.get("merge_commit_sha"),
-            url=_github_html_url(data.get("html_url"), repo, "pull", number),
-        )
+        path = f"/repos/{repo}/pulls/{int(number)}"
+        data = self._get(path)
+        try:
+            return PullRequest(
+                repo=repo, number=int(data.get("number") or number), title=_text(data.get("title")),
+                body=_text(data.get("body")), state=_text(data.get("state")),
+                merged=bool(data.get("merged") or data.get("merged_at")), merged_at=data.get("merged_at"),
+                merge_commit_sha=data.get("merge_commit_sha"),
+                url=_github_html_url(data.get("html_url"), repo, "pull", number),
+            )
+        except (TypeError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+            raise ToolError("github", f"GitHub sent an unexpected response for {path}") from error
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
         issue = self._get(f"/repos/{repo}/issues/{int(number)}")
@@ -90,9 +110,8 @@ class GitHubClient:
         closing_prs: list[int] = []
         closing_commit = None
         for page in range(1, _MAX_TIMELINE_PAGES + 1):
-            events = self._get(f"/repos/{repo}/issues/{int(number)}/timeline", {"per_page": 100, "page": page})
-            if not isinstance(events, list):
-                raise ToolError("github", f"unexpected timeline for {repo}#{number}")
+            events = self._get(f"/repos/{repo}/issues/{int(number)}/timeline", {"per_page": 100, "page": page},
+                               expect=list)
             for event in events:
                 closing_commit = _closing_commit(event) or closing_commit
                 pr = _merged_cross_reference(event, repo)
@@ -110,21 +129,49 @@ class GitHubClient:
         return data.get("status") in ("ahead", "identical")
 
 
-def _closing_commit(event: dict) -> str | None:
-    if isinstance(event, dict) and event.get("event") == "closed" and event.get("commit_id"):
-        return str(event["commit_id"])
+def _closing_commit(event: Any) -> str | None:
+    if isinstance(event, dict) and event.get("event") == "closed" and isinstance(event.get("commit_id"), str):
+        return event["commit_id"]
     return None
 
 
-def _merged_cross_reference(event: dict, repo: str) -> int | None:
+def _merged_cross_reference(event: Any, repo: str) -> int | None:
     if not isinstance(event, dict) or event.get("event") != "cross-referenced":
         return None
-    issue = (event.get("source") or {}).get("issue") or {}
-    pull = issue.get("pull_request") or {}
-    source_repo = (issue.get("repository") or {}).get("full_name")
+    issue = _dict(_dict(event.get("source")).get("issue"))
+    pull = _dict(issue.get("pull_request"))
+    source_repo = _dict(issue.get("repository")).get("full_name")
     if pull.get("merged_at") and (source_repo in (None, repo)) and isinstance(issue.get("number"), int):
         return issue["number"]
     return None
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    """A string field; anything else (a number, an object) is a malformed payload."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _retry_reason(error: requests.exceptions.RetryError) -> str:
+    """`HTTP 502` from urllib3's "too many 502 error responses"."""
+    match = re.search(r"too many (\d{3}) error responses", str(error))
+    return f"HTTP {match.group(1)}" if match else "retries exhausted"
+
+
+def _network_reason(error: Exception) -> str:
+    text = str(error).lower()
+    if isinstance(error, requests.exceptions.Timeout) or "timed out" in text:
+        return "timed out"
+    if "refused" in text:
+        return "connection refused"
+    return type(error).__name__
 
 
 def _github_html_url(url: object, repo: str, kind: str, number: int) -> str:

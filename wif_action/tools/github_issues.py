@@ -11,8 +11,9 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from github import Auth, Github, GithubException, GithubRetry
+from github import Auth, Github, GithubException
 
+from indexer.github_source import BoundedRetry, redact_tokens
 from wif_action.ports import ToolError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -26,7 +27,7 @@ def github_for_writes(env: Mapping[str, str] = os.environ, *, timeout: int = 15)
     token = (env.get("GITHUB_TOKEN") or "").strip()
     return Github(auth=Auth.Token(token) if token else None,
                   base_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
-                  timeout=timeout, retry=GithubRetry(total=2, max_rate_limit_wait=30),
+                  timeout=timeout, retry=BoundedRetry(total=2, max_rate_limit_wait=30),
                   seconds_between_requests=None, seconds_between_writes=None, per_page=100, lazy=True)
 
 
@@ -44,7 +45,7 @@ def guarded(action: str, call: Callable[[], T]) -> T:
         return call()
     except GithubException as error:
         message = error.data.get("message") if isinstance(error.data, dict) else None
-        reason = f"{action} failed: HTTP {error.status} {str(message or '')[:200]}".strip()
+        reason = f"{action} failed: HTTP {error.status} {redact_tokens(str(message or ''))[:200]}".strip()
         raise GitHubWriteError(reason, error.status) from error
     except Exception as error:  # connection errors, timeouts, retry exhaustion
         raise GitHubWriteError(f"{action} failed: {type(error).__name__}") from error

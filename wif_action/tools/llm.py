@@ -19,10 +19,14 @@ import openai
 import pydantic
 from pydantic import BaseModel
 
-from wif_action.ports import ToolError
+from wif_action.ports import ToolError, ToolUnavailable
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
+MAX_FAILURES_IN_A_ROW = 3  # then the engine is given up for the run (every later call fails fast)
+# Failures that repeat for every call: no point in asking again this run.
+_UNAVAILABLE = (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
+                openai.RateLimitError, openai.InternalServerError)
 _KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_*\-]{6,}")
 
 
@@ -60,7 +64,12 @@ class LLMCallRecord:
 
 
 class LLMClient:
-    """`openai.OpenAI` with bounded timeouts and retries, and a log of every call."""
+    """`openai.OpenAI` with bounded timeouts and retries, and a log of every call.
+
+    A circuit breaker bounds what a broken endpoint costs a run: after a failure that would
+    repeat (unreachable, timed out, rate limited after retries, key rejected, 5xx) or after
+    MAX_FAILURES_IN_A_ROW unusable replies, further calls raise ToolUnavailable at once.
+    """
 
     def __init__(
         self,
@@ -81,6 +90,8 @@ class LLMClient:
         )
         self.on_call = on_call
         self.calls: list[LLMCallRecord] = []
+        self._unavailable: str | None = None
+        self._failures_in_a_row = 0
 
     def parse(
         self,
@@ -93,6 +104,8 @@ class LLMClient:
         tool: str = "llm",
     ) -> LLMResult:
         """Ask `model` for a `schema` instance; raises ToolError("llm", ...) on any failure."""
+        if self._unavailable:
+            raise ToolUnavailable("llm", f"not called: {self._unavailable}")
         prompt_text = f"{system}\n\n{user}"
         started = time.monotonic()
         body = ""
@@ -106,14 +119,24 @@ class LLMClient:
             reason = self._scrub(_reason(error, self._timeout, self._max_retries))
             self._record(tool, model, schema, prompt_text, _body_content(body), _body_usage(body), started,
                          reason)
-            raise ToolError("llm", reason) from None
+            raise self._failed(reason, repeats=isinstance(error, _UNAVAILABLE)) from None
         result = _result(completion, model, prompt_text, started)
         reason = _unusable(result)
         usage = (result.prompt_tokens, result.completion_tokens)
         self._record(tool, result.model, schema, prompt_text, result.response_text, usage, started, reason)
         if reason:
-            raise ToolError("llm", self._scrub(reason))
+            raise self._failed(self._scrub(reason))
+        self._failures_in_a_row = 0
         return result
+
+    def _failed(self, reason: str, *, repeats: bool = False) -> ToolError:
+        """The error for a failed call; trips the breaker when the engine is no use for the rest of the run."""
+        self._failures_in_a_row += 1
+        if repeats:
+            self._unavailable = reason
+        elif self._failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+            self._unavailable = f"{self._failures_in_a_row} calls in a row failed (last: {reason})"
+        return ToolUnavailable("llm", reason) if self._unavailable else ToolError("llm", reason)
 
     def _request(self, model: str, system: str, user: str, schema: type[BaseModel],
                  max_tokens: int) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 Why a wrapper: every Slack failure (ok:false, HTTP errors, refused
 connections) becomes one ToolError with a short, showable reason, so delivery
 can record a skipped step instead of crashing. 429s are retried after
-Retry-After by slack_sdk's own handler.
+Retry-After by slack_sdk's handler, but never for longer than MAX_RATE_LIMIT_WAIT.
+Failures that would repeat for every call (bad token, rate limit, unreachable)
+stop further calls for the rest of the run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+from slack_sdk.http_retry.handler import RetryState
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
 
 from wif_action.ports import ToolError
 
@@ -22,6 +27,36 @@ DEFAULT_API_URL = "https://slack.com/api/"
 MARKDOWN_LIMIT = 12_000  # Slack's limit for markdown_text
 _TRUNCATED = "\n\n… (truncated; the full answer is in the GitHub Actions job summary)"
 _MAX_THREAD_PAGES = 5
+MAX_RATE_LIMIT_WAIT = 10.0  # seconds; a longer Retry-After is not waited for
+# ok:false errors every later call would repeat: the token or the workspace is the problem.
+_FATAL_ERRORS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
+                           "no_permission", "ekm_access_denied", "team_access_not_granted", "ratelimited"})
+
+
+class BoundedRateLimitRetry(RateLimitErrorRetryHandler):
+    """slack_sdk's 429 handler, except that a Retry-After over `max_wait` seconds is not waited for."""
+
+    def __init__(self, max_retry_count: int = 2, max_wait: float = MAX_RATE_LIMIT_WAIT):
+        super().__init__(max_retry_count=max_retry_count)
+        self.max_wait = max_wait
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        if not super()._can_retry(state=state, request=request, response=response, error=error):
+            return False
+        return _retry_after(response) <= self.max_wait
+
+
+def _retry_after(response: HttpResponse | None) -> float:
+    """The Retry-After in seconds (1 when absent, as slack_sdk assumes; infinite when unreadable)."""
+    headers = response.headers if response is not None else {}
+    values = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+    if not values:
+        return 1.0
+    try:
+        return float(values[0] if isinstance(values, list) else values)
+    except ValueError:
+        return float("inf")
 
 
 class SlackClient:
@@ -29,7 +64,7 @@ class SlackClient:
 
     def __init__(self, token: str, base_url: str | None = None, timeout: int = 10):
         self.web = WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
-        self.web.retry_handlers.append(RateLimitErrorRetryHandler(max_retry_count=2))
+        self.web.retry_handlers.append(BoundedRateLimitRetry(max_retry_count=2))
         self._unreachable: str | None = None  # after a connection failure, fail fast (one timeout per run)
 
     @classmethod
@@ -70,7 +105,10 @@ class SlackClient:
         except SlackApiError as error:
             status = getattr(error.response, "status_code", 0)
             detail = error.response.get("error") if hasattr(error.response, "get") else None
-            raise ToolError("slack", f"{name} failed: {detail or f'HTTP {status}'}") from error
+            reason = f"{name} failed: {detail or f'HTTP {status}'}"
+            if detail in _FATAL_ERRORS or status == 429:
+                self._unreachable = f"Slack refused an earlier call ({detail or f'HTTP {status}'})"
+            raise ToolError("slack", reason) from error
         except (SlackClientError, OSError, ValueError) as error:  # refused, timeout, bad JSON
             self._unreachable = f"Slack unreachable ({type(error).__name__})"
             raise ToolError("slack", f"{name} failed: {type(error).__name__}: {str(error)[:120]}") from error

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.registry import CAPITALISED_ONLY, Registry
+from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, VersionMention, customer_version
 from wif_action.engines.offline.vocabulary import PLATFORM_WORDS, STOPWORDS
 from wif_action.models import Request
@@ -24,6 +24,7 @@ _LINK = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)/(issues|pu
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _GREETING = re.compile(r"^\s*(?:hey|hi|hello|heya|hiya|morning|good (?:morning|afternoon)|yo)\b[^.!?:\n,-]{0,20}"
                        r"[,!.:\s-]+", re.IGNORECASE)
+_SPACE_RUN = re.compile(r"[^\S\n]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 # Words of a bare "was it fixed?" question; a question with fewer than two other words is dropped.
 _QUESTION_NOISE = frozenset(STOPWORDS | {
@@ -97,7 +98,7 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
 
 def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
     """Every occurrence of every registry alias in the text, with its kind."""
-    lower = text.lower()
+    lower = fold_case(text)
     mentions = []
     for alias, repo in registry.find_in_text(text):
         if not repo:
@@ -151,6 +152,7 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
     """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
     text = _remove_sdk_phrase(text, sdk_mentions, version)
     text = _ORPHANS.sub(" ", _GREETING.sub("", text, count=1))
+    text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []
     for sentence in _SENTENCE_BREAK.split(text):
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
