@@ -45,6 +45,9 @@ class ReleaseCache(Protocol):
     def user_has_pr(self, repo: str, pr: int, user_release: Release) -> bool:
         """Whether a release at or before the user's (same line, published no later) lists `pr`."""
 
+    def prs_user_has(self, repo: str, prs: list[int], user_release: Release) -> set[int]:
+        """`user_has_pr` for many PRs at once."""
+
     def stable_releases(self, repo: str) -> list[Release]:
         """All stable releases, oldest first (for compare-based binary search)."""
 

@@ -14,6 +14,7 @@ from wif_action.subtasks.judging import judged
 
 MAX_TEXT = 20_000
 _GITHUB_LINK = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
+_LINK_REPO = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/")
 
 
 class ExtractResult(BaseModel):
@@ -33,13 +34,16 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
             journal.skip("extract request", error.reason)
     problem = (inputs.problem or "").strip()[:MAX_TEXT]
     links = _links([*inputs.links, *extracted.links])
+    sdk = _clean(inputs.sdk) or _named_in(extracted, message, journal)
+    repo = _clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo)
+    if not (sdk or repo) and links:
+        repo = _LINK_REPO.match(links[0]).group(1)
+        journal.note(f"No SDK named; using the repository of the linked {links[0]}.")
+    raw_parts = (problem, message, "\n".join(link for link in links if link not in message))
     request = Request(
-        sdk=_clean(inputs.sdk) or _named_in(extracted, message, journal),
-        repo=_clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo),
-        version=_clean(inputs.version) or extracted.version,
-        problem=problem or extracted.problem or message[:500],
-        links=links,
-        raw_text="\n\n".join(part for part in (problem, message) if part) or extracted.raw_text,
+        sdk=sdk, repo=repo, version=_clean(inputs.version) or extracted.version,
+        problem=problem or extracted.problem or message[:500], links=links,
+        raw_text="\n\n".join(part for part in raw_parts if part) or extracted.raw_text,
     )
     return ExtractResult(outcome=_outcome(request), request=request, question=_question(request))
 

@@ -139,12 +139,8 @@ def _oldest_first(relevant: list[RelevantEntry], by_id: dict[int, Entry]) -> lis
 
 def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: AnalysisTools) -> list[Entry]:
     """Drop entries whose every PR the user already has (repeated beta entries, re-listed fixes)."""
-    kept = []
-    for entry in entries:
-        if entry.prs and all(tools.cache.user_has_pr(repo, pr, user_release) for pr in entry.prs):
-            continue
-        kept.append(entry)
-    return kept
+    has = tools.cache.prs_user_has(repo, [pr for entry in entries for pr in entry.prs], user_release)
+    return [entry for entry in entries if not (entry.prs and all(pr in has for pr in entry.prs))]
 
 
 def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:

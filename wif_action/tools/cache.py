@@ -135,17 +135,25 @@ class SqliteReleaseCache:
         return _release(rows[0]) if rows else None
 
     def user_has_pr(self, repo: str, pr: int, user_release: Release) -> bool:
-        """A release at or below the user's version that was published no later than it lists `pr`.
+        return pr in self.prs_user_has(repo, [pr], user_release)
+
+    def prs_user_has(self, repo: str, prs: list[int], user_release: Release) -> set[int]:
+        """The PRs listed by a release at or below the user's version that was published no later than it.
 
         Why the date: a backport on an older line (9.47.1 published after 10.22.0) has a lower
-        version but is not in the user's build.
+        version but is not in the user's build. One query for a whole batch of release notes.
         """
+        numbers = sorted({int(pr) for pr in prs})
+        if not numbers:
+            return set()
+        marks = ",".join("?" * len(numbers))
+        published = user_release.published_at
         rows = self._rows(
-            "select 1 from entry_prs ep join releases r on r.id = ep.release_id "
-            "join repositories s on s.id = ep.repo_id where s.slug = ? and ep.pr = ? "
-            "and r.version_key <= ? and (r.published_at is null or ? is null or r.published_at <= ?) limit 1",
-            [repo, pr, user_release.version_key, user_release.published_at, user_release.published_at])
-        return bool(rows)
+            "select distinct ep.pr from entry_prs ep join releases r on r.id = ep.release_id "
+            f"join repositories s on s.id = ep.repo_id where s.slug = ? and ep.pr in ({marks}) "
+            "and r.version_key <= ? and (r.published_at is null or ? is null or r.published_at <= ?)",
+            [repo, *numbers, user_release.version_key, published, published])
+        return {row[0] for row in rows}
 
     def cached_pull(self, repo: str, number: int) -> PullRequest | None:
         """A cached PR; None on a miss, and for numbers the indexer found are not PRs (state
