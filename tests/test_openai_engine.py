@@ -316,22 +316,23 @@ def test_other_status_errors_name_the_status(judge: OpenAIJudge, fake: FakeOpenA
 
 
 def test_the_api_key_never_appears_in_errors(fake: FakeOpenAI) -> None:
-    judge = make_judge(fake, key=SECRET)
     echo = f"Incorrect API key provided: {SECRET}. Also sk-another-1234567890."
     fake.queue(FakeReply(status=401, content=echo), FakeReply(status=400, content=echo),
                FakeReply(refusal=f"refusing for {SECRET}"), f"not json {SECRET}")
     fake.add_fault("POST", "chat/completions", status=500, times=2, body={"error": {"message": echo}})
-    reasons = []
-    for _ in range(6):
+    reasons, calls = [], []
+    for _ in range(6):  # a fresh client each time: a 500 or a 401 stops a client's further calls
+        judge = make_judge(fake, key=SECRET)
         with pytest.raises(ToolError) as caught:
             judge.summarize("t", "p")
         reasons.append(str(caught.value))
+        calls += judge.llm.calls
     assert reasons[0] == "llm: HTTP 500" and reasons[2].startswith("llm: authentication failed (HTTP 401)")
     assert reasons[3] == "llm: HTTP 400 (invalid_request_error)"
     for reason in reasons:
         assert SECRET not in reason and "sk-another" not in reason
-    records = json.dumps([call.to_dict() for call in judge.llm.calls])
-    assert SECRET not in records and len(judge.llm.calls) == 6
+    records = json.dumps([call.to_dict() for call in calls])
+    assert SECRET not in records and len(calls) == 6
 
 
 # -- long PR bodies are summarised first ------------------------------------------------------------

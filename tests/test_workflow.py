@@ -72,7 +72,8 @@ def test_example_a_version_that_is_not_a_release(example_cache_path, github):
 def test_early_exit_reads_no_batch_after_the_confirmed_high(example_cache_path, github, openai_fake):
     openai_fake.responder = keyword_responder("watchdog")
     answer, progress = ask(example_cache_path, github.url, EXAMPLE_B, engine="openai", openai_url=openai_fake.url)
-    filters = [r for r in openai_fake.chat_requests() if r["response_format"]["json_schema"]["name"] == "RelevantEntries"]
+    filters = [r for r in openai_fake.chat_requests()
+               if r["response_format"]["json_schema"]["name"] == "RelevantEntries"]
     batches_to_fix = 1 + sum(1 for line in progress.lines if line.startswith("Scanned "))
     assert len(filters) == batches_to_fix
     last_prompt = filters[-1]["messages"][-1]["content"]

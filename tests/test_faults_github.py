@@ -1,0 +1,340 @@
+"""GitHub faults, for `wif ask`'s lookups (issue, timeline, PR, compare), `wif index` and the Action.
+
+Every scenario checks that the run ends with a defined outcome and exit code, that the answer (or
+the per-repository report) names what was skipped and why, and that retries are bounded. Bounds
+are shown by counting requests on the fake, never by timing: the client timeout is 1 s, and a
+`Retry-After` beyond the allowed wait (3600 s here) must fail fast, since sleeping would blow the
+suite's own timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.action_harness import ActionRunner, assert_answer_outputs, closed_port, comment_event, dispatch_event
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.slack_server import FakeSlack
+from tests.workflow_helpers import EXAMPLE_B
+from wif_action.app import AppConfig, build_workflow
+from wif_action.cli import main
+from wif_action.models import Answer, AskInput, Outcome
+from wif_action.tools.progress import RecordingProgress
+
+COCOA = "getsentry/sentry-cocoa"
+RUBY = "getsentry/sentry-ruby"  # one page of releases
+PHP = "getsentry/sentry-php"  # two pages of releases
+SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}
+LONG_WAIT = {"Retry-After": "3600"}  # far beyond any allowed wait: must fail at once, never sleep
+SHORT_WAIT = {"Retry-After": "1"}
+RECENT = "2099-01-01T00:00:00Z"  # inside any refresh window, so the indexer asks for the next page
+
+Setup = Callable[[FakeGitHub], Any]
+
+
+def each_call(status: int, **fault: Any) -> Setup:
+    """Every GitHub API request answers `status` (with the given headers / body)."""
+    return lambda fake: fake.add_fault(None, r"^/repos/", status=status, times=None, **fault)
+
+
+def slow(fake: FakeGitHub) -> None:
+    fake.add_fault(None, r"^/repos/", status=None, delay=3, times=None)  # 3 s > the 1 s client timeout
+
+
+def exhausted(fake: FakeGitHub) -> None:
+    fake.rate_limit_remaining = 0  # 403 "API rate limit exceeded", X-RateLimit-Remaining: 0, reset in 1 h
+
+
+def raw(path: str, body: bytes) -> Setup:
+    return lambda fake: fake.add_fault("GET", path, status=200, raw_body=body, times=None)
+
+
+def skipped(answer: Answer) -> str:
+    return "\n".join(f"{s.step}: {s.reason}" for s in answer.skipped)
+
+
+def assert_defined(answer: Answer) -> None:
+    """An answer people can read: a known outcome, a message, skipped steps listed, no traceback."""
+    assert answer.outcome in set(Outcome)
+    assert answer.message.strip() and "Traceback" not in answer.message
+    if answer.skipped:
+        assert "**Skipped steps**" in answer.message
+        assert all(s.reason in answer.message for s in answer.skipped)
+
+
+# --------------------------------------------------------------------------- wif ask
+@pytest.fixture
+def cocoa_db(cache_path_for) -> Path:
+    """sentry-cocoa without PR details in the cache: every PR lookup goes to the API."""
+    return cache_path_for([COCOA])
+
+
+@pytest.fixture
+def github(fake_github: FakeGitHub) -> FakeGitHub:
+    fake_github.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
+    return fake_github
+
+
+def ask_github(db: Path, api_url: str, *, inputs: AskInput = EXAMPLE_B, deadline: float = 60.0,
+               timeout: float = 1.0) -> Answer:
+    """`wif ask`'s composition (real PyGithub client, default retries and waits), offline engine."""
+    config = AppConfig(db=db, engine="offline", env={"GITHUB_API_URL": api_url}, github_timeout=timeout,
+                       deadline_seconds=deadline)
+    return build_workflow(config, RecordingProgress()).run(inputs)
+
+
+# id: (setup, phrase every GitHub skip must contain, most requests the run may make; None: one per lookup)
+ASK_FAULTS = {
+    "500": (each_call(500), "HTTP 500", 3),  # 1 + 2 retries, then the breaker
+    "502": (each_call(502), "HTTP 502", 3),
+    "503": (each_call(503), "HTTP 503", 3),
+    "403-secondary-retry-after": (each_call(403, headers=LONG_WAIT, body=SECONDARY), "rate limit", 1),
+    "429-retry-after": (each_call(429, headers=LONG_WAIT), "rate limit", 1),
+    "429": (each_call(429), "rate limit", 1),
+    "primary-exhausted": (exhausted, "rate limit", 1),
+    "slow": (slow, "timed out", 2),  # 1 + 1 read retry, then the breaker
+    "malformed-json": (raw(r"^/repos/", b"{not json"), "malformed", None),
+    "pull-is-a-list": (raw(r"/pulls/\d+$", b"[1, 2]"), "unexpected", None),
+    "issue-is-a-list": (raw(r"/issues/5397$", b"[1, 2]"), "unexpected", None),
+    "pull-fields-of-the-wrong-type": (raw(r"/pulls/\d+$", b'{"number": "x", "title": {}, "merged_at": 5}'),
+                                      "unexpected", None),
+}
+
+
+def test_without_faults_nothing_is_skipped(cocoa_db, github):
+    answer = ask_github(cocoa_db, github.url)
+    assert not answer.skipped
+    assert github.total_requests() == answer.prs_evaluated + 2  # issue, timeline, then each PR once
+
+
+@pytest.mark.parametrize(("setup", "phrase", "most"), ASK_FAULTS.values(), ids=ASK_FAULTS.keys())
+def test_ask_survives_github_faults(cocoa_db, github, setup: Setup, phrase: str, most: int | None):
+    setup(github)
+    answer = ask_github(cocoa_db, github.url)
+    assert_defined(answer)
+    if any("details" in s.step for s in answer.skipped):
+        assert answer.outcome in (Outcome.MEDIUM, Outcome.NO_RESULT), "no HIGH without the PR's details"
+    github_skips = [s for s in answer.skipped if "link" in s.step or "details" in s.step]
+    assert github_skips, skipped(answer)
+    assert all(phrase in s.reason for s in github_skips), skipped(answer)
+    assert github.total_requests() <= (answer.prs_evaluated + 2 if most is None else most)  # no retry, no repeat
+    assert answer.usage.github_requests <= github.total_requests()  # usage counts calls, the fake retries too
+
+
+@pytest.mark.parametrize(("status", "headers", "body"), [
+    (500, None, None), (502, None, None), (403, SHORT_WAIT, SECONDARY), (429, SHORT_WAIT, None),
+], ids=["500", "502", "403-secondary", "429"])
+def test_ask_recovers_from_one_transient_error(cocoa_db, github, status, headers, body):
+    expected = ask_github(cocoa_db, github.url)
+    baseline = github.total_requests()
+    github.reset_counts()
+    github.add_fault(None, r"^/repos/", status=status, headers=headers, body=body, times=1)
+    answer = ask_github(cocoa_db, github.url)
+    assert (answer.outcome, answer.candidates) == (expected.outcome, expected.candidates)
+    assert not answer.skipped
+    assert github.total_requests() == baseline + 1
+
+
+def test_ask_with_github_unreachable_trips_the_breaker(cocoa_db):
+    answer = ask_github(cocoa_db, f"http://127.0.0.1:{closed_port()}")
+    assert_defined(answer)
+    assert answer.outcome in (Outcome.MEDIUM, Outcome.NO_RESULT)
+    assert "cannot reach the GitHub API" in skipped(answer)
+    assert answer.usage.github_requests == 1, "one failed connection, then no further attempts"
+
+
+def test_ask_compare_faults_skip_the_release_search(cocoa_db, github):
+    """A linked fix the release notes never mention is placed with the compare API; that failing is a skip."""
+    github.add_pull(COCOA, {"number": 990001, "title": "Fix empty tags of watchdog terminations",
+                            "merged_at": "2025-04-01T00:00:00Z"})
+    github.add_issue(COCOA, 990002, title="Watchdog tags empty", closed_by_pr=990001)
+    github.add_fault("GET", r"/compare/", status=502, times=None)
+    inputs = EXAMPLE_B.model_copy(update={"links": [f"https://github.com/{COCOA}/issues/990002"]})
+    answer = ask_github(cocoa_db, github.url, inputs=inputs)
+    assert_defined(answer)
+    assert "find the release of PR #990001: GitHub kept failing (HTTP 502)" in skipped(answer)
+    assert github.requests["GET /repos/{o}/{r}/compare/{basehead}"] == 3
+
+
+def test_an_expired_deadline_makes_no_github_request(cocoa_db, github):
+    answer = ask_github(cocoa_db, github.url, deadline=0)
+    assert_defined(answer)
+    assert github.total_requests() == 0
+    assert "deadline" in skipped(answer)
+
+
+def test_the_deadline_stops_lookups_on_a_slow_github(cocoa_db, github):
+    github.add_fault(None, r"^/repos/", status=None, delay=1.0, times=None)  # slow, but within the timeout
+    answer = ask_github(cocoa_db, github.url, deadline=1.5, timeout=5)
+    assert_defined(answer)
+    assert github.total_requests() <= 3, "no lookup starts after the deadline"
+    assert "deadline" in skipped(answer)
+
+
+# --------------------------------------------------------------------------- wif index
+def wif_index(monkeypatch: pytest.MonkeyPatch, api_url: str, db: Path, *args: str) -> tuple[int, dict, str]:
+    """`wif index --json --timeout 1` in-process against `api_url`; (exit code, JSON, stderr)."""
+    monkeypatch.setenv("GITHUB_API_URL", api_url)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["index", "--db", str(db), "--json", "--timeout", "1", *args])
+    return code, json.loads(out.getvalue() or "{}"), err.getvalue()
+
+
+def next_link(target: Callable[[FakeGitHub], str]) -> Setup:
+    """Page 1 is one recent release whose `Link: rel="next"` points at `target(fake)`."""
+    def setup(fake: FakeGitHub) -> None:
+        body = [{"id": 1, "tag_name": "9.9.9", "published_at": RECENT, "body": "- Fix a thing (#1)"}]
+        fake.add_fault("GET", r"/releases$", status=200, body=body, times=None,
+                       headers={"Link": f'<{target(fake)}>; rel="next"'})
+    return setup
+
+
+def on_releases(status: int, **fault: Any) -> Setup:
+    return lambda fake: fake.add_fault("GET", r"/releases$", status=status, times=None, **fault)
+
+
+INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)
+    "500": (on_releases(500), "GitHub kept failing after retries", 4),  # 1 + 3 retries
+    "502": (on_releases(502), "GitHub kept failing after retries", 4),
+    "503": (on_releases(503), "GitHub kept failing after retries", 4),
+    "403-secondary-retry-after": (on_releases(403, headers=LONG_WAIT, body=SECONDARY), "rate limit", 1),
+    "429-retry-after": (on_releases(429, headers=LONG_WAIT), "rate limit", 1),
+    "429": (on_releases(429), "HTTP 429", 1),
+    "primary-exhausted": (exhausted, "rate limit exhausted", 1),
+    "slow": (lambda fake: fake.add_fault("GET", r"/releases$", status=None, delay=3, times=None),
+             "timed out", 4),
+    "malformed-json": (lambda fake: fake.add_fault("GET", r"/releases$", status=200, raw_body=b"{not json",
+                                                   times=None), "malformed JSON", 1),
+    "next-link-to-a-404": (next_link(lambda fake: f"{fake.url}/nowhere?page=2"), "next-page link", 2),
+    "next-link-to-another-host": (next_link(lambda fake: f"https://elsewhere.example/repos/{RUBY}/releases?page=2"),
+                                  "another host", 1),
+    "next-link-loops": (next_link(lambda fake: f"{fake.url}/repos/{RUBY}/releases?page=2"), "loop", 3),
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("setup", "phrase", "most"), INDEX_FAULTS.values(), ids=INDEX_FAULTS.keys())
+def test_index_fails_one_repository_clearly(monkeypatch, tmp_path, fake_github, setup: Setup, phrase: str,
+                                             most: int):
+    setup(fake_github)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY)
+    assert code == 1, err
+    [report] = data["repos"]
+    assert report["error"] and phrase in report["error"], report
+    assert f"{RUBY}: FAILED: " in err and "Traceback" not in err
+    assert fake_github.total_requests() <= most
+
+
+@pytest.mark.parametrize(("status", "headers", "body"), [
+    (500, None, None), (403, SHORT_WAIT, SECONDARY), (429, SHORT_WAIT, None),
+], ids=["500", "403-secondary", "429"])
+def test_index_recovers_from_one_transient_error(monkeypatch, tmp_path, fake_github, status, headers, body):
+    fake_github.add_fault("GET", r"/releases$", status=status, headers=headers, body=body, times=1)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY)
+    assert code == 0, err
+    assert data["repos"][0]["error"] is None and data["repos"][0]["stable"] > 0
+
+
+def test_index_failure_of_one_repository_spares_the_others(monkeypatch, tmp_path, fake_github):
+    fake_github.add_fault("GET", rf"^/repos/{RUBY}/releases$", status=200, raw_body=b"{not json", times=None)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY, "--repo", PHP)
+    assert code == 0, err
+    reports = {r["repo"]: r for r in data["repos"]}
+    assert "malformed JSON" in reports[RUBY]["error"] and reports[PHP]["error"] is None
+
+
+def test_index_unreachable_api(monkeypatch, tmp_path):
+    code, data, err = wif_index(monkeypatch, f"http://127.0.0.1:{closed_port()}", tmp_path / "cache.db",
+                                "--repo", RUBY)
+    assert code == 1 and "cannot reach GITHUB_API_URL" in data["repos"][0]["error"]
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]"], ids=["malformed", "wrong-shape"])
+def test_index_pull_detail_faults_keep_the_releases(monkeypatch, tmp_path, fake_github, body):
+    fake_github.add_fault("GET", r"/pulls/\d+$", status=200, raw_body=body, times=None)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY,
+                                "--pulls", "recent")
+    assert code == 0, err
+    assert data["repos"][0]["error"] is None and data["repos"][0]["stable"] > 0
+    assert "stopped fetching PR details" in err and "Traceback" not in err
+    assert fake_github.requests["GET /repos/{o}/{r}/pulls/{n}"] == 1
+
+
+# --------------------------------------------------------------------------- the Action
+@pytest.fixture
+def runner(tmp_path, github) -> Iterator[ActionRunner]:
+    with FakeSlack() as slack:
+        yield ActionRunner(tmp_path, github, slack)
+
+
+def test_action_honours_wif_deadline(runner, github, cocoa_db):
+    runner.extra_env["WIF_DEADLINE"] = "0"
+    inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
+              "links": EXAMPLE_B.links[0], "cache-db": str(cocoa_db), "engine": "offline"}
+    result = runner.run(inputs, "workflow_dispatch", dispatch_event(inputs))
+    assert_answer_outputs(result)
+    assert github.total_requests() == 0
+    assert "deadline" in result.outputs["answer"] and "Traceback" not in result.summary
+
+
+def test_action_with_github_down_still_answers(runner, github, cocoa_db):
+    github.add_fault(None, r"^/repos/", status=503, times=None)
+    inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
+              "links": EXAMPLE_B.links[0], "cache-db": str(cocoa_db), "engine": "offline"}
+    result = runner.run(inputs, "workflow_dispatch", dispatch_event(inputs))
+    assert_answer_outputs(result)
+    assert result.outputs["outcome"] in ("medium", "no_result")
+    assert "GitHub kept failing (HTTP 503)" in result.outputs["answer"]
+    assert github.total_requests() <= 3
+
+
+@pytest.mark.timeout(60)
+def test_action_comment_writes_never_wait_out_a_long_retry_after(runner, github, cocoa_db):
+    event = comment_event(github, "/wif sdk: sentry-cocoa version: 8.48.0 WatchdogTermination tags are empty")
+    github.add_fault("POST", r"^/repos/", status=403, headers=LONG_WAIT, body=SECONDARY, times=None)
+    github.add_fault("PATCH", r"^/repos/", status=403, headers=LONG_WAIT, body=SECONDARY, times=None)
+    result = runner.run({"cache-db": str(cocoa_db), "engine": "offline"}, "issue_comment", event)
+    assert_answer_outputs(result)
+    answer = result.outputs["answer"]
+    assert "- GitHub answer comment: creating the answer comment failed: HTTP 403 GitHub asked to retry after 3600 s" \
+        in answer
+    writes = [entry for entry in github.log if entry["method"] in ("POST", "PATCH")]
+    assert len(writes) <= 4, "each write is tried once: reaction, comment, reaction (no retries, no waits)"
+
+
+def test_action_first_run_with_github_down_is_a_clear_configuration_failure(runner, github):
+    github.add_fault(None, r"^/repos/", status=502, times=None)  # no cache given, none to download: index fails
+    stub = runner.bin / "gh"
+    stub.write_text("#!/bin/sh\necho 'release not found' >&2\nexit 1\n")  # never the real gh (network)
+    stub.chmod(0o755)
+    result = runner.run({"sdk": "sentry-python", "version": "2.68.0", "problem": "Spans are dropped.",
+                         "engine": "offline"}, "workflow_dispatch", dispatch_event({}))
+    assert result.returncodes[-1] == 2, result.logs
+    assert result.outputs["outcome"] == "failed"
+    assert "Indexing getsentry/sentry-python failed: GitHub kept failing after retries" in result.outputs["answer"]
+    assert "Traceback" not in result.summary and result.outputs["answer"] in result.summary
+    assert github.total_requests() <= 3  # 1 + 2 retries
+
+
+def test_wif_ask_cli_honours_wif_deadline(cocoa_db, github):
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url, "WIF_DEADLINE": "0"}
+    args = ["ask", "--db", str(cocoa_db), "--engine", "offline", "--sdk", EXAMPLE_B.sdk, "--version",
+            EXAMPLE_B.version, "--problem", EXAMPLE_B.problem, "--link", EXAMPLE_B.links[0], "--json"]
+    result = subprocess.run([sys.executable, "-m", "wif_action.cli", *args], capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "failed" and "deadline" in data["message"]
+    assert github.total_requests() == 0

@@ -1,0 +1,194 @@
+"""No secret ever leaves a run: `wif ask`, `wif index` and the Action, with distinctive tokens in the
+environment, including runs where every upstream rejects them and echoes them back in error bodies
+(as some OpenAI-compatible servers and proxies do).
+
+Searched: stdout, stderr and step logs, the job summary, the GITHUB_OUTPUT file, the result JSON,
+run records, the release cache, every Slack message and every GitHub comment sent to the fakes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.action_harness import (
+    CHANNEL,
+    SUPPORT_REPO,
+    ActionResult,
+    ActionRunner,
+    assert_answer_outputs,
+    comment_event,
+)
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, FakeReply
+from tests.fakes.slack_server import FakeSlack
+from tests.workflow_helpers import EXAMPLE_B, keyword_responder
+
+GITHUB_TOKEN = "ghp_SECRETgithub1234567890abcdefghij12345"
+OPENAI_KEY = "sk-SECRETopenai-0123456789abcdefghijklmnopqrst"
+SLACK_TOKEN = "xoxb-SECRET-slack-0123456789-abcdefghijkl"
+# The full values, and fragments that would still betray a truncated one.
+MARKERS = (GITHUB_TOKEN, OPENAI_KEY, SLACK_TOKEN, "SECRETgithub", "SECRETopenai", "SECRET-slack")
+SECRET_ENV = {"GITHUB_TOKEN": GITHUB_TOKEN, "OPENAI_API_KEY": OPENAI_KEY, "SLACK_BOT_TOKEN": SLACK_TOKEN}
+COCOA = "getsentry/sentry-cocoa"
+RUBY = "getsentry/sentry-ruby"
+
+
+def leaks(where: str, texts: Iterable[str | None]) -> list[str]:
+    """`where: marker` for every marker found in any of `texts`."""
+    return [f"{where}: {marker}" for text in texts if text for marker in MARKERS if marker in text]
+
+
+def sqlite_text(path: Path) -> list[str]:
+    """Everything in a SQLite file: its raw bytes (with WAL) and a dump (long values span pages)."""
+    texts = [p.read_bytes().decode("latin-1") for p in (path, Path(f"{path}-wal")) if p.exists()]
+    if path.exists():
+        connection = sqlite3.connect(path)
+        try:
+            texts.append("\n".join(connection.iterdump()))
+        finally:
+            connection.close()
+    return texts
+
+
+def slack_texts(slack: FakeSlack) -> list[str]:
+    """Every message WIF posted or edited (not the token it authenticated with)."""
+    posted = [str(m.get(key)) for m in slack.messages for key in ("text", "markdown_text", "blocks")]
+    return posted + [text for history in slack.history.values() for text in history]
+
+
+def github_comment_texts(github: FakeGitHub) -> list[str]:
+    """Every comment stored, and every comment or reaction body sent (even when the fake refused it)."""
+    stored = [c["body"] for comments in github.comments.values() for c in comments]
+    sent = [json.dumps(entry["json"]) for entry in github.log if entry["method"] in ("POST", "PATCH")]
+    return stored + sent
+
+
+# --------------------------------------------------------------------------- upstreams
+def reject_everything(github: FakeGitHub, openai: FakeOpenAI, status: int = 401) -> None:
+    """Every GitHub and OpenAI call fails with a body that quotes the secret it was sent."""
+    github.add_fault(None, r".*", status=status, times=None,
+                     body={"message": f"Bad credentials: {GITHUB_TOKEN}", "documentation_url": "x"})
+    openai.responder = lambda _request: FakeReply(status=status, content=f"Incorrect API key provided: {OPENAI_KEY}")
+
+
+def serve_normally(github: FakeGitHub, openai: FakeOpenAI, status: int = 200) -> None:
+    openai.responder = keyword_responder("watchdog")
+
+
+UPSTREAMS = {
+    "rejected-401": (reject_everything, 401),
+    "server-error-500": (reject_everything, 500),
+    "working": (serve_normally, 200),
+}
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        fake.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
+        yield fake
+
+
+@pytest.fixture
+def openai() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def run_wif(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": env.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+    return subprocess.run([sys.executable, "-m", "wif_action.cli", *args], capture_output=True, text=True,
+                          env={**base, **env}, timeout=120)
+
+
+# --------------------------------------------------------------------------- wif ask
+ASK_RUNS = [pytest.param(*UPSTREAMS[name], output, id=f"{name}{output}")
+            for name, output in [("rejected-401", "--json"), ("rejected-401", "--plain"),
+                                 ("server-error-500", "--json"), ("working", "--json")]]
+
+
+@pytest.mark.parametrize(("upstreams", "status", "output"), ASK_RUNS)
+def test_wif_ask_never_prints_or_records_a_secret(cache_path_for, tmp_path, github, openai, upstreams, status,
+                                                  output):
+    upstreams(github, openai, status)
+    runs = tmp_path / "runs.db"
+    env = {**SECRET_ENV, "GITHUB_API_URL": github.url, "OPENAI_BASE_URL": openai.url + "/v1",
+           "WIF_LLM_MAX_RETRIES": "0", "WIF_LLM_TIMEOUT": "5", "HOME": str(tmp_path)}
+    args = ["ask", "--db", str(cache_path_for([COCOA])), "--engine", "openai", "--sdk", EXAMPLE_B.sdk,
+            "--version", EXAMPLE_B.version, "--problem", EXAMPLE_B.problem, "--link", EXAMPLE_B.links[0],
+            "--runs-db", str(runs), *([output] if output == "--json" else [])]
+    result = run_wif(args, env)
+    assert result.returncode == 0, result.stderr
+    assert openai.chat_requests() and github.total_requests(), "the secrets were really sent upstream"
+    found = leaks("stdout", [result.stdout]) + leaks("stderr", [result.stderr]) + leaks("runs", sqlite_text(runs))
+    assert not found
+    assert "Traceback" not in result.stderr
+    if output == "--json":
+        assert json.loads(result.stdout)["outcome"]
+    assert sqlite_text(runs), "run records were written"
+
+
+# --------------------------------------------------------------------------- wif index
+@pytest.mark.parametrize("status", [401, 403, 500])
+def test_wif_index_never_prints_or_stores_a_secret(tmp_path, fake_github, status):
+    db = tmp_path / "cache.db"
+    env = {"GITHUB_TOKEN": GITHUB_TOKEN, "GITHUB_API_URL": fake_github.url, "HOME": str(tmp_path)}
+    first = run_wif(["index", "--db", str(db), "--repo", RUBY, "--json"], env)
+    assert first.returncode == 0, first.stderr
+    fake_github.add_fault(None, r".*", status=status, times=None,
+                          body={"message": f"Bad credentials: {GITHUB_TOKEN}"})
+    second = run_wif(["index", "--db", str(db), "--repo", RUBY, "--json", "--refresh-days", "100000"], env)
+    assert second.returncode == 1
+    assert json.loads(second.stdout)["repos"][0]["error"], "the failure is reported"
+    outputs = [first.stdout, first.stderr, second.stdout, second.stderr]
+    assert not leaks("wif index", outputs) + leaks("cache", sqlite_text(db))
+    assert "Traceback" not in second.stderr
+
+
+# --------------------------------------------------------------------------- the Action
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    with FakeSlack() as fake:
+        yield fake
+
+
+def action_texts(result: ActionResult, tmp_path: Path) -> dict[str, list[str]]:
+    """Every place the Action writes to: step logs, command files, result JSON and run records."""
+    command_files = [p.read_text() for p in tmp_path.glob("github_*-*")]
+    result_json = Path(result.outputs["result-json"]).read_text() if result.outputs.get("result-json") else ""
+    return {"step logs": [result.logs], "summary and outputs": [result.summary, *command_files],
+            "result JSON": [result_json], "run records": sqlite_text(tmp_path / "temp" / "wif-runs.db")}
+
+
+@pytest.mark.parametrize(("upstreams", "status"), UPSTREAMS.values(), ids=UPSTREAMS.keys())
+def test_the_action_never_posts_or_writes_a_secret(tmp_path, github, openai, slack, cache_path_for, upstreams,
+                                                   status):
+    upstreams(github, openai, status)
+    if status != 200:  # Slack too: an ok:false body that quotes the token, then an HTML error page
+        slack.add_fault("POST", r"/chat\.postMessage", status=200, times=1,
+                        body={"ok": False, "error": "invalid_auth", "token": SLACK_TOKEN})
+        slack.add_fault("POST", r"^/api/", status=502, times=None, raw_body=f"<html>{SLACK_TOKEN}</html>".encode())
+    event = comment_event(github, f"/wif sdk: sentry-cocoa version: 8.48.0 links: {EXAMPLE_B.links[0]}\n"
+                                  f"problem: {EXAMPLE_B.problem}")
+    runner = ActionRunner(tmp_path, github, slack, extra_env={"WIF_LLM_MAX_RETRIES": "0"})
+    inputs = {"cache-db": str(cache_path_for([COCOA])), "engine": "openai", "github-token": GITHUB_TOKEN,
+              "openai-api-key": OPENAI_KEY, "openai-base-url": openai.url + "/v1", "model": "gpt-test",
+              "slack-bot-token": SLACK_TOKEN, "slack-channel": CHANNEL}
+    result = runner.run(inputs, "issue_comment", event)
+    assert_answer_outputs(result)
+    assert openai.chat_requests() and slack.total_requests() and github.total_requests()
+    found = [leak for where, texts in action_texts(result, tmp_path).items() for leak in leaks(where, texts)]
+    found += leaks("Slack", slack_texts(slack)) + leaks("GitHub comments", github_comment_texts(github))
+    assert not found
+    assert "Traceback" not in result.summary and "Traceback" not in result.outputs["answer"]
+    if status == 200:  # delivered: the checks above covered real posts
+        assert any(c["user"]["type"] == "Bot" for c in github.comments[(SUPPORT_REPO, 7)])
+        assert [m for m in slack.messages if m.get("bot_id")]
