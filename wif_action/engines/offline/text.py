@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from wif_action.engines.offline.stemmer import stem
-from wif_action.engines.offline.vocabulary import STOPWORDS, SYNONYMS, WEAK_WORDS
+from wif_action.engines.offline.vocabulary import STOPWORDS, SYNONYM_NAMES, SYNONYMS, WEAK_WORDS
 
 MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
 MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
@@ -80,7 +80,7 @@ def _word_terms(part: str, kind: str = "word") -> list[Term]:
     terms = [Term(key, lower, weight, kind)]
     folded = SYNONYMS.get(key) or SYNONYMS.get(lower) or _status_class(lower)
     if folded and folded != key:
-        terms.append(Term(folded, folded, SYNONYM_WEIGHT, "synonym"))
+        terms.append(Term(folded, SYNONYM_NAMES.get(folded, folded), SYNONYM_WEIGHT, "synonym"))
     return terms
 
 
@@ -136,7 +136,7 @@ def _chunk_terms(chunk: str) -> list[Term]:
     for term in list(terms):
         folded = SYNONYMS.get(term.key) if term.kind == "identifier" else None
         if folded:
-            terms.append(Term(folded, folded, SYNONYM_WEIGHT, "synonym"))
+            terms.append(Term(folded, SYNONYM_NAMES.get(folded, folded), SYNONYM_WEIGHT, "synonym"))
     return terms
 
 

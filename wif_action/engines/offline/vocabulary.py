@@ -68,6 +68,9 @@ SYNONYMS: dict[str, str] = {
     "skip": "ignor", "exclud": "ignor",
     "empti": "miss", "blank": "miss", "absent": "miss",
 }
+# How a folded term reads in an answer's reason (the stems above are not words).
+SYNONYM_NAMES = {"crash": "crash", "hang": "hang", "memori": "memory", "duplic": "duplicate", "ignor": "ignore",
+                 "miss": "missing"}
 
 # Words whose own version people state: a number right after one ("Kotlin 2.1.0") is not the SDK version.
 PLATFORM_WORDS = _words("""
