@@ -10,7 +10,7 @@ from indexer.registry import load_registry
 from wif_action.engines import choose_engine
 from wif_action.engines.offline import OfflineJudge
 from wif_action.models import Answer, AskInput
-from wif_action.subtasks.pr_evaluation import AnalysisTools
+from wif_action.ports import AnalysisTools
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
 from wif_action.tools.progress import RecordingProgress

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.registry import Registry, load_registry
-from wif_action.ports import Progress
-from wif_action.subtasks.pr_evaluation import AnalysisTools
+from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
 from wif_action.workflow import Workflow, WorkflowOptions

@@ -7,6 +7,7 @@ implement `Judge`. Tests can pass any object of the right shape.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from wif_action.models import (
@@ -99,6 +100,23 @@ class Judge(Protocol):
     def summarize(self, text: str, purpose: str) -> str: ...
 
     def usage(self) -> Usage: ...
+
+
+@dataclass
+class AnalysisTools:
+    """The tools the analysis subtasks use, injected by whoever builds the workflow."""
+
+    cache: ReleaseCache
+    github: GitHub
+    judge: Judge
+    fallback: Judge | None = None
+
+    def raise_cache_failure(self) -> None:
+        """Re-raise a cache read failure that some step (or engine) swallowed: an answer must
+        never rest on a half-read cache."""
+        failure = getattr(self.cache, "failure", None)
+        if failure is not None:
+            raise failure
 
 
 class RunObserver(Protocol):

@@ -5,35 +5,32 @@ release range → scan release notes → resolve answer. Any subtask may end the
 run early; the answer subtask always runs, so every path produces an Answer —
 even when a subtask fails unexpectedly (the answer is then `failed`).
 
-The run has a deadline: once it passes, GitHub and the primary engine are no
-longer called (their calls fail fast as skipped steps), so a slow upstream
-costs at most the one call in flight, bounded by its own timeout and retries.
+The run has a deadline (tools/deadline.py): once it passes, GitHub and the
+primary engine are no longer called; the cache and the offline engine still answer.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Outcome, Usage
-from wif_action.ports import NullObserver, Progress, RunObserver, ToolError, ToolUnavailable
+from wif_action.ports import AnalysisTools, NullObserver, Progress, RunObserver, ToolError
 from wif_action.rendering import DEFAULT_MENTION
-from wif_action.subtasks.check_links import check_links
+from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request
 from wif_action.subtasks.fetch_release_range import fetch_release_range
-from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+from wif_action.subtasks.pr_evaluation import PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.subtasks.resolve_repository import resolve_repository
 from wif_action.subtasks.scan_release_notes import scan_release_notes
+from wif_action.tools.deadline import until_deadline
 
 _log = logging.getLogger(__name__)
-DEADLINE_REASON = "not attempted: the run's deadline was reached"
 
 
 @dataclass
@@ -127,8 +124,6 @@ class Workflow:
                                            "prs_evaluated": evaluator.evaluated})
 
     def _links(self, request, repo, user_release, evaluator: PrEvaluator, journal: Journal, tools: AnalysisTools):
-        from wif_action.subtasks.check_links import LinkResult
-
         if not request.links or user_release is None:
             return LinkResult(outcome="fall_through")
         self.progress.checkpoint("Checking linked issues…")
@@ -148,35 +143,3 @@ class Workflow:
         team = self.registry.maintainers(repo).get("github_team") if repo else None
         return f"{self.options.mention} ({team})" if team else self.options.mention
 
-
-def until_deadline(tools: AnalysisTools, journal: Journal) -> AnalysisTools:
-    """The run's tools with GitHub and the primary engine cut off at the deadline.
-
-    The release cache and the fallback engine stay available: both are local and fast, and
-    they are what still answers once the deadline has passed.
-    """
-    judge = _UntilDeadline(tools.judge, "judge", journal)
-    fallback = judge if tools.fallback is tools.judge else tools.fallback
-    return replace(tools, github=_UntilDeadline(tools.github, "github", journal), judge=judge, fallback=fallback)
-
-
-class _UntilDeadline:
-    """Passes every attribute through; a method called after the deadline raises ToolUnavailable instead."""
-
-    _UNGUARDED = frozenset({"usage"})
-
-    def __init__(self, target: Any, tool: str, journal: Journal):
-        self._target, self._tool, self._journal = target, tool, journal
-
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._target, name)
-        if name.startswith("_") or name in self._UNGUARDED or not callable(value):
-            return value
-
-        @functools.wraps(value)
-        def bounded(*args: Any, **kwargs: Any) -> Any:
-            if self._journal.expired():
-                raise ToolUnavailable(self._tool, DEADLINE_REASON)
-            return value(*args, **kwargs)
-
-        return bounded

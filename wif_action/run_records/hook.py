@@ -15,11 +15,11 @@ from typing import Any
 
 from wif_action import ports
 from wif_action.models import Answer, AskInput
+from wif_action.ports import AnalysisTools
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.store import RunStore
-from wif_action.subtasks.pr_evaluation import AnalysisTools
 from wif_action.workflow import Workflow
 
 

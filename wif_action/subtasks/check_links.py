@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Release
-from wif_action.ports import ToolError
-from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+from wif_action.ports import AnalysisTools, ToolError
+from wif_action.subtasks.pr_evaluation import PrEvaluator
 
 _LINK = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)$")
 MAX_LINKS = 3

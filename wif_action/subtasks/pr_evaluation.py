@@ -8,34 +8,16 @@ rejected one becomes MEDIUM with the verifier's reason.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score
-from wif_action.ports import GitHub, Judge, ReleaseCache, ToolError
+from wif_action.ports import AnalysisTools, ToolError
 from wif_action.subtasks.judging import judged
 
 SUMMARIZE_OVER_CHARS = 80_000  # ≈20,000 tokens
 MAX_BODY_CHARS = 200_000
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
-
-
-@dataclass
-class AnalysisTools:
-    """The tools the analysis subtasks use, injected by whoever builds the workflow."""
-
-    cache: ReleaseCache
-    github: GitHub
-    judge: Judge
-    fallback: Judge | None = None
-
-    def raise_cache_failure(self) -> None:
-        """Re-raise a cache read failure that some step (or engine) swallowed: an answer must
-        never rest on a half-read cache."""
-        failure = getattr(self.cache, "failure", None)
-        if failure is not None:
-            raise failure
 
 
 class PrEvaluator:

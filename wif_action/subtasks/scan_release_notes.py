@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.ports import ToolError, ToolUnavailable
+from wif_action.ports import AnalysisTools, ToolError, ToolUnavailable
 from wif_action.subtasks.judging import judged
-from wif_action.subtasks.pr_evaluation import AnalysisTools, PrEvaluator
+from wif_action.subtasks.pr_evaluation import PrEvaluator
 
 BATCH_SIZE = 5
 MAX_MEDIUM = 5
