@@ -1,0 +1,67 @@
+"""Parse one GitHub release body (Markdown or a plain CHANGELOG section) into entries.
+
+WIF answers "was this fixed, where, by which PR" from release notes, so every bullet of a
+release has to become an entry with a normalised section and the PR/issue numbers it cites.
+The notes come from many hand-written and generated styles (Sentry house style, craft
+auto-notes, release-please, GitHub's "What's Changed", Keep-a-Changelog), so the parser is
+a forgiving line scanner rather than a Markdown renderer.
+
+Reference rules (chosen so that a PR number is only claimed when the notes really cite it):
+
+* ``[#N](…/pull/N)``, ``[(#N)](…/pull/N)``, a bare ``…/pull/N`` URL → PR ``N``.
+* ``[#N](…/issues/N)`` (release-please writes PR links this way; GitHub redirects) → PR ``N``
+  unless a closing keyword precedes it (``Fixes [#N](…/issues/N)``) → issue ``N``.
+  Any other ``…/issues/N`` URL or link → issue ``N``.
+* A bare ``#N`` (or ``owner/repo#N`` of the same repository) counts as a PR only when it is
+  parenthesised (``(#1234)``, ``(#4917 and #4918)``), part of the trailing reference group
+  of its line (``… #770``, ``…, #3551 by @user``), leads the line (``#97 Sentry …``) or ends
+  a title (``Title #1048: details``). A mid-sentence ``#N`` ("reverting … from #6380
+  (#6491)") is ambiguous between an issue and an earlier PR and is not counted; it stays in
+  the text.
+* ``Fixes/Closes/Resolves #N`` (also ``GH-N``, ``owner/repo#N``, issue URLs) → issue ``N``.
+* With ``repo`` given, links and URLs to other repositories are never counted.
+
+Only the bullet line itself (plus lines that continue it without a blank line) and its
+nested sub-bullets contribute references; explanatory paragraphs after a blank line are
+kept as text but often mention older PRs ("Re-lands #6380, reverted by #6491"), so their
+numbers are not claimed (explicit issue links there are).
+
+Entries are list items (``-``, ``*``, ``+``, ``1.``). Prose, blockquotes/alerts, admonitions,
+code fences, tables, HTML and "New Contributors" lists are skipped; the one exception is old
+plain-text changelogs whose paragraph lines each end in ``(#N)``, where every line is an entry.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from indexer.release_notes.model import ReleaseNoteEntry
+from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
+from indexer.release_notes.sections import SECTIONS, classify_bullet, classify_heading
+
+__all__ = ["SECTIONS", "ReleaseNoteEntry", "classify_bullet", "classify_heading", "parse_release_notes"]
+
+_log = logging.getLogger(__name__)
+
+
+def _parse(body: str, repo: str | None) -> list[ReleaseNoteEntry]:
+    """Scan the body line by line; see module docstring for the rules."""
+    state = _State(repo=repo)
+    text = body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    for line in text.split("\n"):
+        _handle_line(state, line[:_MAX_LINE].expandtabs(4))
+    _close_bullet(state)
+    return state.entries
+
+
+def parse_release_notes(body: str | None, repo: str | None = None) -> list[ReleaseNoteEntry]:
+    """Entries of one release body; never raises (malformed input yields fewer entries)."""
+    if not isinstance(body, str) or not body.strip():
+        return []
+    if not isinstance(repo, str) or "/" not in repo:
+        repo = None
+    try:
+        return _parse(body, repo)
+    except Exception:  # pragma: no cover - safety net; the property tests call _parse directly
+        _log.exception("release-notes parse failed")
+        return []

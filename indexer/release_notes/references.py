@@ -1,0 +1,299 @@
+"""Inline rendering of one bullet paragraph and extraction of the PR/issue numbers it cites.
+
+``_render_unit`` turns raw Markdown (links, bare URLs, code spans, HTML, ``#N`` references)
+into readable text and decides which references are PRs and which are issues, following the
+reference rules in the package docstring; ``_strip_inline_markup`` gives plain text for
+headings and summaries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from indexer.release_notes.model import _MAX_REFS_PER_UNIT
+
+# --------------------------------------------------------------------------- inline rendering
+
+_HTML_TAG = re.compile(
+    r"</?(?:br|strong|em|b|i|u|code|kbd|sup|sub|span|div|p|a|img|details|summary|small|ins|del|s)"
+    r"(?:\s[^<>]{0,300})?/?>",
+    re.IGNORECASE,
+)
+_IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\s]{0,500}(?:\s+\"[^\"\n]{0,200}\")?\)")
+_TOKEN = re.compile(
+    r"\[(?P<label>[^\[\]\n]{0,300})\]\((?P<url>[^()\s]{0,500})(?:\s+\"[^\"\n]{0,200}\")?\)"
+    r"|<(?P<auto>https?://[^\s<>]{1,500})>"
+    r"|(?P<bare>https?://[^\s<>()\[\]`'\"]{1,500})"
+    r"|(?P<code>`[^`\n]{1,500}`)"
+)
+_GITHUB_REF = re.compile(
+    r"(?:https?://(?:(?:www\.)?github\.com|github-redirect\.dependabot\.com)/)?"
+    r"([A-Za-z0-9-]{1,39}/[\w.-]{1,100})/(pull|pulls|issues)/#?(\d{1,7})"
+    r"(?:[/?#][^\s]{0,400})?",
+    re.IGNORECASE,
+)
+_GITHUB_REPO_URL = re.compile(
+    r"(?:https?://(?:www\.)?github\.com/)?([A-Za-z0-9-]{1,39}/[\w.-]{1,100})(?:/[^\s]{0,400})?", re.IGNORECASE
+)
+_NUMBER_LABEL = re.compile(r"[(\[]?#{1,2}(\d{1,7})[)\]]?")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>|~])")
+_BARE_REF = re.compile(
+    r"(?<![\w&#/])(?:(?P<own>[A-Za-z0-9-]{1,39}/[\w.-]{1,100})#|(?P<gh>GH-)|#{1,2})(?P<num>\d{1,7})(?!\w)"
+)
+_ISSUE_KEYWORD = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s{0,3}:?\s{0,3}(?:issues?\s{1,3})?\(?\s{0,3}$",
+    re.IGNORECASE,
+)
+_REF_SEPARATOR = re.compile(r"[\s,]{0,6}(?:and|&|or)?[\s,]{0,6}", re.IGNORECASE)
+_TAIL_TOKEN = re.compile(
+    r"\[?(?:#{1,2}\d{1,7}|[\w.-]{1,100}/[\w.-]{1,100}#\d{1,7})[\],.;:!]{0,4}"
+    r"|[(\[]?(?:@[\w-]{1,60}|by|in|and|&|thanks|via|-)?[)\],.;:!]{0,4}",
+    re.IGNORECASE,
+)
+_TITLE_END = re.compile(r"\s{0,3}(?::|\s-\s)")  # "Title #1048: details", "Title #363 - details"
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass
+class _Ref:
+    """A reference found while rendering.
+
+    ``kind``: ``pr`` (pull link/URL), ``issue`` (issue link/URL), ``pr-or-issue`` (``[#N](…/issues/N)``,
+    a PR unless a closing keyword precedes it), ``bare`` (``#N``) or ``gh`` (``GH-N``, issue only
+    after a closing keyword).
+    """
+
+    kind: str
+    number: int
+    start: int
+    end: int
+    keyword: bool = False
+
+
+def _strip_inline_markup(text: str) -> str:
+    """Plain text for headings/summaries: no HTML tags, emphasis or link targets."""
+    text = _HTML_TAG.sub(" ", _drop_comments(text))
+    text = _IMAGE.sub(" ", text)
+    text = _TOKEN.sub(_token_text, text)
+    return text.replace("**", "").replace("`", "").strip()
+
+
+def _drop_comments(text: str) -> str:
+    """Remove ``<!-- … -->`` (an unclosed one runs to the end); linear, unlike a lazy regex."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            parts.append(text[pos:])
+            return " ".join(parts)
+        parts.append(text[pos:start])
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return " ".join(parts)
+        pos = end + 3
+
+
+def _token_text(match: re.Match[str]) -> str:
+    """Readable text of a link/code token (link label, code without backticks, URL)."""
+    if match.group("url") is not None:
+        return match.group("label")
+    return match.group(0)
+
+
+def _same_repo(owner_repo: str, repo: str | None) -> bool:
+    """True when a link's repository is the release's own (any repository if unknown)."""
+    return repo is None or owner_repo.lower() == repo.lower()
+
+
+def _clean_plain(text: str) -> str:
+    """Plain Markdown text as readers see it: no bold markers or backslash escapes."""
+    return _ESCAPE.sub(r"\1", text.replace("**", ""))
+
+
+def _cited_label(label: str, number_text: str) -> str:
+    """Link label that keeps the cited number readable: ``[PR](…/pull/12)`` → ``PR (#12)``."""
+    if number_text in label:
+        return label
+    return f"{label} (#{number_text})" if label else f"#{number_text}"
+
+
+class _Renderer:
+    """Renders one paragraph of a bullet to text while locating its references."""
+
+    def __init__(self, repo: str | None) -> None:
+        self.repo = repo
+        self.parts: list[str] = []
+        self.length = 0
+        self.refs: list[_Ref] = []
+        self.plain_spans: list[tuple[int, int]] = []
+
+    def emit(self, text: str, plain: bool = False) -> int:
+        """Append text; returns its start offset. Plain spans are scanned for bare refs."""
+        start = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        if plain:
+            self.plain_spans.append((start, self.length))
+        return start
+
+    def link(self, label: str, url: str) -> None:
+        """Render ``[label](url)``: label text, with GitHub PR/issue targets as refs."""
+        label = _clean_plain(label).strip()
+        match = _GITHUB_REF.fullmatch(url)
+        if not match:
+            self.emit(label, plain=self._own_number_label(label, url))
+            return
+        owner_repo, kind, number_text = match.group(1), match.group(2).lower(), match.group(3)
+        number = int(number_text)
+        bare_label = label.strip("()[] ")
+        is_number_label = bare_label.lstrip("#") == number_text and bare_label.startswith("#")
+        if not _same_repo(owner_repo, self.repo):
+            text = f"{owner_repo}#{number_text}" if is_number_label else label
+            self.emit(text or f"{owner_repo}#{number_text}")
+            return
+        text = _cited_label(label, number_text)
+        start = self.emit(text)
+        ref_kind = "pr" if kind.startswith("pull") else ("pr-or-issue" if is_number_label else "issue")
+        self.refs.append(_Ref(ref_kind, number, start, start + len(text)))
+
+    def _own_number_label(self, label: str, url: str) -> bool:
+        """``[#N](broken link into this repository)``: the label still cites ``#N``."""
+        if not _NUMBER_LABEL.fullmatch(label):
+            return False
+        if not url.lower().startswith(("http://", "https://")):
+            return True
+        match = _GITHUB_REPO_URL.fullmatch(url)
+        return bool(match) and "github.com/" in url.lower() and _same_repo(match.group(1), self.repo)
+
+    def url(self, url: str) -> None:
+        """Render a bare URL; same-repository PR/issue URLs become ``#N`` refs."""
+        trail = len(url) - len(url.rstrip(".,;:!?"))
+        core = url[: len(url) - trail] if trail else url
+        match = _GITHUB_REF.fullmatch(core)
+        if match and _same_repo(match.group(1), self.repo):
+            number_text = match.group(3)
+            start = self.emit(f"#{number_text}")
+            kind = "pr" if match.group(2).lower().startswith("pull") else "issue"
+            self.refs.append(_Ref(kind, int(number_text), start, start + 1 + len(number_text)))
+        else:
+            self.emit(core)
+        if trail:
+            self.emit(url[len(url) - trail :])
+
+    def render(self, raw: str) -> None:
+        """Tokenise a raw Markdown paragraph into the output buffer."""
+        raw = _IMAGE.sub(" ", _HTML_TAG.sub(" ", _drop_comments(raw)))
+        pos = 0
+        for match in _TOKEN.finditer(raw):
+            if match.start() > pos:
+                self.emit(_clean_plain(raw[pos : match.start()]), plain=True)
+            if match.group("url") is not None:
+                self.link(match.group("label"), match.group("url"))
+            elif match.group("auto"):
+                self.url(match.group("auto"))
+            elif match.group("bare"):
+                self.url(match.group("bare"))
+            else:
+                self.emit(match.group("code"))
+            pos = match.end()
+        if pos < len(raw):
+            self.emit(_clean_plain(raw[pos:]), plain=True)
+
+    def text(self) -> str:
+        """The rendered paragraph."""
+        return "".join(self.parts)
+
+
+def _paren_depth(text: str, end: int) -> int:
+    """Unclosed ``(`` before ``end``: a ref inside parentheses is a citation."""
+    prefix = text[:end]
+    return prefix.count("(") - prefix.count(")")
+
+
+def _tail_start(text: str) -> int:
+    """Offset where the trailing group of refs/credits ("#12 by @x in #13") begins."""
+    tokens = list(re.finditer(r"\S+", text))
+    start = len(text)
+    for token in reversed(tokens):
+        if not _TAIL_TOKEN.fullmatch(token.group(0)):
+            break
+        start = token.start()
+    return start
+
+
+def _bare_refs(renderer: _Renderer, text: str) -> None:
+    """Find ``#N`` / ``owner/repo#N`` / ``GH-N`` in plain spans of the rendered text."""
+    found: list[_Ref] = []
+    for start, end in renderer.plain_spans:
+        for match in _BARE_REF.finditer(text, start, end):
+            own = match.group("own")
+            if own and not _same_repo(own, renderer.repo):
+                continue
+            kind = "gh" if match.group("gh") else "bare"
+            found.append(_Ref(kind, int(match.group("num")), match.start(), match.end()))
+            if len(found) >= _MAX_REFS_PER_UNIT:
+                break
+    renderer.refs.extend(found)
+    renderer.refs.sort(key=lambda ref: ref.start)
+
+
+def _is_citation(text: str, ref: _Ref, tail: int) -> bool:
+    """A bare ``#N`` cites a PR when parenthesised, trailing, leading or ending a title."""
+    if ref.start >= tail or _paren_depth(text, ref.start) > 0:
+        return True
+    if not text[: ref.start].strip(" -*:"):
+        return True
+    return _TITLE_END.match(text, ref.end) is not None
+
+
+def _resolve_refs(renderer: _Renderer) -> tuple[list[int], list[int]]:
+    """Decide which references are PRs and which are issues (see the package docstring)."""
+    text = renderer.text()
+    _bare_refs(renderer, text)
+    tail = _tail_start(text)
+    prs: list[int] = []
+    issues: list[int] = []
+    previous: _Ref | None = None
+    for ref in renderer.refs[:_MAX_REFS_PER_UNIT]:
+        before = text[max(0, ref.start - 40) : ref.start]
+        chained = (
+            previous is not None
+            and previous.keyword
+            and _REF_SEPARATOR.fullmatch(text[previous.end : ref.start]) is not None
+        )
+        ref.keyword = chained or _ISSUE_KEYWORD.search(before) is not None
+        previous = ref
+        if ref.number <= 0:
+            continue
+        if ref.kind == "pr" or (ref.kind == "pr-or-issue" and not ref.keyword):
+            prs.append(ref.number)
+        elif ref.kind in ("issue", "pr-or-issue") or ref.keyword:
+            issues.append(ref.number)
+        elif ref.kind == "bare" and _is_citation(text, ref, tail):
+            prs.append(ref.number)
+    return prs, issues
+
+
+def _render_unit(raw: str, repo: str | None, count_refs: bool | None) -> tuple[str, list[int], list[int]]:
+    """Render one paragraph; returns (text, prs, issues).
+
+    ``count_refs`` True: all references; False: explanatory paragraph, only explicit issue
+    references; None: none (dependency-bump sub-bullets pointing at other repositories).
+    """
+    renderer = _Renderer(repo)
+    renderer.render(raw)
+    text = renderer.text()
+    if count_refs is None:
+        return text, [], []
+    prs, issues = _resolve_refs(renderer)
+    if not count_refs:
+        explicit = {ref.number for ref in renderer.refs if ref.kind == "issue" or ref.keyword}
+        return text, [], [n for n in issues if n in explicit]
+    return text, prs, issues
+
+
+def _dedupe(numbers: list[int]) -> tuple[int, ...]:
+    """Unique numbers in order of first appearance."""
+    return tuple(dict.fromkeys(numbers))
