@@ -18,6 +18,7 @@ import pytest
 from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
 from tests.fakes.github_server import FakeGitHub, available_repos
+from tests.fakes.openai_server import FakeOpenAI
 
 GITHUB_REPOS: list[str] = available_repos()
 
@@ -32,6 +33,22 @@ def github_repos() -> list[str]:
 def fake_github() -> Iterator[FakeGitHub]:
     """A fresh fake over all fixtures, for tests that mutate releases, faults or limits."""
     with FakeGitHub() as fake:
+        yield fake
+
+
+@pytest.fixture
+def example_b_github(fake_github: FakeGitHub) -> FakeGitHub:
+    """A fresh fake where issue 5397 (the spec's Example B) was fixed by PR #4953, shipped in 8.47.0:
+    at or before the user's 8.48.0, so the link must be discarded."""
+    fake_github.add_issue("getsentry/sentry-cocoa", 5397, title="WatchdogTermination events have empty tags",
+                          closed_by_pr=4953)
+    return fake_github
+
+
+@pytest.fixture
+def openai_fake() -> Iterator[FakeOpenAI]:
+    """A fresh fake OpenAI-compatible server (default replies: minimal schema instances)."""
+    with FakeOpenAI() as fake:
         yield fake
 
 

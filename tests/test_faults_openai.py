@@ -9,7 +9,7 @@ and so do three failed calls in a row — shown by counting requests on the fake
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,16 +36,9 @@ def cache(cache_path_for) -> Path:
 
 
 @pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        fake.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
-        yield fake
+def github(example_b_github: FakeGitHub) -> FakeGitHub:
+    return example_b_github
 
-
-@pytest.fixture
-def openai_fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def ask_openai(cache: Path, github_url: str, openai_url: str, *, fallback: bool = True, timeout: float = 5,

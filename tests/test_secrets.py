@@ -91,16 +91,13 @@ UPSTREAMS = {
 
 
 @pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        fake.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
-        yield fake
+def github(example_b_github: FakeGitHub) -> FakeGitHub:
+    return example_b_github
 
 
 @pytest.fixture
-def openai() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
+def openai(openai_fake: FakeOpenAI) -> FakeOpenAI:
+    return openai_fake
 
 
 def run_wif(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ import pytest
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from tests.fakes.github_server import FakeGitHub
-from tests.fakes.openai_server import FakeOpenAI, FakeReply
+from tests.fakes.openai_server import FakeReply
 from tests.workflow_helpers import EXAMPLE_B, ask, keyword_responder
 from wif_action.models import AskInput, Confidence, Outcome
 
@@ -20,17 +20,9 @@ COCOA = "getsentry/sentry-cocoa"
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub() as fake:
-        # Spec Example B: issue 5397 was fixed by a PR that shipped at or before the user's 8.48.0.
-        fake.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
-        yield fake
+def github(example_b_github: FakeGitHub) -> FakeGitHub:
+    return example_b_github
 
-
-@pytest.fixture
-def openai_fake():
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def test_example_b_offline(example_cache_path, github):
