@@ -707,3 +707,24 @@ def test_dependabot_redirect_links_are_github_links() -> None:
     entry = only(f"- Fix crash ({own}), see {other}")
     assert (entry.prs, entry.issues) == ((7,), ())
     assert "getsentry/sentry-java#8" in entry.text
+
+
+# ---------------------------------------------------------------- formats not in the shared data
+@pytest.mark.parametrize(("body", "expected"), [
+    ("Bug fixes\n---------\n* Fix crash when opening settings (#123)\n\nFeatures\n--------\n* Add retry option (#124)",
+     [("fix", (123,)), ("feature", (124,))]),
+    ("### Patch Changes\n\n- [#123](https://github.com/acme/sdk/pull/123) [`abc1234`](https://github.com/acme/sdk/"
+     "commit/abc1234) Thanks [@alice](https://github.com/alice)! - Fix crash when opening settings\n\n"
+     "### Minor Changes\n\n- [#130](https://github.com/acme/sdk/pull/130) Thanks [@bob](https://github.com/bob)! "
+     "- Add retries", [("fix", (123,)), ("feature", (130,))]),
+    ("## What's Changed\n* Fix crash when opening settings by @alice in https://github.com/acme/sdk/pull/123\n"
+     "* build(deps): bump foo from 1.0 to 1.1 by @dependabot[bot] in https://github.com/acme/sdk/pull/126\n\n"
+     "## New Contributors\n* @zed made their first contribution in https://github.com/acme/sdk/pull/125\n\n"
+     "**Full Changelog**: https://github.com/acme/sdk/compare/v1.0.0...v1.1.0",
+     [("fix", (123,)), ("dependency", (126,))]),
+    ("### Fixed\n- Crash when the cache is empty ([#123](https://github.com/acme/sdk/pull/123))\n"
+     "### Security\n- Escape user input in logs (#127)", [("fix", (123,)), ("fix", (127,))]),
+])
+def test_common_formats_beyond_the_shared_data(body: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
+    entries = parse_release_notes(body, "acme/sdk")
+    assert [(e.section, e.prs) for e in entries] == expected

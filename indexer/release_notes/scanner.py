@@ -24,6 +24,7 @@ _BOLD_BULLET = re.compile(r"\*\*[-*+][ \t]+(.*)$")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)([^*_\n]{1,80})(?:\*\*|__):?$")
 _COLON_LINE = re.compile(r"([A-Za-z][\w '\u2019&/-]{0,60}):$")
 _ADMONITION = re.compile(r"(?:!!!|\?\?\?\+?)[ \t]")
+_SETEXT_UNDERLINE = re.compile(r"(?:={3,}|-{3,})$")
 _MAX_LINE = 20000  # longer source lines are truncated before any matching
 _HTML_LINE = re.compile(r"</?[A-Za-z][^<>]{0,300}>?")
 _PLAIN_ENTRY = re.compile(r"\(#\d{1,7}\)[ \t]*(?:by[ \t]+@[\w-]{1,60}[ \t]*)?\.?$")
@@ -352,6 +353,9 @@ def _handle_line(state: _State, line: str) -> None:
         _flush_paragraph(state)
         if state.bullet is not None:
             state.bullet.blank = True
+        return
+    if _SETEXT_UNDERLINE.match(stripped) and state.bullet is None and len(state.paragraph) == 1:
+        _push_heading(state, 1 if stripped[0] == "=" else 2, state.paragraph.pop())  # "Features\n--------"
         return
     if _ADMONITION.match(stripped) and indent < 2:
         _close_bullet(state)

@@ -55,6 +55,10 @@ _HEADING_RULES: tuple[tuple[re.Pattern[str], _Rule], ...] = (
     (re.compile(r"\bbreaking\b|\bbc break|\bremoved\b|\bremovals?\b|\bapi changes\b"), _Rule("breaking")),
     (re.compile(r"\bdeprecat|\bobsolet"), _Rule("deprecation")),
     (re.compile(r"\bsecurity\b"), _Rule("fix")),
+    # changesets (JS monorepos): semver bump groups; a patch change is a fix unless it says otherwise
+    (re.compile(r"\bmajor changes\b"), _Rule("breaking")),
+    (re.compile(r"\bminor changes\b"), _Rule("feature", generic=True)),
+    (re.compile(r"\bpatch changes\b"), _Rule("fix", generic=True)),
 )
 _HEADING_RULES_LATE: tuple[tuple[re.Pattern[str], _Rule], ...] = (
     (
@@ -165,9 +169,17 @@ _WEAK_WORDS = {
 }  # fmt: skip
 
 
+# changesets' entry prefixes: "#123 `abc1234` Thanks @user! - Fix …" and "abc1234: Fix …"
+_CHANGESET_THANKS = re.compile(
+    r"(?:#\d{1,7}\s{1,3})?(?:`?[0-9a-f]{7,40}`?\s{1,3})?Thanks [^!\n]{1,200}!\s{1,3}-\s{1,3}")
+_CHANGESET_SHA = re.compile(r"[0-9a-f]{7,40}:\s{1,3}")
+
+
 def _bullet_core(text: str) -> str:
-    """Bullet text without leading emphasis, brackets and list noise."""
-    return text.lstrip(" *_`>").strip()
+    """Bullet text without leading emphasis, brackets, list noise and changeset prefixes."""
+    core = text.lstrip(" *_`>").strip()
+    prefix = _CHANGESET_THANKS.match(core) or _CHANGESET_SHA.match(core)
+    return core[prefix.end():] if prefix else core
 
 
 def _classify_conventional(text: str) -> str | None:
