@@ -54,11 +54,12 @@ def _check_link(link: str, repo: str, user_release: Release | None, tools: Analy
     except ToolError as error:
         journal.skip(f"check link {link_repo}#{number}", error.reason)
         return []
-    if not prs and not commit:
-        journal.note(f"Linked {link_repo}#{number}: no merged PR or closing commit found.")
+    if not prs:
+        found_what = "a closing commit but no merged PR" if commit else "no merged PR or closing commit"
+        journal.note(f"Linked {link_repo}#{number}: {found_what} found.")
         return []
     found = []
-    for pr in prs[:MAX_PRS_PER_LINK]:
+    for pr in _closers_first(link_repo, number, prs, commit, evaluator)[:MAX_PRS_PER_LINK]:
         candidate = _follow_pr(link_repo, number, pr, repo, user_release, tools, evaluator, journal)
         if candidate:
             found.append(candidate)
@@ -72,6 +73,19 @@ def _fixing_prs(repo: str, kind: str, number: int, tools: AnalysisTools) -> tupl
     if resolution.is_pull:
         return [number], None
     return resolution.closing_prs, resolution.closing_commit
+
+
+def _closers_first(repo: str, issue: int, prs: list[int], commit: str | None,
+                   evaluator: PrEvaluator) -> list[int]:
+    """The PRs that closed the issue: the one whose merge commit closed it, else those whose text says
+    they close it, else every merged PR that mentions it (a mention alone is weaker evidence)."""
+    if len(prs) <= 1:
+        return prs
+    details = {pr: evaluator.details(pr, repo) for pr in prs[:MAX_PRS_PER_LINK * 2]}
+    by_commit = [pr for pr, pull in details.items() if commit and pull and pull.merge_commit_sha == commit]
+    closing = re.compile(rf"\b(?:close|fix|resolve)[sd]?:?\s+(?:{re.escape(repo)})?#{issue}\b", re.IGNORECASE)
+    by_text = [pr for pr, pull in details.items() if pull and closing.search(f"{pull.title}\n{pull.body}")]
+    return by_commit or by_text or prs
 
 
 def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
