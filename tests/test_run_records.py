@@ -15,7 +15,6 @@ from wif_action.app import AppConfig, build_workflow
 from wif_action.cli import main
 from wif_action.models import AskInput
 from wif_action.ports import ToolError
-from wif_action.run_records import runs_db_from_env
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.query import QueryError, check_select
 from wif_action.run_records.recorder import RunContext, RunRecorder
@@ -77,11 +76,6 @@ def test_redactor_removes_env_secrets_and_token_shapes():
     assert redact.value({"k": [f"a {GH_TOKEN}"]}) == {"k": ["a [redacted]"]}
     prose = "fix: task-runner flushes (#123) in sk-learn docs; Bearer authentication and token expiration"
     assert redact.text(prose) == prose
-
-
-def test_runs_db_from_env():
-    assert runs_db_from_env({"WIF_RUNS_DB": " runs.db "}) == "runs.db"
-    assert runs_db_from_env({}) is None
 
 
 # -- the schema -------------------------------------------------------------------------------------

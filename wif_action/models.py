@@ -27,8 +27,6 @@ class Confidence(StrEnum):
     LOW = "low"
 
 
-CONFIDENCE_RANK = {Confidence.LOW: 0, Confidence.MEDIUM: 1, Confidence.HIGH: 2}
-
 
 class Request(BaseModel):
     """What the support engineer asked, after extraction."""

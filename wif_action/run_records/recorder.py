@@ -53,14 +53,12 @@ class RunRecorder:
         self.store, self.redactor, self.context = store, redactor, context
         self.llm_hooked = llm_hooked
         self.disabled: str | None = None
-        self.last_run_id: int | None = None
         self._run: _Current | None = None
 
     # -- run lifecycle -----------------------------------------------------------------------------
     def begin(self, inputs: AskInput) -> None:
         self._run = _Current(run_id=None, started=time.monotonic())
         self._run.run_id = self._safely(lambda: self.store.begin(self._start_row(inputs)))
-        self.last_run_id = self._run.run_id
 
     def finish(self, answer: Answer | None, error: BaseException | None = None) -> None:
         run = self._run

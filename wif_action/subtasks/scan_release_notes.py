@@ -29,7 +29,6 @@ class ScanResult(BaseModel):
     candidates: list[Candidate] = Field(default_factory=list)
     scanned: list[Release] = Field(default_factory=list)
     entries_reviewed: int = 0
-    stopped_early: bool = False
     complete: bool = True
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
     cache_failed: bool = False
@@ -75,7 +74,6 @@ def scan_release_notes(
         if result.cache_failed:
             break
         if _confirmed_high(result) >= max_high:
-            result.stopped_early = start + BATCH_SIZE < len(releases)
             break
         if start + BATCH_SIZE < len(releases):
             on_batch(start + len(batch), len(releases))

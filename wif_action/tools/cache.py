@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer.schema import open_cache
-from indexer.versions import parse_tag, release_prefix_matches, version_key
+from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
 from wif_action.models import Entry, PullRequest, Release
 from wif_action.ports import ToolError
 
@@ -34,7 +35,6 @@ class SqliteReleaseCache:
 
     def __init__(self, db: Database):
         self.db = db
-        self.queries = 0
         self.failure: ToolError | None = None
 
     @classmethod
@@ -53,7 +53,6 @@ class SqliteReleaseCache:
 
     def _rows(self, sql: str, params: list) -> list[tuple]:
         with self._errors():
-            self.queries += 1
             return self.db.execute(sql, params).fetchall()
 
     def repositories(self) -> list[str]:
@@ -77,9 +76,7 @@ class SqliteReleaseCache:
             return _release(exact[0])
         return self._complete(repo, typed, version)
 
-    def _complete(self, repo: str, typed, text: str) -> Release | None:
-        from indexer.versions import is_complete
-
+    def _complete(self, repo: str, typed: Version, text: str) -> Release | None:
         if is_complete(text):
             return None
         candidates = [_release(row) for row in self._rows(
