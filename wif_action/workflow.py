@@ -19,7 +19,7 @@ from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Outcome, Usage
-from wif_action.ports import AnalysisTools, NullObserver, Progress, RunObserver, ToolError
+from wif_action.ports import AnalysisTools, CacheReadError, NullObserver, Progress, RunObserver
 from wif_action.rendering import DEFAULT_MENTION
 from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request
@@ -65,6 +65,10 @@ class Workflow:
         engine_rejections = len(getattr(self.tools.judge, "rejected_claims", []))
         try:
             findings = self._analyze(inputs, journal, until_deadline(self.tools, journal))
+        except CacheReadError as error:  # never an answer from a half-read cache
+            journal.skip("analysis", f"the release cache could not be read ({error.reason})")
+            findings = Findings(outcome=Outcome.FAILED, user_version=inputs.version,
+                                question=f"the release cache could not be read ({error.reason}).")
         except Exception as error:  # a bug must still end in an answer; the traceback goes to the log
             _log.exception("the analysis stopped on an unexpected error")
             journal.skip("analysis", f"stopped by an unexpected {type(error).__name__}")
@@ -94,16 +98,13 @@ class Workflow:
     def _analyze_repository(self, request, repo: str, findings: Findings, journal: Journal,
                             tools: AnalysisTools) -> Findings:
         evaluator = PrEvaluator(repo, request, tools, journal)
-        try:
-            user_release = tools.cache.find_release(repo, request.version) if parse_tag(request.version) else None
-            links = self._links(request, repo, user_release, evaluator, journal, tools)  # needs a user release
-            if links.outcome == "high":
-                return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
-                                                   "prs_evaluated": evaluator.evaluated})
-            span = self._step("fetch_release_range",
-                              lambda: fetch_release_range(repo, request.version, tools.cache, journal))
-        except ToolError as error:
-            return self._stop(findings, Outcome.FAILED, f"the release cache could not be read ({error.reason}).")
+        user_release = tools.cache.find_release(repo, request.version) if parse_tag(request.version) else None
+        links = self._links(request, repo, user_release, evaluator, journal, tools)  # needs a user release
+        if links.outcome == "high":
+            return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
+                                               "prs_evaluated": evaluator.evaluated})
+        span = self._step("fetch_release_range",
+                          lambda: fetch_release_range(repo, request.version, tools.cache, journal))
         findings.user_release = span.user_release
         if span.outcome != "ok":
             outcome = Outcome(span.outcome)

@@ -31,25 +31,6 @@ class ScanResult(BaseModel):
     entries_reviewed: int = 0
     complete: bool = True
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
-    cache_failed: bool = False
-
-
-def _cache_failed(result: ScanResult, journal: Journal, step: str, error: ToolError) -> None:
-    """A cache read failed: nothing found so far counts (it would be an answer from a half-read
-    cache), so the scan ends with no candidates and nothing reviewed, which fails the run."""
-    journal.skip(step, f"the release cache could not be read ({error.reason})")
-    result.candidates, result.entries_reviewed = [], 0
-    result.complete, result.cache_failed = False, True
-
-
-def _check_cache(tools: AnalysisTools, journal: Journal, result: ScanResult, batch: list[Release]) -> None:
-    """Catch a cache failure that a step of the batch swallowed (PR details, engine statistics)."""
-    if result.cache_failed:
-        return
-    try:
-        tools.raise_cache_failure()
-    except ToolError as error:
-        _cache_failed(result, journal, f"judge notes of {_span(batch)}", error)
 
 
 def scan_release_notes(
@@ -70,9 +51,6 @@ def scan_release_notes(
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
             break
-        _check_cache(tools, journal, result, batch)
-        if result.cache_failed:
-            break
         if _confirmed_high(result) >= max_high:
             break
         if start + BATCH_SIZE < len(releases):
@@ -86,11 +64,7 @@ def _confirmed_high(result: ScanResult) -> int:
 
 def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: AnalysisTools,
                 evaluator: PrEvaluator, journal: Journal, result: ScanResult, max_high: int) -> None:
-    try:
-        entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
-    except ToolError as error:
-        _cache_failed(result, journal, f"read notes of {_span(batch)}", error)
-        return
+    entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
     if not entries:
         return
     try:
