@@ -7,14 +7,13 @@ The scan stops after the first confirmed HIGH (or `max_high` of them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pydantic import BaseModel, Field
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
 from wif_action.ports import AnalysisTools, ToolError, ToolUnavailable
+from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
@@ -33,11 +32,10 @@ class ScanResult(BaseModel):
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
 
 
-def scan_release_notes(
-    repo: str, user_release: Release, releases: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
-    journal: Journal, *, max_high: int = 1, on_batch: Callable[[int, int], None] = lambda done, total: None,
-    known: list[Candidate] | None = None,
-) -> ScanResult:
+def scan_release_notes(run: Run, repo: str, user_release: Release, releases: list[Release],
+                       evaluator: PrEvaluator, known: list[Candidate] | None = None) -> ScanResult:
+    """Reports "Scanned N of M releases…" on `run.progress` between batches."""
+    tools, journal, max_high = run.tools, run.journal, run.options.max_high
     result = ScanResult(candidates=list(known or []))
     for start in range(0, len(releases), BATCH_SIZE):
         if journal.expired():
@@ -54,7 +52,7 @@ def scan_release_notes(
         if _confirmed_high(result) >= max_high:
             break
         if start + BATCH_SIZE < len(releases):
-            on_batch(start + len(batch), len(releases))
+            run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     return result
 
 
