@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.registry import Registry, load_registry
+from wif_action.events import Events
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
@@ -46,7 +47,9 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
     cache = SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
     github = CachedPullRequests(GitHubClient(github_from_env(config.env, timeout=config.github_timeout)), cache)
-    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env)
+    events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it
+    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env,
+                          on_llm_call=events.llm_called)
     fallback = None
     if judge.name != "offline":
         from wif_action.engines.offline import OfflineJudge
@@ -54,10 +57,10 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
         fallback = OfflineJudge(cache, registry)
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
     options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds)
-    workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options)
+    workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options, events=events)
     if config.runs_db:
         from wif_action.run_records.hook import with_run_records
 
         return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
-                                cache=str(config.db))
+                                cache=str(config.db), llm_observed=not judge.local)
     return workflow

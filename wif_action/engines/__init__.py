@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wif_action.ports import Judge
@@ -12,8 +12,10 @@ DEFAULT_MODEL = "gpt-4.1-mini"
 ENGINE_NAMES = ("auto", "openai", "offline")
 
 
-def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str] = os.environ) -> Judge:
+def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str] = os.environ,
+                  on_llm_call: Callable[[Any], None] | None = None) -> Judge:
     """The engine for `--engine NAME`: "auto" uses OpenAI when OPENAI_API_KEY is set, else offline.
+    `on_llm_call` receives each LLM call's record (the app passes its event bus).
 
     Imports are lazy so the offline path never needs the OpenAI client (and vice versa).
     """
@@ -23,13 +25,13 @@ def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str
     if name == "openai" and not has_key:
         raise ValueError("--engine openai needs OPENAI_API_KEY (set it, or use --engine offline)")
     if name == "openai" or (name == "auto" and has_key):
-        return _openai_engine(env, registry)
+        return _openai_engine(env, registry, on_llm_call)
     from wif_action.engines.offline import OfflineJudge
 
     return OfflineJudge(cache, registry)
 
 
-def _openai_engine(env: Mapping[str, str], registry: Any) -> Judge:
+def _openai_engine(env: Mapping[str, str], registry: Any, on_llm_call: Callable[[Any], None] | None) -> Judge:
     from wif_action.engines.openai_engine import OpenAIJudge
     from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
 
@@ -38,6 +40,7 @@ def _openai_engine(env: Mapping[str, str], registry: Any) -> Judge:
         base_url=env.get("OPENAI_BASE_URL") or None,
         timeout=_number(env, "WIF_LLM_TIMEOUT", DEFAULT_TIMEOUT),
         max_retries=int(_number(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
+        on_call=on_llm_call,
     )
     model = env.get("WIF_MODEL") or DEFAULT_MODEL
     return OpenAIJudge(llm, model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry)
