@@ -254,7 +254,7 @@ def test_the_query_connection_itself_cannot_write(recorded_runs):
     """Without the authorizer, `mode=ro` and `query_only` still refuse a write."""
     conn = connect(recorded_runs)
     conn.set_authorizer(None)
-    with pytest.raises(sqlite3.OperationalError, match="readonly|read-only|query_only"):
+    with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
         conn.execute("DELETE FROM runs")
     conn.close()
 

@@ -8,16 +8,25 @@ Only here (and in tests) are clients constructed; subtasks get them injected.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from github import Github
+
+from indexer.github_client import GitHubPolicy, build_github
+from indexer.github_source import ReleaseSource
 from indexer.registry import Registry, load_registry
 from wif_action.events import Events
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
-from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
+from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.workflow import Workflow, WorkflowOptions
+
+if TYPE_CHECKING:
+    from wif_action.tools.llm import LLMCallRecord, LLMClient
+    from wif_action.tools.slack import SlackClient
 
 
 @dataclass
@@ -46,10 +55,10 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
 
     cache = SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
-    github = CachedPullRequests(GitHubClient(github_from_env(config.env, timeout=config.github_timeout)), cache)
+    github = CachedPullRequests(GitHubClient(read_github(config.env, timeout=config.github_timeout)), cache)
     events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it
     judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env,
-                          on_llm_call=events.llm_called)
+                          make_llm=lambda env: llm_client(env, on_call=events.llm_called))
     fallback = None
     if judge.name != "offline":
         from wif_action.engines.offline import OfflineJudge
@@ -64,3 +73,43 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
         return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
                                 cache=str(config.db), llm_observed=not judge.local)
     return workflow
+
+
+# -- clients: the only place they are built (tests build them through these too) ----------------
+def read_github(env: Mapping[str, str], *, timeout: float = 10, retries: int | None = 2) -> Github:
+    """The analysis's read-only lookups (PR details, linked issues)."""
+    return build_github(GitHubPolicy.from_env(env, timeout=timeout, retries=retries))
+
+
+def write_github(env: Mapping[str, str], *, timeout: float = 15) -> Github:
+    """Delivery writes: issue comments, reactions, workflow dispatch."""
+    return build_github(GitHubPolicy.from_env(env, timeout=timeout))
+
+
+def release_source(env: Mapping[str, str], **policy: Any) -> ReleaseSource:
+    """The indexer's release reader for GITHUB_API_URL / GITHUB_TOKEN (the Action indexes on the spot)."""
+    return ReleaseSource(env.get("GITHUB_API_URL") or None, (env.get("GITHUB_TOKEN") or "").strip() or None,
+                         **policy)
+
+
+def slack_client(env: Mapping[str, str]) -> SlackClient | None:
+    """SLACK_BOT_TOKEN (and SLACK_API_URL for tests or proxies); None without a token."""
+    from wif_action.tools.slack import SlackClient
+
+    token = (env.get("SLACK_BOT_TOKEN") or "").strip()
+    return SlackClient(token, env.get("SLACK_API_URL") or None) if token else None
+
+
+def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] | None = None) -> LLMClient:
+    """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds;
+    `on_call` sees every call's record (the run's event bus)."""
+    from wif_action.engines import number_setting
+    from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
+
+    return LLMClient(
+        env["OPENAI_API_KEY"].strip(),
+        base_url=env.get("OPENAI_BASE_URL") or None,
+        timeout=number_setting(env, "WIF_LLM_TIMEOUT", DEFAULT_TIMEOUT),
+        max_retries=int(number_setting(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
+        on_call=on_call,
+    )
