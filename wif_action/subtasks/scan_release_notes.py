@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.ports import AnalysisTools, ToolError, ToolUnavailable
+from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
@@ -88,8 +88,11 @@ def _relevant_entries(entries: list[Entry], batch: list[Release], tools: Analysi
     relevant: list[RelevantEntry] = []
     for start in range(0, len(entries), MAX_ENTRIES_PER_CALL):
         chunk = entries[start:start + MAX_ENTRIES_PER_CALL]
-        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback,
-                           lambda j, chunk=chunk: j.filter_relevant_entries(chunk, problem, raw))
+
+        def pick(judge: Judge, chunk: list[Entry] = chunk) -> list[RelevantEntry]:
+            return judge.filter_relevant_entries(chunk, problem, raw)
+
+        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback, pick)
     return relevant
 
 
