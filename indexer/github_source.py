@@ -18,14 +18,13 @@ from urllib.parse import urlsplit
 
 import requests
 import urllib3.exceptions
-from github import Auth, Github, GithubException, GithubRetry
-from github.GithubException import RateLimitExceededException
+from github import GithubException
 from github.Repository import Repository
 
+from indexer.github_client import GitHubPolicy, build_github
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
 
-DEFAULT_API_URL = "https://api.github.com"
 PER_PAGE = 100
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 _POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
@@ -54,35 +53,6 @@ class Page:
     next_url: str | None
 
 
-class BoundedRetry(GithubRetry):
-    """GithubRetry that never sleeps longer than `max_rate_limit_wait` for a `Retry-After`.
-
-    Why: urllib3 sleeps whatever `Retry-After` a 403, 429 or 503 carries (up to six hours)
-    before GithubRetry's own cap is consulted; an unattended run must fail fast instead.
-    A 403/429 asking for too long a wait raises RateLimitExceededException, anything else
-    GithubException, each carrying the response's status and headers.
-    """
-
-    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
-                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Any:
-        wait = self._asked_wait(response)
-        limit = self.max_rate_limit_wait
-        if wait is not None and limit is not None and wait > limit:
-            data = {"message": f"GitHub asked to retry after {wait:g} s, more than the {limit:g} s allowed"}
-            kind = RateLimitExceededException if response.status in (403, 429) else GithubException
-            raise kind(response.status, data, dict(response.headers))
-        return super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[arg-type]
-
-    def _asked_wait(self, response: Any) -> float | None:
-        value = response.headers.get("Retry-After") if response is not None else None
-        if not value:
-            return None
-        try:
-            return float(self.parse_retry_after(value))
-        except Exception:  # an unreadable Retry-After: urllib3 decides, as before
-            return None
-
-
 class ReleaseSource:
     """A PyGithub client that counts its requests and speaks in ReleaseRecords and SourceErrors."""
 
@@ -96,20 +66,13 @@ class ReleaseSource:
         max_rate_limit_wait: float = 60,
         seconds_between_requests: float | None = None,
     ):
-        self.base_url = (base_url or DEFAULT_API_URL).rstrip("/")
+        policy = GitHubPolicy(base_url=base_url, token=token, timeout=timeout, retries=retries,
+                              max_rate_limit_wait=max_rate_limit_wait,
+                              seconds_between_requests=seconds_between_requests)
+        self.base_url = policy.api_url
         # Bounded: a scheduled run should fail one repository quickly, not sleep for an hour.
         # retries=None turns retrying off (tests: a scripted fault is answered exactly once).
-        retry = None if retries is None else BoundedRetry(total=retries,
-                                                          max_rate_limit_wait=max_rate_limit_wait)
-        self.github = Github(
-            base_url=self.base_url,
-            auth=Auth.Token(token) if token else None,
-            per_page=PER_PAGE,
-            retry=retry,
-            timeout=timeout,
-            seconds_between_requests=seconds_between_requests,
-            lazy=True,
-        )
+        self.github = build_github(policy)
         self.requests = 0
         self._token = token or ""
 

@@ -518,8 +518,8 @@ def test_a_cache_that_fails_mid_run_never_yields_an_answer(clean_cache, shared_f
 
 
 def test_a_cache_failure_a_step_swallows_still_fails_the_run(cache_path_for, shared_fake_github):
-    """PR details come from the cache first; a read error there only degrades that PR, so without the
-    sticky failure the run would answer (MEDIUM) from a cache it could not fully read."""
+    """PR details come from the cache first; a GitHub error there only degrades that PR, so were a cache
+    read error a ToolError the run would answer (MEDIUM) from a cache it could not fully read."""
     workflow, _ = build(cache_path_for(["getsentry/sentry-cocoa"]), shared_fake_github.url)
     cache = workflow.tools.cache
 

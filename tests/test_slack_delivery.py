@@ -8,6 +8,7 @@ import pytest
 
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.slack_server import FakeSlack
+from wif_action.app import write_github
 from wif_action.delivery.answer_text import AnswerText
 from wif_action.delivery.comment_progress import CommentDelivery
 from wif_action.delivery.events import comment_trigger
@@ -17,7 +18,7 @@ from wif_action.delivery.throttle import ThrottledLines
 from wif_action.models import Answer, Candidate, Confidence, Outcome, Skipped
 from wif_action.ports import ToolError
 from wif_action.rendering import render
-from wif_action.tools.github_issues import IssueThread, github_for_writes
+from wif_action.tools.github_issues import IssueThread
 from wif_action.tools.progress import FanOutProgress
 from wif_action.tools.slack import MARKDOWN_LIMIT, SlackClient
 
@@ -225,7 +226,7 @@ def comment_delivery(github: FakeGitHub, body: str = "/wif sdk: x version: 1.0.0
     trigger = comment_trigger({"action": "created", "issue": {"number": 3, "title": "t"},
                                "repository": {"full_name": "acme/support"},
                                "comment": {**comment, "author_association": "MEMBER"}})
-    thread = IssueThread(github_for_writes({"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "t"}), "acme/support", 3)
+    thread = IssueThread(write_github({"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "t"}), "acme/support", 3)
     return CommentDelivery(thread, trigger, Skips(), interval=0.0)
 
 

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from indexer.registry import load_registry
+from wif_action.app import read_github
 from wif_action.engines import choose_engine
 from wif_action.engines.offline import OfflineJudge
 from wif_action.models import Answer, AskInput
 from wif_action.ports import AnalysisTools
 from wif_action.tools.cache import SqliteReleaseCache
-from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
+from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.tools.progress import RecordingProgress
 from wif_action.workflow import Workflow, WorkflowOptions
 
@@ -32,7 +33,7 @@ def build(cache_path, github_url: str, *, engine: str = "offline", openai_url: s
     cache = SqliteReleaseCache.open(cache_path)
     registry = load_registry()
     registry.add_repositories(cache.repositories())
-    client = GitHubClient(github_from_env(env, timeout=5, retries=0))
+    client = GitHubClient(read_github(env, timeout=5, retries=0))
     github = CachedPullRequests(client, cache) if use_cached_pulls else client
     judge = choose_engine(engine, cache=cache, registry=registry, env=env)
     backup = OfflineJudge(cache, registry) if fallback and judge.name != "offline" else None

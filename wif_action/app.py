@@ -11,12 +11,21 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from github import Github
+
+from indexer.github_client import GitHubPolicy, build_github
+from indexer.github_source import ReleaseSource
 from indexer.registry import Registry, load_registry
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
-from wif_action.tools.github import CachedPullRequests, GitHubClient, github_from_env
+from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.workflow import Workflow, WorkflowOptions
+
+if TYPE_CHECKING:
+    from wif_action.tools.llm import LLMClient
+    from wif_action.tools.slack import SlackClient
 
 
 @dataclass
@@ -45,8 +54,8 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
 
     cache = SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
-    github = CachedPullRequests(GitHubClient(github_from_env(config.env, timeout=config.github_timeout)), cache)
-    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env)
+    github = CachedPullRequests(GitHubClient(read_github(config.env, timeout=config.github_timeout)), cache)
+    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env, make_llm=llm_client)
     fallback = None
     if judge.name != "offline":
         from wif_action.engines.offline import OfflineJudge
@@ -61,3 +70,41 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
         return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
                                 cache=str(config.db))
     return workflow
+
+
+# -- clients: the only place they are built (tests build them through these too) ----------------
+def read_github(env: Mapping[str, str], *, timeout: float = 10, retries: int | None = 2) -> Github:
+    """The analysis's read-only lookups (PR details, linked issues)."""
+    return build_github(GitHubPolicy.from_env(env, timeout=timeout, retries=retries))
+
+
+def write_github(env: Mapping[str, str], *, timeout: float = 15) -> Github:
+    """Delivery writes: issue comments, reactions, workflow dispatch."""
+    return build_github(GitHubPolicy.from_env(env, timeout=timeout))
+
+
+def release_source(env: Mapping[str, str], **policy: Any) -> ReleaseSource:
+    """The indexer's release reader for GITHUB_API_URL / GITHUB_TOKEN (the Action indexes on the spot)."""
+    return ReleaseSource(env.get("GITHUB_API_URL") or None, (env.get("GITHUB_TOKEN") or "").strip() or None,
+                         **policy)
+
+
+def slack_client(env: Mapping[str, str]) -> SlackClient | None:
+    """SLACK_BOT_TOKEN (and SLACK_API_URL for tests or proxies); None without a token."""
+    from wif_action.tools.slack import SlackClient
+
+    token = (env.get("SLACK_BOT_TOKEN") or "").strip()
+    return SlackClient(token, env.get("SLACK_API_URL") or None) if token else None
+
+
+def llm_client(env: Mapping[str, str]) -> LLMClient:
+    """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds."""
+    from wif_action.engines import number_setting
+    from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
+
+    return LLMClient(
+        env["OPENAI_API_KEY"].strip(),
+        base_url=env.get("OPENAI_BASE_URL") or None,
+        timeout=number_setting(env, "WIF_LLM_TIMEOUT", DEFAULT_TIMEOUT),
+        max_retries=int(number_setting(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
+    )

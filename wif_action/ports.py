@@ -111,13 +111,6 @@ class AnalysisTools:
     judge: Judge
     fallback: Judge | None = None
 
-    def raise_cache_failure(self) -> None:
-        """Re-raise a cache read failure that some step (or engine) swallowed: an answer must
-        never rest on a half-read cache."""
-        failure = getattr(self.cache, "failure", None)
-        if failure is not None:
-            raise failure
-
 
 class RunObserver(Protocol):
     """Sees subtask boundaries (run records); must never raise into the workflow."""
@@ -141,6 +134,16 @@ class ToolError(Exception):
     def __init__(self, tool: str, reason: str):
         super().__init__(f"{tool}: {reason}")
         self.tool = tool
+        self.reason = reason
+
+
+class CacheReadError(Exception):
+    """The release cache could not be read (tools/cache.py). Deliberately not a ToolError: steps
+    that degrade on a ToolError (PR details, engine statistics) must not swallow it, because an
+    answer must never rest on a half-read cache. Only the workflow catches it, and fails the run."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"cache: {reason}")
         self.reason = reason
 
 

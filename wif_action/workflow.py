@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.journal import Journal
-from wif_action.models import Answer, AskInput, Outcome, Usage
-from wif_action.ports import AnalysisTools, NullObserver, Progress, RunObserver, ToolError
-from wif_action.rendering import DEFAULT_MENTION
+from wif_action.models import Answer, AskInput, Outcome, Release, Request, Usage
+from wif_action.ports import AnalysisTools, CacheReadError, NullObserver, Progress, RunObserver
+from wif_action.run_context import Run, WorkflowOptions
 from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request
 from wif_action.subtasks.fetch_release_range import fetch_release_range
@@ -31,13 +31,6 @@ from wif_action.subtasks.scan_release_notes import scan_release_notes
 from wif_action.tools.deadline import until_deadline
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass
-class WorkflowOptions:
-    max_high: int = 1
-    deadline_seconds: float = 240.0
-    mention: str = DEFAULT_MENTION
 
 
 @dataclass
@@ -64,7 +57,13 @@ class Workflow:
         self.progress.checkpoint("Analyzing…")
         engine_rejections = len(getattr(self.tools.judge, "rejected_claims", []))
         try:
-            findings = self._analyze(inputs, journal, until_deadline(self.tools, journal))
+            run = Run(tools=until_deadline(self.tools, journal), journal=journal, progress=self.progress,
+                      options=self.options)
+            findings = self._analyze(inputs, run)
+        except CacheReadError as error:  # never an answer from a half-read cache
+            journal.skip("analysis", f"the release cache could not be read ({error.reason})")
+            findings = Findings(outcome=Outcome.FAILED, user_version=inputs.version,
+                                question=f"the release cache could not be read ({error.reason}).")
         except Exception as error:  # a bug must still end in an answer; the traceback goes to the log
             _log.exception("the analysis stopped on an unexpected error")
             journal.skip("analysis", f"stopped by an unexpected {type(error).__name__}")
@@ -76,7 +75,8 @@ class Workflow:
         self.progress.finish("Done.")
         return answer
 
-    def _analyze(self, inputs: AskInput, journal: Journal, tools: AnalysisTools) -> Findings:
+    def _analyze(self, inputs: AskInput, run: Run) -> Findings:
+        tools, journal = run.tools, run.journal
         extracted = self._step("extract_request", lambda: extract_request(inputs, tools.judge, tools.fallback, journal))
         request = extracted.request
         findings = Findings(user_version=request.version, question=extracted.question)
@@ -89,21 +89,19 @@ class Workflow:
             return self._stop(findings, Outcome(repository.outcome), repository.message)
         if extracted.outcome != "ok":
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
-        return self._analyze_repository(request, repository.repo, findings, journal, tools)
+        return self._analyze_repository(run, request, repository.repo, findings)
 
-    def _analyze_repository(self, request, repo: str, findings: Findings, journal: Journal,
-                            tools: AnalysisTools) -> Findings:
-        evaluator = PrEvaluator(repo, request, tools, journal)
-        try:
-            user_release = tools.cache.find_release(repo, request.version) if parse_tag(request.version) else None
-            links = self._links(request, repo, user_release, evaluator, journal, tools)  # needs a user release
-            if links.outcome == "high":
-                return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
-                                                   "prs_evaluated": evaluator.evaluated})
-            span = self._step("fetch_release_range",
-                              lambda: fetch_release_range(repo, request.version, tools.cache, journal))
-        except ToolError as error:
-            return self._stop(findings, Outcome.FAILED, f"the release cache could not be read ({error.reason}).")
+    def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:
+        tools, journal = run.tools, run.journal
+        evaluator = PrEvaluator(run, repo, request)
+        version = request.version or ""
+        user_release = tools.cache.find_release(repo, version) if parse_tag(version) else None
+        links = self._links(run, request, repo, user_release, evaluator)  # needs a user release
+        if links.outcome == "high":
+            return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
+                                               "prs_evaluated": evaluator.evaluated})
+        span = self._step("fetch_release_range",
+                          lambda: fetch_release_range(repo, version, tools.cache, journal))
         findings.user_release = span.user_release
         if span.outcome != "ok":
             outcome = Outcome(span.outcome)
@@ -112,9 +110,7 @@ class Workflow:
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
         scan = self._step("scan_release_notes", lambda: scan_release_notes(
-            repo, span.user_release, span.releases, tools, evaluator, journal, max_high=self.options.max_high,
-            on_batch=lambda done, total: self.progress.checkpoint(f"Scanned {done} of {total} releases…"),
-            known=links.candidates,
+            run, repo, span.user_release, span.releases, evaluator, known=links.candidates,
         ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
@@ -123,12 +119,12 @@ class Workflow:
         return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
                                            "prs_evaluated": evaluator.evaluated})
 
-    def _links(self, request, repo, user_release, evaluator: PrEvaluator, journal: Journal, tools: AnalysisTools):
+    def _links(self, run: Run, request: Request, repo: str, user_release: Release | None,
+               evaluator: PrEvaluator) -> LinkResult:
         if not request.links or user_release is None:
             return LinkResult(outcome="fall_through")
         self.progress.checkpoint("Checking linked issues…")
-        return self._step("check_links",
-                          lambda: check_links(request.links, repo, user_release, tools, evaluator, journal))
+        return self._step("check_links", lambda: check_links(run, request.links, repo, user_release, evaluator))
 
     @staticmethod
     def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:

@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+from wif_action.app import slack_client
 from wif_action.delivery.answer_text import AnswerText
 from wif_action.delivery.comment_progress import CommentDelivery
 from wif_action.delivery.events import MAX_REQUEST_CHARS, Trigger, load_trigger
@@ -113,15 +114,15 @@ class ActionRun:
         if self.settings.slack_channel:
             self.slack = self._slack_delivery()
         if trigger.is_comment and trigger.repo and trigger.issue:
-            from wif_action.tools.github_issues import IssueThread, github_for_writes
+            from wif_action.app import write_github
+            from wif_action.tools.github_issues import IssueThread
 
-            thread = IssueThread(github_for_writes(self.env), trigger.repo, trigger.issue)
+            thread = IssueThread(write_github(self.env), trigger.repo, trigger.issue)
             self.comment = CommentDelivery(thread, trigger, self.skip, self.settings.progress_interval)
 
     def _slack_delivery(self) -> SlackDelivery | None:
-        from wif_action.tools.slack import SlackClient
 
-        client = SlackClient.from_env(self.env)
+        client = slack_client(self.env)
         if client is None:
             self.skip("Slack delivery", "no Slack bot token (set the slack-bot-token input)")
             return None

@@ -11,7 +11,8 @@ import argparse
 import os
 import sys
 
-from wif_action.tools.github_issues import GitHubWriteError, dispatch_workflow, github_for_writes
+from wif_action.app import write_github
+from wif_action.tools.github_issues import GitHubWriteError, dispatch_workflow
 
 HINTS = {
     401: "the token was rejected: set GITHUB_TOKEN (or GH_TOKEN) to a token with Actions: write on the repository",
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env["GITHUB_TOKEN"] = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
     try:
-        url = dispatch_workflow(github_for_writes(env), args.repo, args.workflow, args.ref, dispatch_inputs(args))
+        url = dispatch_workflow(write_github(env), args.repo, args.workflow, args.ref, dispatch_inputs(args))
     except GitHubWriteError as error:
         hint = HINTS.get(error.status)
         print(f"wif dispatch: {error.reason}" + (f"\n  {hint}" if hint else ""), file=sys.stderr)

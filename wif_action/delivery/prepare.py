@@ -12,7 +12,7 @@ from pathlib import Path
 
 from indexer.registry import SLUG, Registry, RegistryError, load_registry
 from indexer.schema import CacheError, open_cache
-from wif_action.app import AppConfig, build_workflow
+from wif_action.app import AppConfig, build_workflow, release_source
 from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.models import AskInput
 from wif_action.ports import Progress
@@ -73,7 +73,6 @@ def _usable_file(path: str) -> bool:
 def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str, str], log: Log,
                       target: str | None) -> str:
     """Index the one repository the question needs into `target` (or a new file); returns the path."""
-    from indexer.github_source import ReleaseSource
     from indexer.indexing import index_repositories
 
     try:
@@ -85,8 +84,7 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
                           "to index. Set the `cache-db` or `cache-repo` input, or give `sdk`.")
     path = Path(target or Path(env.get("RUNNER_TEMP") or ".") / "wif-index.db")
     path.parent.mkdir(parents=True, exist_ok=True)
-    source = ReleaseSource(env.get("GITHUB_API_URL") or None, env.get("GITHUB_TOKEN") or None, retries=2,
-                           max_rate_limit_wait=60)
+    source = release_source(env, retries=2, max_rate_limit_wait=60)
     try:
         reports = index_repositories(path, source, [repo], on_progress=log)
     except CacheError as error:

@@ -17,6 +17,7 @@ from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Release
 from wif_action.ports import AnalysisTools, ToolError
+from wif_action.run_context import Run
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
 _LINK = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)$")
@@ -29,13 +30,12 @@ class LinkResult(BaseModel):
     candidates: list[Candidate] = Field(default_factory=list)
 
 
-def check_links(links: list[str], repo: str, user_release: Release | None, tools: AnalysisTools,
-                evaluator: PrEvaluator, journal: Journal) -> LinkResult:
-    """Raises ToolError when the cache could not be read (the workflow then fails the run)."""
+def check_links(run: Run, links: list[str], repo: str, user_release: Release | None,
+                evaluator: PrEvaluator) -> LinkResult:
+    """Raises CacheReadError when the cache could not be read (the workflow then fails the run)."""
     candidates: list[Candidate] = []
     for link in links[:MAX_LINKS]:
-        candidates += _check_link(link, repo, user_release, tools, evaluator, journal)
-    tools.raise_cache_failure()  # a swallowed cache error (e.g. a cached PR) must not yield an answer
+        candidates += _check_link(link, repo, user_release, run.tools, evaluator, run.journal)
     high = [c for c in candidates if c.confidence == Confidence.HIGH]
     return LinkResult(outcome="high" if high else "fall_through", candidates=candidates)
 

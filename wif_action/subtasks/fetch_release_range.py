@@ -29,7 +29,7 @@ class RangeResult(BaseModel):
 
 def fetch_release_range(repo: str, version: str, cache: ReleaseCache, journal: Journal,
                         guard: int = GUARD) -> RangeResult:
-    """Raises ToolError when the cache cannot be read (the workflow defers)."""
+    """Raises CacheReadError when the cache cannot be read (the workflow fails the run)."""
     user_release = cache.find_release(repo, version) if parse_tag(version) else None
     if user_release is None:
         return RangeResult(outcome="needs_clarification", message=_not_a_release(repo, version, cache))

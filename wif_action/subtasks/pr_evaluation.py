@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from indexer.versions import display_version
-from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score
-from wif_action.ports import AnalysisTools, ToolError
+from wif_action.ports import ToolError
+from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
 SUMMARIZE_OVER_CHARS = 80_000  # ≈20,000 tokens
@@ -21,8 +21,8 @@ _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 
 class PrEvaluator:
-    def __init__(self, repo: str, request: Request, tools: AnalysisTools, journal: Journal):
-        self.repo, self.request, self.tools, self.journal = repo, request, tools, journal
+    def __init__(self, run: Run, repo: str, request: Request):
+        self.repo, self.request, self.tools, self.journal = repo, request, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
         self._results: dict[tuple[str, int], Candidate | None] = {}
 

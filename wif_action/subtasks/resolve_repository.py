@@ -32,12 +32,7 @@ def resolve_repository(
             outcome="needs_clarification",
             message=f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?",
         )
-    try:
-        cached = cache.has_repository(repo)
-    except ToolError as error:
-        reason = f"The release cache could not be read: {error.reason}"
-        return RepositoryResult(outcome="failed", repo=repo, message=reason)
-    if not cached:
+    if not cache.has_repository(repo):  # a CacheReadError goes up: the workflow fails the run
         return RepositoryResult(
             outcome="failed", repo=repo,
             message=f"The release cache has no releases of {repo} yet (index it with `wif index --repo {repo}`).",

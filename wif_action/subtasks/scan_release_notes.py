@@ -7,14 +7,13 @@ The scan stops after the first confirmed HIGH (or `max_high` of them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pydantic import BaseModel, Field
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
 from wif_action.ports import AnalysisTools, ToolError, ToolUnavailable
+from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
@@ -31,32 +30,12 @@ class ScanResult(BaseModel):
     entries_reviewed: int = 0
     complete: bool = True
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
-    cache_failed: bool = False
 
 
-def _cache_failed(result: ScanResult, journal: Journal, step: str, error: ToolError) -> None:
-    """A cache read failed: nothing found so far counts (it would be an answer from a half-read
-    cache), so the scan ends with no candidates and nothing reviewed, which fails the run."""
-    journal.skip(step, f"the release cache could not be read ({error.reason})")
-    result.candidates, result.entries_reviewed = [], 0
-    result.complete, result.cache_failed = False, True
-
-
-def _check_cache(tools: AnalysisTools, journal: Journal, result: ScanResult, batch: list[Release]) -> None:
-    """Catch a cache failure that a step of the batch swallowed (PR details, engine statistics)."""
-    if result.cache_failed:
-        return
-    try:
-        tools.raise_cache_failure()
-    except ToolError as error:
-        _cache_failed(result, journal, f"judge notes of {_span(batch)}", error)
-
-
-def scan_release_notes(
-    repo: str, user_release: Release, releases: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
-    journal: Journal, *, max_high: int = 1, on_batch: Callable[[int, int], None] = lambda done, total: None,
-    known: list[Candidate] | None = None,
-) -> ScanResult:
+def scan_release_notes(run: Run, repo: str, user_release: Release, releases: list[Release],
+                       evaluator: PrEvaluator, known: list[Candidate] | None = None) -> ScanResult:
+    """Reports "Scanned N of M releases…" on `run.progress` between batches."""
+    tools, journal, max_high = run.tools, run.journal, run.options.max_high
     result = ScanResult(candidates=list(known or []))
     for start in range(0, len(releases), BATCH_SIZE):
         if journal.expired():
@@ -70,13 +49,10 @@ def scan_release_notes(
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
             break
-        _check_cache(tools, journal, result, batch)
-        if result.cache_failed:
-            break
         if _confirmed_high(result) >= max_high:
             break
         if start + BATCH_SIZE < len(releases):
-            on_batch(start + len(batch), len(releases))
+            run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     return result
 
 
@@ -86,11 +62,7 @@ def _confirmed_high(result: ScanResult) -> int:
 
 def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: AnalysisTools,
                 evaluator: PrEvaluator, journal: Journal, result: ScanResult, max_high: int) -> None:
-    try:
-        entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
-    except ToolError as error:
-        _cache_failed(result, journal, f"read notes of {_span(batch)}", error)
-        return
+    entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
     if not entries:
         return
     try:

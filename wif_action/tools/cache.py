@@ -1,9 +1,8 @@
 """Read-only queries over the release cache (I/O only, no judgement).
 
 Every method is one indexed query. A database error is re-raised as
-ToolError("cache", ...) so the workflow can defer instead of answering from a
-half-read cache; the first one is kept (`failure`) and repeated by every later
-read, so a caller that swallowed it cannot go on to answer from the rest.
+CacheReadError, which no step degrades on (it is not a ToolError), so it
+reaches the workflow and the run fails instead of answering from a half-read cache.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from sqlite_utils import Database
 from indexer.schema import open_cache
 from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
 from wif_action.models import Entry, PullRequest, Release
-from wif_action.ports import ToolError
+from wif_action.ports import CacheReadError
 
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
 
@@ -35,7 +34,6 @@ class SqliteReleaseCache:
 
     def __init__(self, db: Database):
         self.db = db
-        self.failure: ToolError | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
@@ -43,13 +41,10 @@ class SqliteReleaseCache:
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        if self.failure is not None:
-            raise self.failure
         try:
             yield
         except sqlite3.DatabaseError as error:
-            self.failure = ToolError("cache", f"{error}; rebuild the cache with `wif index`")
-            raise self.failure from error
+            raise CacheReadError(f"{error}; rebuild the cache with `wif index`") from error
 
     def _rows(self, sql: str, params: list) -> list[tuple]:
         with self._errors():

@@ -1,7 +1,7 @@
 """GitHub REST lookups made on a question: PR details, linked issues, tag containment.
 
 I/O only. Uses PyGithub's requester (auth, base URL, retries) with raw JSON
-calls so every lookup is counted (its retries, bounded by BoundedRetry, are
+calls so every lookup is counted (its retries, bounded by indexer.github_client.BoundedRetry, are
 not: a Retry-After beyond the allowed wait fails at once). Failures become ToolError with a
 reason that is safe to show (never the server's free text). After a failure
 that will repeat for every call — unreachable, timed out, rate limited, token
@@ -11,38 +11,18 @@ a broken API costs one bounded attempt, not one per PR.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 from urllib.parse import quote
 
 import requests
-from github import Auth, Github, GithubException
+from github import Github, GithubException
 from github.GithubException import BadCredentialsException, RateLimitExceededException, UnknownObjectException
 
-from indexer.github_source import BoundedRetry
 from wif_action.models import IssueResolution, PullRequest
 from wif_action.ports import ToolError, ToolUnavailable
 
-DEFAULT_API_URL = "https://api.github.com"
 _MAX_TIMELINE_PAGES = 3
-
-
-def github_from_env(env: os._Environ | dict = os.environ, *, timeout: float = 10, retries: int = 2,
-                    max_rate_limit_wait: float = 30) -> Github:
-    """A PyGithub client for GITHUB_API_URL (GitHub Enterprise too) and GITHUB_TOKEN (optional)."""
-    token = env.get("GITHUB_TOKEN") or None
-    retry = BoundedRetry(total=retries, connect=1, read=1, backoff_factor=0.5,
-                         max_rate_limit_wait=max_rate_limit_wait, secondary_rate_wait=min(60, max_rate_limit_wait))
-    return Github(
-        auth=Auth.Token(token) if token else None,
-        base_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
-        timeout=int(max(1, timeout)),
-        retry=retry,
-        per_page=100,
-        seconds_between_requests=None,
-        lazy=True,
-    )
 
 
 class GitHubClient:

@@ -7,28 +7,17 @@ Failures become ToolError with a short, showable reason.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-from github import Auth, Github, GithubException
+from github import Github, GithubException
 
-from indexer.github_source import BoundedRetry, redact_tokens
+from indexer.github_source import redact_tokens
 from wif_action.ports import ToolError
 
-DEFAULT_API_URL = "https://api.github.com"
 COMMENT_LIMIT = 65_000  # GitHub rejects comment bodies over 65,536 characters
 _MAX_COMMENTS_SCANNED = 1_000
 T = TypeVar("T")
-
-
-def github_for_writes(env: Mapping[str, str] = os.environ, *, timeout: int = 15) -> Github:
-    """PyGithub for GITHUB_API_URL and GITHUB_TOKEN; our own throttle replaces PyGithub's write sleep."""
-    token = (env.get("GITHUB_TOKEN") or "").strip()
-    return Github(auth=Auth.Token(token) if token else None,
-                  base_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
-                  timeout=timeout, retry=BoundedRetry(total=2, max_rate_limit_wait=30),
-                  seconds_between_requests=None, seconds_between_writes=None, per_page=100, lazy=True)
 
 
 class GitHubWriteError(ToolError):

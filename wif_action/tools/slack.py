@@ -10,8 +10,7 @@ stop further calls for the rest of the run.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from slack_sdk import WebClient
@@ -66,12 +65,6 @@ class SlackClient:
         self.web = WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
         self.web.retry_handlers.append(BoundedRateLimitRetry(max_retry_count=2))
         self._unreachable: str | None = None  # after a connection failure, fail fast (one timeout per run)
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> SlackClient | None:
-        """SLACK_BOT_TOKEN (and SLACK_API_URL for tests or proxies); None without a token."""
-        token = (env.get("SLACK_BOT_TOKEN") or "").strip()
-        return cls(token, env.get("SLACK_API_URL") or None) if token else None
 
     def post(self, channel: str, markdown: str, thread_ts: str | None = None) -> tuple[str, str]:
         """Post a message (a thread reply when `thread_ts`); returns (channel id, ts) for updates."""

@@ -1,0 +1,90 @@
+"""The one way to build a PyGithub client: base URL, token, timeouts, retries from one policy.
+
+Why one place: the indexer, the analysis lookups and the issue-comment writes each
+used to build `Github` with their own timeouts and retries; a bound fixed in one
+was missed in the others. Every `Github(...)` in the code base is made here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from github import Auth, Github, GithubRetry
+from github.GithubException import GithubException, RateLimitExceededException
+
+DEFAULT_GITHUB_API_URL = "https://api.github.com"
+
+
+@dataclass(frozen=True)
+class GitHubPolicy:
+    """How every GitHub client behaves. `retries=None` turns retrying off (tests count exact calls)."""
+
+    base_url: str | None = None
+    token: str | None = None
+    timeout: float = 10
+    retries: int | None = 2
+    max_rate_limit_wait: float = 30
+    seconds_between_requests: float | None = None
+
+    @property
+    def api_url(self) -> str:
+        return (self.base_url or DEFAULT_GITHUB_API_URL).rstrip("/")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ, **overrides: Any) -> GitHubPolicy:
+        """GITHUB_API_URL (GitHub Enterprise too) and GITHUB_TOKEN (optional) from the environment."""
+        policy = cls(base_url=env.get("GITHUB_API_URL") or None, token=(env.get("GITHUB_TOKEN") or "").strip() or None)
+        return replace(policy, **overrides)
+
+
+def build_github(policy: GitHubPolicy) -> Github:
+    """A lazy PyGithub client following `policy`; PyGithub's own write sleep is replaced by our throttles."""
+    retry = None
+    if policy.retries is not None:
+        retry = BoundedRetry(total=policy.retries, connect=1, read=1, backoff_factor=0.5,
+                             max_rate_limit_wait=policy.max_rate_limit_wait,
+                             secondary_rate_wait=min(60, policy.max_rate_limit_wait))
+    return Github(
+        auth=Auth.Token(policy.token) if policy.token else None,
+        base_url=policy.api_url,
+        timeout=int(max(1, policy.timeout)),
+        retry=retry,
+        per_page=100,
+        seconds_between_requests=policy.seconds_between_requests,
+        seconds_between_writes=None,
+        lazy=True,
+    )
+
+
+class BoundedRetry(GithubRetry):
+    """GithubRetry that never sleeps longer than `max_rate_limit_wait` for a `Retry-After`.
+
+    Why: urllib3 sleeps whatever `Retry-After` a 403, 429 or 503 carries (up to six hours)
+    before GithubRetry's own cap is consulted; an unattended run must fail fast instead.
+    A 403/429 asking for too long a wait raises RateLimitExceededException, anything else
+    GithubException, each carrying the response's status and headers.
+    """
+
+    def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
+                  error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Any:
+        wait = self._asked_wait(response)
+        limit = self.max_rate_limit_wait
+        if wait is not None and limit is not None and wait > limit:
+            data = {"message": f"GitHub asked to retry after {wait:g} s, more than the {limit:g} s allowed"}
+            kind = RateLimitExceededException if response.status in (403, 429) else GithubException
+            raise kind(response.status, data, dict(response.headers))
+        return super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[arg-type]
+
+    def _asked_wait(self, response: Any) -> float | None:
+        value = response.headers.get("Retry-After") if response is not None else None
+        if not value:
+            return None
+        try:
+            return float(self.parse_retry_after(value))
+        except Exception:  # an unreadable Retry-After: urllib3 decides, as before
+            return None
+
+

@@ -1,0 +1,42 @@
+"""One run's context: what every subtask of a question needs, passed as one object.
+
+Why: the tools, the options, the deadline, the journal and the progress sink
+used to be handed from step to step by hand (scan_release_notes took nine
+parameters). The workflow builds one `Run` per question; subtasks read what
+they need from it and add nothing to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wif_action.journal import Journal
+from wif_action.ports import AnalysisTools, Progress
+from wif_action.rendering import DEFAULT_MENTION
+
+
+@dataclass
+class WorkflowOptions:
+    """Per-deployment settings of the analysis (from app.AppConfig)."""
+
+    max_high: int = 1
+    deadline_seconds: float = 240.0
+    mention: str = DEFAULT_MENTION
+
+
+@dataclass
+class Run:
+    """The tools (already cut off at the deadline), options, journal and progress of one question."""
+
+    tools: AnalysisTools
+    journal: Journal
+    progress: Progress
+    options: WorkflowOptions = field(default_factory=WorkflowOptions)
+
+    @property
+    def deadline(self) -> float:
+        """When GitHub and the primary engine stop being called (time.monotonic() seconds)."""
+        return self.journal.deadline
+
+    def expired(self) -> bool:
+        return self.journal.expired()
