@@ -11,6 +11,7 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from wif_action.engines.offline import OfflineJudge
+from wif_action.engines.offline.evidence import ships_to_users
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.engines.offline.text import analyse
@@ -139,6 +140,26 @@ def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
     problem = "Crash on app start when the device is low on storage, in the StorageGuard module."
     verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), problem, problem)
     assert not verdict.confirmed and pull(cache, 130).title in verdict.reason
+
+
+@pytest.mark.parametrize("prefix", ["refactor(samples): ", "ci: ", "docs: ", "test(e2e): ", "fix(internal): "])
+def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) -> None:
+    """The same strong match is HIGH as a fix and at most MEDIUM as CI/docs/tests/samples/internal work."""
+    fix = pull(cache, 110)
+    tooling = fix.model_copy(update={"title": prefix + "Crash with AVAssetDownloadTask in setState"})
+    entry = entry_with(cache, 110)
+    assert judge.score_pr_confidence(fix, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence == Confidence.HIGH
+    assert judge.score_pr_confidence(tooling, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence \
+        != Confidence.HIGH
+
+
+@pytest.mark.parametrize(("headline", "ships"), [
+    ("refactor(samples): Compose replay", False), ("ci: cache pods", False), ("chore(tests,ci): x", False),
+    ("fix(core): Send status", True), ("feat(browser): Add option", True), ("Fix crash on start", True),
+    ("chore(deps): bump foo to 1.2.3", True),
+])
+def test_ships_to_users_reads_the_commit_type_and_scope(headline, ships) -> None:
+    assert ships_to_users(headline) is ships
 
 
 def test_a_pr_that_refers_to_the_linked_issue_is_high(cache, judge) -> None:

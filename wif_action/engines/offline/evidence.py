@@ -23,6 +23,12 @@ PART_CREDIT = 0.5  # an identifier named only by its words ("breadcrumb" for Sen
 SYNONYM_CREDIT = 0.5  # a term named by its synonym ("404" by "4xx", "EXC_BAD_ACCESS" by "crash")
 BODY_FACTOR = 0.5  # a term only in the PR description counts half
 HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
+# A change of this conventional-commit type or scope never reaches the customer's app
+# (CI, docs, tests, samples, internal tooling), so it cannot be the fix of their symptom.
+_NO_SHIP_TYPES = frozenset({"ci", "docs", "doc", "test", "tests", "style", "build"})
+_NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "sample", "example", "examples",
+                             "internal", "dev", "deps-dev", "repo", "release", "e2e"})
+_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
 
 
 @dataclass
@@ -49,6 +55,7 @@ class Evidence:
     body: dict[str, tuple[Term, float]] = field(default_factory=dict)
     credits: list[float] = field(default_factory=list)
     linked_issue: int | None = None
+    ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
 
     @property
     def headline_mass(self) -> float:
@@ -121,7 +128,17 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
             evidence.body[key] = (term, value)
     evidence.credits = [max(_credit(term, headline) for term in c.terms) for c in evidence.concepts]
     evidence.linked_issue = _references(pr, linked_issues)
+    evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
+
+
+def ships_to_users(headline: str) -> bool:
+    """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal."""
+    match = _COMMIT_PREFIX.match(headline)
+    if match is None:
+        return True
+    scopes = {part.strip().lower() for part in re.split(r"[,/ ]", match["scope"] or "") if part.strip()}
+    return match["type"].lower() not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
 
 
 def _credit(term: Term, headline: Counter[str]) -> float:

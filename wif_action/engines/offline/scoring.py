@@ -29,7 +29,7 @@ NAMED_CREDIT = 0.5  # a folded synonym ("missing" for "empty") names a concept t
 
 def confidence(evidence: Evidence) -> Confidence:
     """HIGH: a fix (or a wanted feature) whose headline names the problem's key concepts."""
-    fixes = evidence.section_weight >= MIN_SECTION_FOR_HIGH
+    fixes = evidence.section_weight >= MIN_SECTION_FOR_HIGH and evidence.ships
     if fixes and evidence.linked_issue is not None:
         return Confidence.HIGH
     if fixes and _strong_headline(evidence):
