@@ -84,7 +84,7 @@ class Workflow:
         journal.rejected += self.tools.judge.rejected_claims[engine_rejections:]
         answer = self._step("resolve_answer", lambda: resolve_answer(
             findings, journal, self._usage(), self.mention_for(findings.repo)))
-        self.progress.finish("Done.")
+        self.progress.finish("Failed." if answer.outcome == Outcome.FAILED else "Done.")
         return answer
 
     def _analyze(self, inputs: AskInput, run: Run) -> Findings:

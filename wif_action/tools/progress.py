@@ -23,7 +23,8 @@ class ConsoleProgress:
         print(f"… {text}", file=self.stream, flush=True)
 
     def finish(self, text: str) -> None:
-        print(f"✓ {text}", file=self.stream, flush=True)
+        mark = "✗" if text.startswith("Failed") else "✓"
+        print(f"{mark} {text}", file=self.stream, flush=True)
 
 
 class RecordingProgress:
