@@ -121,6 +121,18 @@ def test_dependency_and_internal_entries_are_not_relevant(cache, judge) -> None:
     assert {112, 133}.isdisjoint({r.pr for r in found})
 
 
+def test_a_batch_with_nothing_in_common_with_the_problem_returns_nothing(cache, judge) -> None:
+    problem = "Quaternion zygote xylophone"
+    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem) == []
+
+
+def test_the_best_entry_of_a_batch_is_returned_however_low_its_absolute_score(cache, judge) -> None:
+    """Rank decides, not an absolute floor: one weak shared word still puts the entry forward."""
+    problem = "Quaternion devices"
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
+    assert [item.pr for item in found][:1] == [147]
+
+
 def test_entries_without_a_pr_are_returned_with_none(cache, judge) -> None:
     problem = "Unhandled exceptions on watchOS are not reported."
     found = judge.filter_relevant_entries(entries_after(cache, "1.2.0"), problem, problem)
