@@ -76,7 +76,7 @@ class BoundedRetry(GithubRetry):
             data = {"message": f"GitHub asked to retry after {wait:g} s, more than the {limit:g} s allowed"}
             kind = RateLimitExceededException if response.status in (403, 429) else GithubException
             raise kind(response.status, data, dict(response.headers))
-        return super().increment(method, url, response, error, _pool, _stacktrace)  # type: ignore[arg-type]
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
     def _asked_wait(self, response: Any) -> float | None:
         value = response.headers.get("Retry-After") if response is not None else None

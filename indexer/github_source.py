@@ -258,7 +258,7 @@ def _is_rate_limit(headers: Any, message: str) -> bool:
 def _reset_time(headers: Any) -> str:
     reset = _header(headers, "x-ratelimit-reset")
     try:
-        return datetime.fromtimestamp(int(float(reset)), UTC).strftime("%H:%M UTC")
+        return datetime.fromtimestamp(int(float(reset or "")), UTC).strftime("%H:%M UTC")
     except (TypeError, ValueError):
         retry_after = _header(headers, "retry-after")
         return f"in {retry_after}s" if retry_after else "an unknown time"

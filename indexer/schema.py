@@ -33,7 +33,7 @@ class CacheError(Exception):
 
 @migration(MIGRATIONS)
 def m001_release_cache(db: Database) -> None:
-    db["repositories"].create(
+    db.table("repositories").create(
         {
             "id": int,
             "slug": str,
@@ -49,8 +49,8 @@ def m001_release_cache(db: Database) -> None:
         not_null={"slug"},
         defaults={"releases": 0, "stable": 0, "skipped_tags": "[]"},
     )
-    db["repositories"].create_index(["slug"], unique=True)
-    db["releases"].create(
+    db.table("repositories").create_index(["slug"], unique=True)
+    db.table("releases").create(
         {
             "id": int,
             "repo_id": int,
@@ -72,9 +72,9 @@ def m001_release_cache(db: Database) -> None:
         defaults={"prerelease": 0, "draft": 0, "stable": 0, "body": "", "body_source": "release"},
         foreign_keys=[("repo_id", "repositories", "id")],
     )
-    db["releases"].create_index(["repo_id", "tag"], unique=True)
-    db["releases"].create_index(["repo_id", "stable", "version_key"])
-    db["entries"].create(
+    db.table("releases").create_index(["repo_id", "tag"], unique=True)
+    db.table("releases").create_index(["repo_id", "stable", "version_key"])
+    db.table("entries").create(
         {
             "id": int,
             "release_id": int,
@@ -91,21 +91,21 @@ def m001_release_cache(db: Database) -> None:
         defaults={"prs": "[]", "issues": "[]", "heading": ""},
         foreign_keys=[("release_id", "releases", "id"), ("repo_id", "repositories", "id")],
     )
-    db["entries"].create_index(["release_id", "position"])
-    db["entries"].enable_fts(["text"], create_triggers=True, tokenize="porter")
-    db["entry_prs"].create(
+    db.table("entries").create_index(["release_id", "position"])
+    db.table("entries").enable_fts(["text"], create_triggers=True, tokenize="porter")
+    db.table("entry_prs").create(
         {"entry_id": int, "release_id": int, "repo_id": int, "pr": int},
         pk=("entry_id", "pr"),
         foreign_keys=[("entry_id", "entries", "id"), ("release_id", "releases", "id")],
     )
-    db["entry_prs"].create_index(["repo_id", "pr"])
-    db["entry_prs"].create_index(["release_id"])
-    db["pr_first_release"].create(
+    db.table("entry_prs").create_index(["repo_id", "pr"])
+    db.table("entry_prs").create_index(["release_id"])
+    db.table("pr_first_release").create(
         {"repo_id": int, "pr": int, "release_id": int, "version_key": str},
         pk=("repo_id", "pr"),
         foreign_keys=[("release_id", "releases", "id")],
     )
-    db["pulls"].create(
+    db.table("pulls").create(
         {
             "repo_id": int,
             "number": int,

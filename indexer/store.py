@@ -60,7 +60,7 @@ def now() -> str:
 
 def _release_row(repo_id: int, record: ReleaseRecord) -> dict:
     version = parse_tag(record.tag)
-    stable = bool(version) and not record.draft and not record.prerelease and not version.is_prerelease
+    stable = version is not None and not record.draft and not record.prerelease and not version.is_prerelease
     return {
         "id": record.id,
         "repo_id": repo_id,
@@ -84,7 +84,7 @@ def repository_id(db: Database, slug: str) -> int:
     row = db.execute("select id from repositories where slug = ?", [slug]).fetchone()
     if row:
         return row[0]
-    return db.execute("insert into repositories (slug) values (?)", [slug]).lastrowid
+    return int(db.execute("insert into repositories (slug) values (?)", [slug]).lastrowid or 0)
 
 
 def write_with_retry(db: Database, work: Callable[[], object], on_busy: Callable[[str], None]) -> object:
@@ -131,7 +131,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.updated += 1
         else:
             result.new += 1
-        db["releases"].insert(row, replace=True)
+        db.table("releases").insert(row, replace=True)
         _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
@@ -162,7 +162,7 @@ def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body
 def _store_pulls(db: Database, repo_id: int, pulls: Iterable[dict]) -> None:
     rows = [{**pull, "repo_id": repo_id, "fetched_at": pull.get("fetched_at") or now()} for pull in pulls]
     if rows:
-        db["pulls"].upsert_all(rows, pk=("repo_id", "number"))
+        db.table("pulls").upsert_all(rows, pk=("repo_id", "number"))
 
 
 def _rebuild_pr_first_release(db: Database, repo_id: int) -> None:

@@ -165,7 +165,7 @@ class _Renderer:
         if not url.lower().startswith(("http://", "https://")):
             return True
         match = _GITHUB_REPO_URL.fullmatch(url)
-        return bool(match) and "github.com/" in url.lower() and _same_repo(match.group(1), self.repo)
+        return match is not None and "github.com/" in url.lower() and _same_repo(match.group(1), self.repo)
 
     def url(self, url: str) -> None:
         """Render a bare URL; same-repository PR/issue URLs become ``#N`` refs."""

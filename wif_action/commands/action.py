@@ -158,8 +158,8 @@ class ActionRun:
         except Exception:
             traceback.print_exc(file=sys.stderr)
             return AnswerText.failure("an unexpected error stopped the analysis (details are in the job log)."), 0
-        for error in progress.errors:
-            print(f"WIF: progress sink dropped: {error}", file=sys.stderr)
+        for dropped in progress.errors:
+            print(f"WIF: progress sink dropped: {self.redactor.text(dropped)}", file=sys.stderr)
         if answer.repo:
             self.maintainers = workflow.registry.maintainers(answer.repo)
         return AnswerText.of(self.redacted(answer), workflow.mention_for(answer.repo)), 0

@@ -130,7 +130,7 @@ def _ignore_reason(payload: Mapping, comment: dict, issue: dict, command: WifCom
         (payload.get("action", "created") != "created", "the comment was not newly created"),
         (command is None, "the comment does not start with /wif"),
         ("pull_request" in issue, "the comment is on a pull request, not an issue"),
-        (user.get("type") == "Bot" or MARKER_PREFIX in body, "the comment was written by a bot (or by WIF)"),
+        (user.get("type") == "Bot" or MARKER_PREFIX in str(body or ""), "the comment was written by a bot (or by WIF)"),
         (not isinstance(comment.get("author_association"), str)
          or comment.get("author_association") not in TRUSTED_ASSOCIATIONS,
          "the commenter is not an owner, member or collaborator of the repository"),

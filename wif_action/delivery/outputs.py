@@ -46,8 +46,8 @@ def answer_outputs(answer: Answer, result_json: str) -> dict[str, str]:
     high = answer.outcome == Outcome.HIGH and fix is not None
     return {
         "outcome": str(answer.outcome),
-        "fixed-in": fix.version if high else "",
-        "pr": fix.url if high else "",
+        "fixed-in": fix.version if fix and high else "",
+        "pr": fix.url if fix and high else "",
         "answer": answer.message,
         "result-json": result_json,
     }

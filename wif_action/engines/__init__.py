@@ -36,7 +36,9 @@ def _openai_engine(env: Mapping[str, str], registry: Any,
     from wif_action.engines.openai_engine import OpenAIJudge
 
     if make_llm is None:
-        from wif_action.app import llm_client as make_llm
+        from wif_action.app import llm_client
+
+        make_llm = llm_client
     model = env.get("WIF_MODEL") or DEFAULT_MODEL
     return OpenAIJudge(make_llm(env), model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry)
 

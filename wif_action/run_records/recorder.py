@@ -79,10 +79,11 @@ class RunRecorder:
         self._run = None
         if run is None or run.run_id is None:
             return
+        run_id = run.run_id
         self._close_subtask(run, "error" if error else "interrupted")
         row = self._finish_row(run, answer, error)
         children = {"subtasks": run.subtasks, "tool_calls": run.tool_calls, "llm_calls": run.llm_calls}
-        self._safely(lambda: self.store.finish(run.run_id, row, children))
+        self._safely(lambda: self.store.finish(run_id, row, children))
 
     # -- steps -------------------------------------------------------------------------------------
     def subtask_started(self, name: str) -> None:

@@ -20,7 +20,7 @@ LABEL = "WIF run-records file"
 
 @migration(MIGRATIONS)
 def m001_run_records(db: Database) -> None:
-    db["runs"].create(
+    db.table("runs").create(
         {
             "id": int, "started_at": str, "finished_at": str, "duration_ms": int, "status": str,
             "source": str, "engine": str, "cache": str, "wif_version": str, "inputs": str,
@@ -32,13 +32,13 @@ def m001_run_records(db: Database) -> None:
         not_null={"started_at", "status"},
         defaults={"status": "running"},
     )
-    db["runs"].create_index(["started_at"])
-    db["subtasks"].create(
+    db.table("runs").create_index(["started_at"])
+    db.table("subtasks").create(
         {"run_id": int, "seq": int, "name": str, "started_ms": float, "duration_ms": float, "outcome": str},
         pk=("run_id", "seq"),
         foreign_keys=[("run_id", "runs", "id")],
     )
-    db["tool_calls"].create(
+    db.table("tool_calls").create(
         {
             "run_id": int, "seq": int, "subtask": str, "tool": str, "method": str, "arguments": str,
             "result": str, "started_ms": float, "duration_ms": float, "ok": int, "error": str, "github_requests": int,
@@ -46,8 +46,8 @@ def m001_run_records(db: Database) -> None:
         pk=("run_id", "seq"),
         foreign_keys=[("run_id", "runs", "id")],
     )
-    db["tool_calls"].create_index(["tool", "method"])
-    db["llm_calls"].create(
+    db.table("tool_calls").create_index(["tool", "method"])
+    db.table("llm_calls").create(
         {
             "run_id": int, "seq": int, "subtask": str, "tool": str, "model": str, "schema": str,
             "prompt": str, "response": str, "prompt_tokens": int, "completion_tokens": int,

@@ -25,7 +25,8 @@ class RunStore:
         row = {**row, "started_at": row.get("started_at") or now(), "status": "running"}
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        return self.db.execute(f"insert into runs ({columns}) values ({marks})", list(row.values())).lastrowid
+        cursor = self.db.execute(f"insert into runs ({columns}) values ({marks})", list(row.values()))
+        return int(cursor.lastrowid or 0)
 
     def finish(self, run_id: int, run: dict[str, Any], children: dict[str, list[dict[str, Any]]]) -> None:
         """Update the run and insert its subtasks, tool calls and LLM calls atomically."""

@@ -37,7 +37,8 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
     sdk = _clean(inputs.sdk) or _named_in(extracted, message, journal)
     repo = _clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo)
     if not (sdk or repo) and links:
-        repo = _LINK_REPO.match(links[0]).group(1)
+        linked = _LINK_REPO.match(links[0])
+        repo = linked.group(1) if linked else None
         journal.note(f"No SDK named; using the repository of the linked {links[0]}.")
     raw_parts = (problem, message, "\n".join(link for link in links if link not in message))
     request = Request(

@@ -71,8 +71,8 @@ class IssueThread:
 
 def _is_bot(raw: dict[str, Any]) -> bool:
     """Why only bot comments: a person could paste the marker to have WIF overwrite their comment."""
-    user = raw.get("user") if isinstance(raw.get("user"), dict) else {}
-    return user.get("type") == "Bot"
+    user = raw.get("user")
+    return isinstance(user, dict) and user.get("type") == "Bot"
 
 
 def fit(body: str) -> str:

@@ -121,11 +121,11 @@ class LLMClient:
                          reason)
             raise self._failed(reason, repeats=isinstance(error, _UNAVAILABLE)) from None
         result = _result(completion, model, prompt_text, started)
-        reason = _unusable(result)
+        unusable = _unusable(result)
         usage = (result.prompt_tokens, result.completion_tokens)
-        self._record(tool, result.model, schema, prompt_text, result.response_text, usage, started, reason)
-        if reason:
-            raise self._failed(self._scrub(reason))
+        self._record(tool, result.model, schema, prompt_text, result.response_text, usage, started, unusable)
+        if unusable:
+            raise self._failed(self._scrub(unusable))
         self._failures_in_a_row = 0
         return result
 

@@ -145,7 +145,7 @@ def _adjacent(mention: AliasMention, version: VersionMention, text: str) -> bool
 
 
 def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: str) -> bool:
-    return bool(version) and _adjacent(mention, version, text)
+    return version is not None and _adjacent(mention, version, text)
 
 
 def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
@@ -172,7 +172,8 @@ def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: Version
             start = min(start, mention.start)
     alias_words = {word for m in mentions for word in re.findall(r"[a-z][\w'#.+-]*", m.alias)}
     start = _lead_in_start(text, start, alias_words)
-    end = version.end + _AFTER_VERSION.match(text, version.end).end() - version.end
+    after = _AFTER_VERSION.match(text, version.end)
+    end = after.end() if after else version.end
     return text[:start] + " " * (end - start) + text[end:]
 
 

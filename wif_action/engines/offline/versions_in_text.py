@@ -93,7 +93,7 @@ def find_versions(text: str, sdk_name_ends: set[int]) -> list[VersionMention]:
     `sdk_name_ends` are offsets where a name of an SDK package ends ("sentry_flutter",
     "Cocoa", "pydantic"); a version right after one is very likely the customer's.
     """
-    found = []
+    found: list[VersionMention] = []
     ends = sorted(sdk_name_ends)
     for match in VERSION.finditer(text):
         if len(found) >= MAX_MENTIONS:
