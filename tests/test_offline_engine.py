@@ -223,3 +223,21 @@ def test_summary_keeps_the_opening_and_related_sentences() -> None:
 def test_name_and_usage() -> None:
     judge = OfflineJudge(None, load_registry())
     assert judge.name == "offline" and judge.usage() == Usage()
+
+
+def test_stemmer_matches_sqlite_fts5_porter_on_every_word_of_the_example_cache(example_cache_path) -> None:
+    """Our stems must be FTS5's, or term statistics counted by FTS5 would miss our query terms."""
+    import sqlite3
+
+    with sqlite3.connect(example_cache_path) as cache_db:
+        texts = [text for (text,) in cache_db.execute("SELECT text FROM entries")]
+    words = sorted({word.lower() for text in texts for word in re.findall(r"[A-Za-z]+", text)})
+    assert len(words) > 5000
+    fts = sqlite3.connect(":memory:")
+    fts.execute("CREATE VIRTUAL TABLE words USING fts5(word, tokenize='porter')")
+    fts.executemany("INSERT INTO words(rowid, word) VALUES (?, ?)", list(enumerate(words, 1)))
+    fts.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'instance')")
+    porter = dict(fts.execute("SELECT doc, term FROM stems").fetchall())
+    fts.close()
+    differ = [(word, stem(word), porter.get(i)) for i, word in enumerate(words, 1) if stem(word) != porter.get(i)]
+    assert differ == []
