@@ -148,9 +148,14 @@ def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: s
     return bool(version) and _adjacent(mention, version, text)
 
 
+# Speaker labels of a pasted chat thread ("User 1:", "Customer 2:") are not part of the symptom.
+_SPEAKER_LABEL = re.compile(r"\b(?:User|Customer|Agent|Speaker|Participant)[ _]?\d+\s*:\s", re.IGNORECASE)
+
+
 def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
     """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
     text = _remove_sdk_phrase(text, sdk_mentions, version)
+    text = _SPEAKER_LABEL.sub(lambda m: " " * len(m.group(0)), text)
     text = _ORPHANS.sub(" ", _GREETING.sub("", text, count=1))
     text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []
