@@ -58,6 +58,9 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     scrubbed = _URL.sub(lambda m: " " * len(m.group(0)), text)
     mentions = alias_mentions(scrubbed, registry)
     version = customer_version(scrubbed, {m.end for m in mentions if m.names_sdk})
+    if version is None and mentions and not any(m.names_sdk for m in mentions):
+        # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
+        version = customer_version(scrubbed, {m.end for m in mentions})
     best = choose_alias(mentions, version, scrubbed)
     repo = best.repo if best else _repo_from_links(found_links, registry)
     sdk = scrubbed[best.start:best.end] if best else (repo.split("/", 1)[1] if repo else None)
