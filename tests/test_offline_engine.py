@@ -241,3 +241,13 @@ def test_stemmer_matches_sqlite_fts5_porter_on_every_word_of_the_example_cache(e
     fts.close()
     differ = [(word, stem(word), porter.get(i)) for i, word in enumerate(words, 1) if stem(word) != porter.get(i)]
     assert differ == []
+
+
+def test_the_llm_shortlist_keeps_the_best_entries_of_a_batch_in_their_order(cache, judge) -> None:
+    entries = entries_after(cache, "1.0.0")
+    short = judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=3)
+    assert len(short) == 3 and 110 in short[0].prs + short[1].prs + short[2].prs
+    assert [entries.index(e) for e in short] == sorted(entries.index(e) for e in short)
+    dependency = next(e for e in entries if e.section == "dependency")
+    assert dependency not in short  # a bump the problem does not name is not worth the LLM's reading
+    assert judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=100) == entries
