@@ -11,6 +11,15 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from indexer.arguments import (
+    EXIT_ANSWERED,
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_USAGE,
+    count_at_least,
+    non_negative_days,
+    repository,
+)
 from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
 from indexer.registry import RegistryError, load_registry
@@ -30,32 +39,31 @@ environment:
   GITHUB_API_URL   API base URL (default https://api.github.com)
 
 A re-run costs one conditional request per unchanged repository (a 304 is free of rate limit).
-Progress goes to stderr, one line per repository. The exit code is non-zero only when every
-repository failed, or on a usage error (2).
+Progress goes to stderr, one line per repository.
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXAMPLES
+    parser.epilog = EXAMPLES + "\n" + EXIT_CODES_HELP
     parser.add_argument("--db", required=True, metavar="PATH",
                         help="SQLite cache file (created if missing)")
-    parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME",
+    parser.add_argument("--repo", action="append", type=repository, default=[], metavar="OWNER/NAME",
                         help="repository to index (repeatable)")
     parser.add_argument("--registry", metavar="FILE", help="index every repository of this SDK registry file")
     parser.add_argument("--all", action="store_true", help="index every repository of the packaged registry")
     parser.add_argument("--json", action="store_true",
                         help='print one JSON object {"repos": [...]} to stdout')
-    parser.add_argument("--refresh-days", type=_non_negative(float), default=30, metavar="N",
+    parser.add_argument("--refresh-days", type=non_negative_days, default=30, metavar="N",
                         help="re-read releases published in the last N days (edited notes); default 30")
     parser.add_argument("--pulls", choices=("none", "recent"), default="none",
                         help="also cache PR details cited by the newest 110 stable releases; default none")
-    parser.add_argument("--max-pulls", type=_non_negative(int), default=DEFAULT_MAX_PULLS, metavar="N",
+    parser.add_argument("--max-pulls", type=count_at_least(0), default=DEFAULT_MAX_PULLS, metavar="N",
                         help=f"at most N PR fetches per repository per run (the rest follow on later runs); "
                              f"default {DEFAULT_MAX_PULLS}")
     parser.add_argument("--no-changelog-fallback", action="store_true",
                         help="do not read CHANGELOG.md at the tag when a release body is empty")
-    parser.add_argument("--timeout", type=_positive_int, default=15, metavar="S",
+    parser.add_argument("--timeout", type=count_at_least(1), default=15, metavar="S",
                         help="HTTP timeout in seconds; default 15")
 
 
@@ -64,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     problem = problem or _db_problem(Path(args.db))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     source = ReleaseSource.from_env(timeout=args.timeout)
     try:
         reports = index_repositories(
@@ -77,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except CacheError as error:
         print(f"wif index: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except sqlite3.DatabaseError as error:  # damaged after opening (e.g. a truncated page)
         print(f"wif index: the cache {args.db} cannot be used ({error}); delete it and re-run", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     finally:
         source.close()
     if args.json:
@@ -112,26 +120,8 @@ def _db_problem(path: Path) -> str | None:
 
 
 def _exit_code(reports: list[RepoReport]) -> int:
-    return 1 if reports and all(report.error for report in reports) else 0
+    return EXIT_FAILED if reports and all(report.error for report in reports) else EXIT_ANSWERED
 
 
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _non_negative(kind: type):
-    def parse(text: str):
-        value = kind(text)
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
-    return value

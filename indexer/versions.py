@@ -54,11 +54,6 @@ def _trailing(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def is_prerelease(version: Version) -> bool:
-    """Pre-release per PEP 440 (alpha, beta, rc, dev); post and local releases are stable."""
-    return version.is_prerelease
-
-
 def version_key(version: Version) -> str:
     """A fixed-width string whose lexicographic order is the PEP 440 order.
 

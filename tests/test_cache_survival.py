@@ -434,9 +434,10 @@ def test_wif_ask_refuses_a_damaged_cache(tmp_path, damage, clean_cache, ask_ques
     db = tmp_path / "cache.db"
     DAMAGE[damage](clean_cache, db)
     result = run_wif(["ask", "--db", str(db), *ask_question], shared_fake_github.url)
-    if result.returncode == 0:  # answered: only a failure that says how to rebuild is acceptable
+    if result.returncode == 1:  # answered `failed`: only a failure that says how to rebuild is acceptable
         answer = json.loads(result.stdout)
         assert answer["outcome"] == Outcome.FAILED and "wif index" in answer["message"], answer["outcome"]
+        assert "✗ Failed." in result.stderr and "✓ Done." not in result.stderr, result.stderr[-500:]
     else:
         _assert_refused(result, "ask")
 

@@ -336,5 +336,22 @@ def test_wif_ask_cli_honours_wif_deadline(cocoa_db, github):
                             env=env, timeout=60)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert data["outcome"] == "failed" and "deadline" in data["message"]
+    assert data["outcome"] != "failed" and "deadline" in data["message"], data["outcome"]
     assert github.total_requests() == 0
+
+
+def test_after_the_deadline_the_cached_notes_still_answer_without_pr_details(cocoa_db, github):
+    """`--deadline 0`: no network, but the offline engine scans the cached notes. Without PR details
+    (none cached here, GitHub cut off) nothing is HIGH."""
+    answer = ask_github(cocoa_db, github.url, deadline=0)
+    assert github.total_requests() == 0
+    assert answer.outcome == Outcome.MEDIUM, (answer.outcome, answer.message)
+    assert any(c.pr == 5242 for c in answer.candidates), [c.pr for c in answer.candidates]
+    assert "PR #5242 details: not attempted: the run's deadline was reached" in skipped(answer)
+
+
+def test_after_the_deadline_cached_pr_details_still_count(cache_path_for, github):
+    """With the PR's details in the release cache, the post-deadline scan can still answer HIGH."""
+    answer = ask_github(cache_path_for([COCOA], pulls="recent"), github.url, deadline=0)
+    assert github.total_requests() == 0
+    assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242, answer.outcome

@@ -397,3 +397,34 @@ def test_choose_engine_openai_without_a_key_is_a_clear_error() -> None:
         choose_engine("openai", cache=None, registry=None, env={})
     with pytest.raises(ValueError, match="unknown engine"):
         choose_engine("gpt", cache=None, registry=None, env={})
+
+
+def test_the_workflow_reaches_the_summariser_once_per_huge_pr(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
+    """Through PrEvaluator (as the scan and link check call it): a huge body is summarised by the
+    engine once, and evaluating the same PR again costs no further call."""
+    from wif_action.journal import Journal
+    from wif_action.models import Request
+    from wif_action.ports import AnalysisTools
+    from wif_action.run_context import Run
+    from wif_action.subtasks.pr_evaluation import PrEvaluator
+    from wif_action.tools.progress import RecordingProgress
+
+    huge = pull("Fixes the watchdog tags. " + "log line\n" * (SUMMARIZE_OVER_CHARS // 9 + 10))
+
+    class OnePull:  # the GitHub port, holding one PR (the HTTP client is tested against the fake GitHub)
+        requests_made = 0
+
+        def pull_request(self, repo: str, number: int) -> PullRequest:
+            return huge
+
+    fake.queue({"summary": "Adds OS context to watchdog termination events."},
+               {"confidence": "high", "reason": "Title says so."},
+               {"objection": None, "confirmed": True, "reason": "Adds the missing context."})
+    tools = AnalysisTools(cache=None, github=OnePull(), judge=judge)  # type: ignore[arg-type]
+    run = Run(tools=tools, journal=Journal(), progress=RecordingProgress())
+    evaluator = PrEvaluator(run, huge.repo, Request(problem=PROBLEM, raw_text=REQUEST_TEXT, version="8.48.0"))
+    first = evaluator.evaluate(huge.number, BATCH[1], release("8.49.0"), source="scan")
+    again = evaluator.evaluate(huge.number, BATCH[1], release("8.49.0"), source="scan")
+    assert first is not None and first is again
+    assert fake.schema_names() == ["Summary", "PRScore", "PRVerdict"]
+    assert PROBLEM in messages(fake.chat_requests()[0])[1], "the engine's summary is aimed at the problem"

@@ -16,7 +16,7 @@ from wif_action.cli import main
 from wif_action.models import AskInput
 from wif_action.ports import ToolError
 from wif_action.run_records.proxies import RecordingProxy
-from wif_action.run_records.query import QueryError, check_select
+from wif_action.run_records.query import connect
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.schema import open_runs
@@ -250,11 +250,18 @@ def test_runs_query_is_read_only(recorded_runs, capsys, sql):
     assert rows(recorded_runs, "select count(*) from runs") == before
 
 
-def test_statement_check_honours_quotes_and_comments():
-    assert check_select("select ';' as a; ") == "select ';' as a"
-    assert check_select("/* why */ SELECT 1 -- trailing\n;") .startswith("/* why */ SELECT 1")
-    with pytest.raises(QueryError, match="single"):
-        check_select("select 1; select 2")
+def test_the_query_connection_itself_cannot_write(recorded_runs):
+    """Without the authorizer, `mode=ro` and `query_only` still refuse a write."""
+    conn = connect(recorded_runs)
+    conn.set_authorizer(None)
+    with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
+        conn.execute("DELETE FROM runs")
+    conn.close()
+
+
+def test_runs_query_keeps_semicolons_in_strings(recorded_runs, capsys):
+    assert main(["runs", "query", "--runs-db", str(recorded_runs), "--json", "select ';' as a; "]) == 0
+    assert json.loads(capsys.readouterr().out) == [{"a": ";"}]
 
 
 def test_runs_commands_refuse_a_file_that_is_not_run_records(capsys, example_cache_path):

@@ -8,7 +8,7 @@ Only here (and in tests) are clients constructed; subtasks get them injected.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,13 +18,14 @@ from github import Github
 from indexer.github_client import GitHubPolicy, build_github
 from indexer.github_source import ReleaseSource
 from indexer.registry import Registry, load_registry
+from wif_action.events import Events
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.workflow import Workflow, WorkflowOptions
 
 if TYPE_CHECKING:
-    from wif_action.tools.llm import LLMClient
+    from wif_action.tools.llm import LLMCallRecord, LLMClient
     from wif_action.tools.slack import SlackClient
 
 
@@ -55,7 +56,9 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
     cache = SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
     github = CachedPullRequests(GitHubClient(read_github(config.env, timeout=config.github_timeout)), cache)
-    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env, make_llm=llm_client)
+    events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it
+    judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env,
+                          make_llm=lambda env: llm_client(env, on_call=events.llm_called))
     fallback = None
     if judge.name != "offline":
         from wif_action.engines.offline import OfflineJudge
@@ -63,12 +66,12 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
         fallback = OfflineJudge(cache, registry)
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
     options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds)
-    workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options)
+    workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options, events=events)
     if config.runs_db:
         from wif_action.run_records.hook import with_run_records
 
         return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
-                                cache=str(config.db))
+                                cache=str(config.db), llm_observed=not judge.local)
     return workflow
 
 
@@ -97,8 +100,9 @@ def slack_client(env: Mapping[str, str]) -> SlackClient | None:
     return SlackClient(token, env.get("SLACK_API_URL") or None) if token else None
 
 
-def llm_client(env: Mapping[str, str]) -> LLMClient:
-    """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds."""
+def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] | None = None) -> LLMClient:
+    """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds;
+    `on_call` sees every call's record (the run's event bus)."""
     from wif_action.engines import number_setting
     from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
 
@@ -107,4 +111,5 @@ def llm_client(env: Mapping[str, str]) -> LLMClient:
         base_url=env.get("OPENAI_BASE_URL") or None,
         timeout=number_setting(env, "WIF_LLM_TIMEOUT", DEFAULT_TIMEOUT),
         max_retries=int(number_setting(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
+        on_call=on_call,
     )

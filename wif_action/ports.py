@@ -54,6 +54,9 @@ class ReleaseCache(Protocol):
 
     def cached_pull(self, repo: str, number: int) -> PullRequest | None: ...
 
+    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
+        """(documents, mean length, document frequency per term) over a repository's entries (BM25)."""
+
 
 class GitHub(Protocol):
     """GitHub REST lookups used on a question (tools/github.py). Raises ToolError on failure."""
@@ -80,6 +83,8 @@ class Judge(Protocol):
     """The judgement tools of the spec; implemented by the OpenAI and offline engines."""
 
     name: str
+    local: bool  # needs no network: still used after the run's deadline (tools/deadline.py)
+    rejected_claims: list[str]  # claims the engine dropped because the input did not contain them
 
     def extract_request(self, message: str) -> Request: ...
 
@@ -110,22 +115,6 @@ class AnalysisTools:
     github: GitHub
     judge: Judge
     fallback: Judge | None = None
-
-
-class RunObserver(Protocol):
-    """Sees subtask boundaries (run records); must never raise into the workflow."""
-
-    def subtask_started(self, name: str) -> None: ...
-
-    def subtask_finished(self, name: str, outcome: str) -> None: ...
-
-
-class NullObserver:
-    def subtask_started(self, name: str) -> None:
-        pass
-
-    def subtask_finished(self, name: str, outcome: str) -> None:
-        pass
 
 
 class ToolError(Exception):

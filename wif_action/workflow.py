@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
+from wif_action.events import Events, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Outcome, Release, Request, Usage
-from wif_action.ports import AnalysisTools, CacheReadError, NullObserver, Progress, RunObserver
+from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.run_context import Run, WorkflowOptions
 from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request
@@ -39,23 +40,34 @@ class Workflow:
     registry: Registry
     progress: Progress
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
-    observer: RunObserver = field(default_factory=NullObserver)
+    events: Events = field(default_factory=Events)
 
-    def _step(self, name: str, call, outcome_of=lambda result: getattr(result, "outcome", "done")):
-        """Run one subtask between observer notifications."""
-        self.observer.subtask_started(name)
+    def _step(self, name: str, call, outcome_of=lambda result: result.outcome):
+        """Run one subtask between step events."""
+        self.events.emit(StepStarted(name))
         try:
             result = call()
         except Exception:
-            self.observer.subtask_finished(name, "error")
+            self.events.emit(StepFinished(name, "error"))
             raise
-        self.observer.subtask_finished(name, str(outcome_of(result)))
+        self.events.emit(StepFinished(name, str(outcome_of(result))))
         return result
 
     def run(self, inputs: AskInput) -> Answer:
+        """The answer to one question; RunStarted/RunFinished bracket it for observers."""
+        self.events.emit(RunStarted(inputs))
+        try:
+            answer = self._run(inputs)
+        except BaseException as error:
+            self.events.emit(RunFinished(None, error))
+            raise
+        self.events.emit(RunFinished(answer))
+        return answer
+
+    def _run(self, inputs: AskInput) -> Answer:
         journal = Journal(deadline=time.monotonic() + self.options.deadline_seconds)
         self.progress.checkpoint("Analyzing…")
-        engine_rejections = len(getattr(self.tools.judge, "rejected_claims", []))
+        engine_rejections = len(self.tools.judge.rejected_claims)
         try:
             run = Run(tools=until_deadline(self.tools, journal), journal=journal, progress=self.progress,
                       options=self.options)
@@ -69,10 +81,10 @@ class Workflow:
             journal.skip("analysis", f"stopped by an unexpected {type(error).__name__}")
             findings = Findings(outcome=Outcome.FAILED, user_version=inputs.version,
                                 question="an unexpected error stopped the analysis (details are in the log).")
-        journal.rejected += getattr(self.tools.judge, "rejected_claims", [])[engine_rejections:]
+        journal.rejected += self.tools.judge.rejected_claims[engine_rejections:]
         answer = self._step("resolve_answer", lambda: resolve_answer(
             findings, journal, self._usage(), self.mention_for(findings.repo)))
-        self.progress.finish("Done.")
+        self.progress.finish("Failed." if answer.outcome == Outcome.FAILED else "Done.")
         return answer
 
     def _analyze(self, inputs: AskInput, run: Run) -> Findings:

@@ -1,7 +1,7 @@
 """`wif ask`: answer one question from the release cache.
 
-Exit codes: 0 whenever an answer was produced (any outcome, deferrals too);
-2 for usage errors or an unusable cache.
+Exit codes (indexer.arguments): 0 whenever an answer was produced (any outcome but
+failed, deferrals too); 1 when the run ended `failed`; 2 for usage errors or an unusable cache.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import os
 import sys
 
+from indexer.arguments import EXIT_ANSWERED, EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, repository, seconds
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
@@ -36,7 +37,7 @@ environment:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXAMPLES
+    parser.epilog = EXAMPLES + "\n" + EXIT_CODES_HELP
     add_question_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -48,7 +49,7 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", required=True, help="release cache built by `wif index` (e.g. cache.db.example)")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--sdk", help="SDK name or id as people write it: sentry-cocoa, iOS, @sentry/nextjs, ...")
-    which.add_argument("--repo", help="the SDK's GitHub repository, owner/name")
+    which.add_argument("--repo", type=repository, help="the SDK's GitHub repository, owner/name")
     parser.add_argument("--version", dest="sdk_version", metavar="VERSION", help="the customer's SDK version")
     parser.add_argument("--problem", help="what the customer observes")
     parser.add_argument("--link", action="append", default=[], metavar="URL", help="GitHub issue/PR URL (repeatable)")
@@ -58,13 +59,16 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--registry", help="SDK registry JSON (default: the packaged Sentry registry)")
     parser.add_argument("--max-high", type=_max_high, default=1, metavar="N",
                         help="keep scanning until N confirmed high-confidence fixes (1-3, default 1)")
-    parser.add_argument("--deadline", type=float, default=deadline_from(os.environ), metavar="SECONDS",
+    parser.add_argument("--deadline", type=seconds, default=deadline_from(os.environ), metavar="SECONDS",
                         help="time budget for the whole run (default: WIF_DEADLINE, else 240); once spent, "
                              "GitHub and the LLM are no longer called and the answer says what was skipped")
 
 
 def _max_high(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 1, 2 or 3, got '{text}'") from None
     if not 1 <= value <= 3:
         raise argparse.ArgumentTypeError("--max-high must be 1, 2 or 3")
     return value
@@ -78,7 +82,7 @@ def ask_input(args: argparse.Namespace) -> AskInput:
 def run(args: argparse.Namespace) -> int:
     if not (args.message or args.problem):
         print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, max_high=args.max_high,
                        deadline_seconds=args.deadline, runs_db=args.runs_db)
     progress = RecordingProgress() if args.quiet else ConsoleProgress()
@@ -86,11 +90,11 @@ def run(args: argparse.Namespace) -> int:
         workflow = build_workflow(config, progress)
     except (CacheError, RegistryError, ValueError) as error:
         print(f"wif ask: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     answer = workflow.run(ask_input(args))
     redactor = Redactor(os.environ)  # an upstream may have echoed a secret into an error we quote
     if args.json:
         print(json.dumps(redactor.value(answer.public_json()), ensure_ascii=False))
     else:
         print(redactor.text(answer.message))
-    return 0
+    return EXIT_FAILED if answer.outcome == "failed" else EXIT_ANSWERED

@@ -16,6 +16,7 @@ import os
 import sqlite3
 import sys
 
+from indexer.arguments import EXIT_CODES_HELP, count_at_least
 from indexer.schema import CacheError
 from wif_action.run_records import RUNS_DB_ENV
 from wif_action.run_records.query import QueryError, as_dicts, connect, select
@@ -36,14 +37,14 @@ EXAMPLES = """examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXAMPLES
+    parser.epilog = EXAMPLES + "\n" + EXIT_CODES_HELP
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--runs-db", default=os.environ.get(RUNS_DB_ENV) or "runs.db", metavar="FILE",
                         help=f"run-records file (default: ${RUNS_DB_ENV} or runs.db)")
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", parents=[common], help="recent runs, newest first")
-    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--limit", type=count_at_least(1), default=20, help="how many runs (default 20)")
     show = actions.add_parser("show", parents=[common], help="the timeline of one run")
     show.add_argument("run_id", metavar="RUN_ID", help="a run id, or `last`")
     query = actions.add_parser("query", parents=[common], help="a read-only SELECT over the records")

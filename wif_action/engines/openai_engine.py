@@ -118,6 +118,7 @@ class OpenAIJudge:
     """The `Judge` port over an `LLMClient`; verification may use a different (stronger) model."""
 
     name = "openai"
+    local = False
 
     def __init__(self, llm: LLMClient, model: str, verify_model: str | None = None, registry: Any = None,
                  shortlist: Shortlist | None = None):

@@ -1,7 +1,7 @@
 """Recording a run: subtask boundaries, every tool call, every LLM call, inputs and answer.
 
-`RunRecorder` is the workflow's `RunObserver`; tool calls arrive from the
-recording proxies (`proxies.py`), LLM calls through `LLMClient.on_call`. Nothing here
+`RunRecorder` subscribes to the run's events (run, step, LLM call; see
+wif_action/events.py); tool calls arrive from the recording proxies (`proxies.py`). Nothing here
 may break an analysis: a failing run-records file is reported once on stderr
 and recording stops.
 """
@@ -18,6 +18,7 @@ from typing import Any
 
 from indexer.store import now
 from indexer.versions import parse_tag, version_key
+from wif_action.events import Event, LlmCalled, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.models import Answer, AskInput, Candidate, Confidence
 from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.store import RunStore
@@ -49,11 +50,24 @@ class _Current:
 class RunRecorder:
     """Collects one run at a time in memory and writes it to a `RunStore`."""
 
-    def __init__(self, store: RunStore, redactor: Redactor, context: RunContext, *, llm_hooked: bool = False):
+    def __init__(self, store: RunStore, redactor: Redactor, context: RunContext, *, llm_observed: bool = False):
         self.store, self.redactor, self.context = store, redactor, context
-        self.llm_hooked = llm_hooked
+        self.llm_observed = llm_observed
         self.disabled: str | None = None
         self._run: _Current | None = None
+
+    def on_event(self, event: Event) -> None:
+        """The workflow's and the LLM client's events (wif_action/events.py)."""
+        if isinstance(event, RunStarted):
+            self.begin(event.inputs)
+        elif isinstance(event, RunFinished):
+            self.finish(event.answer, event.error)
+        elif isinstance(event, StepStarted):
+            self.subtask_started(event.name)
+        elif isinstance(event, StepFinished):
+            self.subtask_finished(event.name, event.outcome)
+        elif isinstance(event, LlmCalled):
+            self.llm_call(event.record)
 
     # -- run lifecycle -----------------------------------------------------------------------------
     def begin(self, inputs: AskInput) -> None:
@@ -70,7 +84,7 @@ class RunRecorder:
         children = {"subtasks": run.subtasks, "tool_calls": run.tool_calls, "llm_calls": run.llm_calls}
         self._safely(lambda: self.store.finish(run.run_id, row, children))
 
-    # -- RunObserver -------------------------------------------------------------------------------
+    # -- steps -------------------------------------------------------------------------------------
     def subtask_started(self, name: str) -> None:
         if self._run is not None:
             self._run.subtask, self._run.subtask_started = name, time.monotonic()
@@ -94,7 +108,7 @@ class RunRecorder:
         })
 
     def llm_call(self, record: Any) -> None:
-        """`LLMClient.on_call` target; `record` is an `LLMCallRecord`."""
+        """One LlmCalled event; `record` is an `LLMCallRecord`."""
         run = self._run
         if run is None:
             return
@@ -130,7 +144,7 @@ class RunRecorder:
     def _answer_columns(self, run: _Current, answer: Answer) -> dict[str, Any]:
         top = _top(answer)
         usage = answer.usage
-        recorded = run.llm_calls if self.llm_hooked else None
+        recorded = run.llm_calls if self.llm_observed else None
         return {
             "repo": answer.repo, "version": answer.user_version, "outcome": answer.outcome.value,
             "top_version": top.version if top else None, "top_pr": top.pr if top else None,

@@ -1,9 +1,12 @@
-"""Plain-text tables for the terminal (`wif runs`, `wif eval`) — no dependency, aligned columns."""
+"""Plain-text tables for the terminal (`wif runs`, `wif eval`, bench/): tabulate lays them out;
+here only what a cell shows (clipped, one line, short floats) is decided."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from tabulate import tabulate
 
 CELL_LIMIT = 80
 
@@ -20,16 +23,16 @@ def cell(value: Any, limit: int = CELL_LIMIT) -> str:
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], limit: int = CELL_LIMIT) -> str:
     """Left-aligned text, right-aligned numbers, a dashed rule under the header."""
-    cells = [[cell(v, limit) for v in row] for row in rows]
-    numeric = [all(_is_number(row[i]) for row in rows if row[i] is not None) and bool(rows)
+    cells = [[cell(value, limit) for value in row] for row in rows]
+    return tabulate(cells, headers=list(headers), tablefmt="simple", disable_numparse=True,
+                    colalign=_alignments(headers, rows))
+
+
+def _alignments(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """Right-align a column whose every value is a number (so digits line up), left-align the rest."""
+    numeric = [bool(rows) and all(_is_number(row[i]) for row in rows if row[i] is not None)
                for i in range(len(headers))]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-
-    def line(values: Sequence[str]) -> str:
-        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True)]
-        return "  ".join(parts).rstrip()
-
-    return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+    return ["right" if is_number else "left" for is_number in numeric]
 
 
 def _is_number(value: Any) -> bool:

@@ -15,7 +15,6 @@ from wif_action.ports import ToolError
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
-SUMMARIZE_OVER_CHARS = 80_000  # ≈20,000 tokens
 MAX_BODY_CHARS = 200_000
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
@@ -74,16 +73,11 @@ class PrEvaluator:
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source)
 
-    def _bounded(self, pull: PullRequest) -> PullRequest:
-        body = pull.body[:MAX_BODY_CHARS]
-        if len(body) > SUMMARIZE_OVER_CHARS:
-            try:
-                body = judged(self.journal, "summarize PR description", self.tools.judge, self.tools.fallback,
-                              lambda j: j.summarize(body, "what the PR fixes and how"))
-            except ToolError as error:
-                self.journal.skip("summarize PR description", error.reason)
-                body = body[:SUMMARIZE_OVER_CHARS]
-        return pull.model_copy(update={"body": body})
+    @staticmethod
+    def _bounded(pull: PullRequest) -> PullRequest:
+        """Cap what any engine is handed; an engine that needs less (the OpenAI one: ~20k tokens)
+        summarises the body itself, once per PR, so score and verify share the summary."""
+        return pull.model_copy(update={"body": pull.body[:MAX_BODY_CHARS]})
 
     def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
         request = self.request

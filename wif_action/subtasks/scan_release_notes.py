@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.ports import AnalysisTools, ToolError, ToolUnavailable
+from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
@@ -37,11 +37,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     """Reports "Scanned N of M releases…" on `run.progress` between batches."""
     tools, journal, max_high = run.tools, run.journal, run.options.max_high
     result = ScanResult(candidates=list(known or []))
-    for start in range(0, len(releases), BATCH_SIZE):
-        if journal.expired():
-            journal.skip("scan release notes", f"run deadline reached after {start} of {len(releases)} releases")
-            result.complete = False
-            break
+    for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
         _scan_batch(repo, user_release, batch, tools, evaluator, journal, result, max_high)
@@ -78,10 +74,6 @@ def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: A
     for item in _oldest_first(relevant, by_id):
         if _confirmed_high(result) >= max_high:
             break  # early exit: no candidate is processed after the last needed high-confidence match
-        if journal.expired():
-            journal.skip("scan release notes", f"run deadline reached while checking the PRs of {_span(batch)}")
-            result.complete = False
-            break
         entry = by_id.get(item.entry.id)
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
@@ -96,8 +88,11 @@ def _relevant_entries(entries: list[Entry], batch: list[Release], tools: Analysi
     relevant: list[RelevantEntry] = []
     for start in range(0, len(entries), MAX_ENTRIES_PER_CALL):
         chunk = entries[start:start + MAX_ENTRIES_PER_CALL]
-        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback,
-                           lambda j, chunk=chunk: j.filter_relevant_entries(chunk, problem, raw))
+
+        def pick(judge: Judge, chunk: list[Entry] = chunk) -> list[RelevantEntry]:
+            return judge.filter_relevant_entries(chunk, problem, raw)
+
+        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback, pick)
     return relevant
 
 

@@ -7,6 +7,7 @@ disabled and its error kept, so progress reporting can't break an analysis.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from wif_action.ports import Progress
@@ -22,7 +23,8 @@ class ConsoleProgress:
         print(f"… {text}", file=self.stream, flush=True)
 
     def finish(self, text: str) -> None:
-        print(f"✓ {text}", file=self.stream, flush=True)
+        mark = "✗" if text.startswith("Failed") else "✓"
+        print(f"{mark} {text}", file=self.stream, flush=True)
 
 
 class RecordingProgress:
@@ -46,15 +48,15 @@ class FanOutProgress:
         self.errors: list[str] = []
 
     def checkpoint(self, text: str) -> None:
-        self._each("checkpoint", text)
+        self._each(lambda sink: sink.checkpoint(text))
 
     def finish(self, text: str) -> None:
-        self._each("finish", text)
+        self._each(lambda sink: sink.finish(text))
 
-    def _each(self, method: str, text: str) -> None:
+    def _each(self, send: Callable[[Progress], None]) -> None:
         for sink in list(self.sinks):
             try:
-                getattr(sink, method)(text)
+                send(sink)
             except Exception as error:  # a sink must never break the analysis
                 self.sinks.remove(sink)
                 self.errors.append(f"{type(sink).__name__}: {type(error).__name__}: {error}"[:300])

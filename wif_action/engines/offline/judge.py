@@ -32,11 +32,13 @@ class OfflineJudge:
     """`ports.Judge` without a language model."""
 
     name = "offline"
+    local = True
 
     def __init__(self, cache: Any, registry: Registry):
         self.cache = cache
         self.registry = registry
-        self._stats = RepositoryStats(cache) if hasattr(cache, "term_statistics") else None
+        self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
+        self.rejected_claims: list[str] = []  # the offline engine only quotes its input
         self._queries: dict[tuple[str, str], dict[str, Term]] = {}
 
     # --- Subtasks 1 and 2 -------------------------------------------------------------

@@ -1,0 +1,61 @@
+"""The CLI boundary: impossible arguments are refused with a clear message (exit 2), and the
+exit code tells a script what happened (0 answered, 1 failed, 2 usage) — documented in --help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from indexer.arguments import EXIT_CODES_HELP
+from wif_action.cli import main
+
+ASK = ["ask", "--db", "cache.db.example", "--engine", "offline", "--sdk", "sentry-cocoa", "--version", "8.48.0",
+       "--problem", "WatchdogTermination issues have empty tags"]
+
+
+@pytest.mark.parametrize(("argv", "complaint"), [
+    ([*ASK, "--deadline", "-5"], "--deadline: must be a finite number of seconds >= 0, got '-5'"),
+    ([*ASK, "--deadline", "nan"], "--deadline: must be a finite number of seconds >= 0"),
+    ([*ASK, "--deadline", "soon"], "--deadline: expected a number of seconds, got 'soon'"),
+    ([*ASK, "--max-high", "7"], "--max-high must be 1, 2 or 3"),
+    ([*ASK, "--max-high", "two"], "expected 1, 2 or 3, got 'two'"),
+    (["ask", "--db", "x.db", "--repo", "not a repo", "--version", "1.0.0", "--problem", "p"],
+     "--repo: expected a repository as owner/name, got 'not a repo'"),
+    (["index", "--db", "x.db", "--repo", "getsentry/sentry-cocoa", "--timeout", "0"], "--timeout: must be >= 1"),
+    (["index", "--db", "x.db", "--repo", "getsentry/sentry-cocoa", "--max-pulls", "-1"], "--max-pulls: must be >= 0"),
+    (["index", "--db", "x.db", "--repo", "getsentry/sentry-cocoa", "--refresh-days", "inf"], "--refresh-days"),
+    (["index", "--db", "x.db", "--repo", "sentry-cocoa"], "--repo: expected a repository as owner/name"),
+    (["runs", "list", "--limit", "0"], "--limit: must be >= 1, got '0'"),
+])
+def test_impossible_arguments_are_usage_errors(argv, complaint, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert complaint in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("command", ["ask", "index", "runs"])
+def test_help_documents_the_exit_codes(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    assert EXIT_CODES_HELP in capsys.readouterr().out
+
+
+def test_an_answer_exits_zero_and_says_done():
+    """Example A on the shipped cache: an answer (any outcome but failed) is exit 0 and ✓ Done."""
+    result = subprocess.run([sys.executable, "-m", "wif_action.cli", *ASK, "--deadline", "0", "--json"],
+                            capture_output=True, text=True, timeout=120,
+                            env={"PATH": "/usr/bin:/bin", "GITHUB_API_URL": "http://127.0.0.1:9"})
+    assert result.returncode == 0, result.stderr[-1000:]
+    assert json.loads(result.stdout)["outcome"] != "failed"
+    assert "✓ Done." in result.stderr and "✗" not in result.stderr
+
+
+def test_a_missing_problem_is_a_usage_error(capsys):
+    assert main(["ask", "--db", "cache.db.example", "--sdk", "sentry-cocoa", "--version", "8.48.0"]) == 2
+    assert "give --problem" in capsys.readouterr().err
