@@ -10,6 +10,7 @@ are reported apart.
 
     python bench/crossval_offline.py --input fields
     python bench/crossval_offline.py --input message
+    python bench/crossval_offline.py --input message --shortlist   # the LLM shortlist's recall
 """
 
 from __future__ import annotations
@@ -72,11 +73,56 @@ def describe(setting: dict[tuple[object, str], float]) -> str:
     return ", ".join(f"{name}={value}" for (_, name), value in setting.items())
 
 
+SHORTLIST_SIZES = (2, 4, 6, 8, 12)
+
+
+def shortlist_hits(cache: SqliteReleaseCache, judge: OfflineJudge, case: dict, mode: str, size: int) -> bool:
+    """Is the expected fix's entry in the LLM shortlist of the first batch that contains it?"""
+    request = Emulator(cache, judge, {})._request(case, mode)
+    user = cache.find_release(case["repo"], case["version"])
+    if user is None:
+        return False
+    expect = case["expect"]
+    want = set(expect["prs"]) | {a["pr"] for a in expect.get("also_acceptable", [])}
+    releases = cache.stable_after(case["repo"], user.version_key, 101)
+    for start in range(0, len(releases), 5):
+        entries = cache.entries([r.id for r in releases[start:start + 5]])
+        if any(set(e.prs) & want for e in entries):
+            short = judge.shortlist(entries, request.problem, request.raw_text, size)
+            return any(set(e.prs) & want for e in short)
+    return False
+
+
+def shortlist_report(cases: list[dict], mode: str) -> None:
+    """Per held-out repository: the smallest size with full recall on the others; its held-out recall."""
+    fixes = [c for c in cases if c["expect"]["outcome"] == "high" and c.get("repo") and c["category"] != "bundled_fix"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cache.db"
+        build_cache(path)
+        cache = SqliteReleaseCache.open(path)
+        judge = OfflineJudge(cache, load_registry())
+        hits = {size: {c["id"]: shortlist_hits(cache, judge, c, mode, size) for c in fixes}
+                for size in SHORTLIST_SIZES}
+    for size in SHORTLIST_SIZES:
+        print(f"shortlist size {size:2d}: in-sample recall {sum(hits[size].values())}/{len(fixes)}")
+    cv = 0
+    for repo in sorted({c["repo"] for c in fixes}):
+        train = [c["id"] for c in fixes if c["repo"] != repo]
+        size = next((s for s in SHORTLIST_SIZES if all(hits[s][k] for k in train)), SHORTLIST_SIZES[-1])
+        cv += sum(hits[size][c["id"]] for c in fixes if c["repo"] == repo)
+    print(f"shortlist CV (LORO, smallest size with full recall on the other repositories): {cv}/{len(fixes)} "
+          f"({cv / len(fixes):.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", choices=("message", "fields"), default="message")
+    parser.add_argument("--shortlist", action="store_true", help="measure the LLM shortlist's recall instead")
     args = parser.parse_args()
     cases = [json.loads(line) for line in CASES.read_text().splitlines()]
+    if args.shortlist:
+        shortlist_report(cases, args.input)
+        return
     main_cases = [c for c in cases if c["category"] != "bundled_fix"]
     bundled = [c for c in cases if c["category"] == "bundled_fix"]
     grid = settings()

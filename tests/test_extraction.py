@@ -77,6 +77,26 @@ def test_problem_keeps_the_symptom_and_drops_greeting_sdk_phrase_urls_and_bare_q
     assert len(extract("crash " * 5000, REGISTRY).problem) <= 400
 
 
+@pytest.mark.parametrize(("message", "repo", "version"), [
+    ("iOS 8.48.0 app crashes on launch with a watchdog termination", "getsentry/sentry-cocoa", "8.48.0"),
+    ("Android 8.39.0 ANR reported twice", "getsentry/sentry-java", "8.39.0"),
+    ("python 2.10.0 celery spans missing", "getsentry/sentry-python", "2.10.0"),
+    ("on iOS 17.2 with sentry-cocoa 8.40.0 the app hangs", "getsentry/sentry-cocoa", "8.40.0"),
+])
+def test_platform_word_and_version_read_as_that_platforms_sdk_when_no_sdk_is_named(message, repo, version) -> None:
+    request = extract(message, load_registry())
+    assert (request.repo, request.version) == (repo, version)
+
+
+def test_chat_speaker_labels_are_not_part_of_the_problem() -> None:
+    message = ("User 1: we are on sentry-python 2.10.0\nUser 2: the celery task spans are missing after "
+               "the upgrade\nUser 1: still missing today")
+    request = extract(message, load_registry())
+    assert request.repo == "getsentry/sentry-python" and request.version == "2.10.0"
+    assert "celery task spans are missing" in request.problem
+    assert "User 1" not in request.problem and "User 2" not in request.problem
+
+
 def test_unknown_sdk_and_missing_version_stay_unset() -> None:
     assert extract("The Roku SDK version 2.1.0 loses device info", REGISTRY).repo is None
     request = extract("sentry_flutter: replays have no taps (on a recent version)", REGISTRY)

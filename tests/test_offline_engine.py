@@ -223,3 +223,31 @@ def test_summary_keeps_the_opening_and_related_sentences() -> None:
 def test_name_and_usage() -> None:
     judge = OfflineJudge(None, load_registry())
     assert judge.name == "offline" and judge.usage() == Usage()
+
+
+def test_stemmer_matches_sqlite_fts5_porter_on_every_word_of_the_example_cache(example_cache_path) -> None:
+    """Our stems must be FTS5's, or term statistics counted by FTS5 would miss our query terms."""
+    import sqlite3
+
+    with sqlite3.connect(example_cache_path) as cache_db:
+        texts = [text for (text,) in cache_db.execute("SELECT text FROM entries")]
+    words = sorted({word.lower() for text in texts for word in re.findall(r"[A-Za-z]+", text)})
+    assert len(words) > 5000
+    fts = sqlite3.connect(":memory:")
+    fts.execute("CREATE VIRTUAL TABLE words USING fts5(word, tokenize='porter')")
+    fts.executemany("INSERT INTO words(rowid, word) VALUES (?, ?)", list(enumerate(words, 1)))
+    fts.execute("CREATE VIRTUAL TABLE stems USING fts5vocab(words, 'instance')")
+    porter = dict(fts.execute("SELECT doc, term FROM stems").fetchall())
+    fts.close()
+    differ = [(word, stem(word), porter.get(i)) for i, word in enumerate(words, 1) if stem(word) != porter.get(i)]
+    assert differ == []
+
+
+def test_the_llm_shortlist_keeps_the_best_entries_of_a_batch_in_their_order(cache, judge) -> None:
+    entries = entries_after(cache, "1.0.0")
+    short = judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=3)
+    assert len(short) == 3 and 110 in short[0].prs + short[1].prs + short[2].prs
+    assert [entries.index(e) for e in short] == sorted(entries.index(e) for e in short)
+    dependency = next(e for e in entries if e.section == "dependency")
+    assert dependency not in short  # a bump the problem does not name is not worth the LLM's reading
+    assert judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=100) == entries

@@ -25,14 +25,15 @@ def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str
     if name == "openai" and not has_key:
         raise ValueError("--engine openai needs OPENAI_API_KEY (set it, or use --engine offline)")
     if name == "openai" or (name == "auto" and has_key):
-        return _openai_engine(env, registry, make_llm)
+        return _openai_engine(env, registry, make_llm, cache)
     from wif_action.engines.offline import OfflineJudge
 
     return OfflineJudge(cache, registry)
 
 
 def _openai_engine(env: Mapping[str, str], registry: Any,
-                   make_llm: Callable[[Mapping[str, str]], Any] | None) -> Judge:
+                   make_llm: Callable[[Mapping[str, str]], Any] | None, cache: Any = None) -> Judge:
+    from wif_action.engines.offline import OfflineJudge
     from wif_action.engines.openai_engine import OpenAIJudge
 
     if make_llm is None:
@@ -40,7 +41,9 @@ def _openai_engine(env: Mapping[str, str], registry: Any,
 
         make_llm = llm_client
     model = env.get("WIF_MODEL") or DEFAULT_MODEL
-    return OpenAIJudge(make_llm(env), model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry)
+    shortlist = OfflineJudge(cache, registry).shortlist if cache is not None else None
+    return OpenAIJudge(make_llm(env), model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry,
+                       shortlist=shortlist)
 
 
 def number_setting(env: Mapping[str, str], key: str, default: float) -> float:

@@ -10,6 +10,7 @@ notes, PR bodies and the request are untrusted text that may try to steer it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -110,14 +111,19 @@ def clip(text: str, limit: int) -> str:
     return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters ...]"
 
 
+Shortlist = Callable[[list[Entry], str, str], list[Entry]]
+
+
 class OpenAIJudge:
     """The `Judge` port over an `LLMClient`; verification may use a different (stronger) model."""
 
     name = "openai"
     local = False
 
-    def __init__(self, llm: LLMClient, model: str, verify_model: str | None = None, registry: Any = None):
+    def __init__(self, llm: LLMClient, model: str, verify_model: str | None = None, registry: Any = None,
+                 shortlist: Shortlist | None = None):
         self.llm = llm
+        self.shortlist = shortlist  # the offline ranker's best entries of a batch: fewer tokens, same fixes
         self.model = model
         self.verify_model = verify_model or model
         self.registry = registry
@@ -158,6 +164,8 @@ class OpenAIJudge:
     def filter_relevant_entries(
         self, entries: list[Entry], problem: str, request_text: str
     ) -> list[RelevantEntry]:
+        if self.shortlist is not None:
+            entries = self.shortlist(entries, problem, request_text)
         if not entries:
             return []
         user = "\n\n".join([

@@ -58,6 +58,9 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     scrubbed = _URL.sub(lambda m: " " * len(m.group(0)), text)
     mentions = alias_mentions(scrubbed, registry)
     version = customer_version(scrubbed, {m.end for m in mentions if m.names_sdk})
+    if version is None and mentions and not any(m.names_sdk for m in mentions):
+        # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
+        version = customer_version(scrubbed, {m.end for m in mentions})
     best = choose_alias(mentions, version, scrubbed)
     repo = best.repo if best else _repo_from_links(found_links, registry)
     sdk = scrubbed[best.start:best.end] if best else (repo.split("/", 1)[1] if repo else None)
@@ -148,9 +151,14 @@ def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: s
     return version is not None and _adjacent(mention, version, text)
 
 
+# Speaker labels of a pasted chat thread ("User 1:", "Customer 2:") are not part of the symptom.
+_SPEAKER_LABEL = re.compile(r"\b(?:User|Customer|Agent|Speaker|Participant)[ _]?\d+\s*:\s", re.IGNORECASE)
+
+
 def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
     """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
     text = _remove_sdk_phrase(text, sdk_mentions, version)
+    text = _SPEAKER_LABEL.sub(lambda m: " " * len(m.group(0)), text)
     text = _ORPHANS.sub(" ", _GREETING.sub("", text, count=1))
     text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []

@@ -18,12 +18,14 @@ from wif_action.engines.offline.query import build_query
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats, wants_functionality
 from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
+from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.engines.offline.summary import summarize
 from wif_action.engines.offline.text import Term
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
 
 _QUERY_CACHE = 16
+SHORTLIST_SIZE = 8  # entries per batch an LLM reads: public fix cases keep their fix at 6+ in both modes
 
 
 class OfflineJudge:
@@ -66,6 +68,15 @@ class OfflineJudge:
         query = self._query(problem, request_text)
         stats = self._statistics(entries[0].release.repo, query, [entry.text for entry in entries])
         return rank_entries(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"))
+
+    def shortlist(self, entries: list[Entry], problem: str, request_text: str,
+                  size: int = SHORTLIST_SIZE) -> list[Entry]:
+        """The entries of a batch worth an LLM's reading (see `relevance.shortlist`)."""
+        if not entries:
+            return []
+        query = self._query(problem, request_text)
+        stats = self._statistics(entries[0].release.repo, query, [entry.text for entry in entries])
+        return relevance_shortlist(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"), size)
 
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
         _, evidence = self._evidence(pr, entry, problem, request_text)

@@ -22,13 +22,35 @@ RELATIVE_TO_BEST = 0.5  # ... and this share of the batch's best entry
 MAX_PER_BATCH = 3
 
 
-def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
-                 feature_request: bool) -> list[RelevantEntry]:
-    """Relevant entries, best first; repeats of the same note or PR keep the oldest release."""
+def score_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
+                  feature_request: bool) -> list[tuple[float, Match, Entry]]:
+    """BM25 × section weight of each entry, in the given order."""
     scored: list[tuple[float, Match, Entry]] = []
     for entry in entries:
         match = score_text(entry.text, query, stats, entry.release.repo)
         scored.append((match.score * section_weight(entry.section, feature_request), match, entry))
+    return scored
+
+
+def shortlist(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats, feature_request: bool,
+              size: int) -> list[Entry]:
+    """The `size` best-scoring entries of a batch, in their original order.
+
+    Why: an LLM reading every line of a batch pays for hundreds of unrelated entries; the
+    offline score ranks the right one near the top, and section weights already push
+    dependency, internal and docs entries down unless the problem names what they touch.
+    When few entries share a word with the problem, the rest of the `size` are the batch's
+    first entries, so the LLM still sees what only a paraphrase would connect.
+    """
+    scored = score_entries(entries, query, stats, feature_request)
+    best = sorted(range(len(entries)), key=lambda i: (-scored[i][0], i))[:size]
+    return [entries[i] for i in sorted(best)]
+
+
+def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
+                 feature_request: bool) -> list[RelevantEntry]:
+    """Relevant entries, best first; repeats of the same note or PR keep the oldest release."""
+    scored = score_entries(entries, query, stats, feature_request)
     best = max((score for score, _, _ in scored), default=0.0)
     repo = entries[0].release.repo if entries else ""
     bar = max(MIN_RELEVANCE * stats.scale(repo), RELATIVE_TO_BEST * best)
