@@ -22,6 +22,7 @@ from github import GithubException
 from github.Repository import Repository
 
 from indexer.github_client import GitHubPolicy, build_github
+from indexer.redaction import redact
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
 
@@ -29,7 +30,6 @@ PER_PAGE = 100
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 _POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
 # GitHub token shapes (classic and fine-grained PATs, app and Actions tokens), for server text we repeat.
-_TOKEN_SHAPES = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{16,}|v1\.[0-9a-f]{40})\b")
 T = TypeVar("T")
 
 
@@ -193,8 +193,7 @@ class ReleaseSource:
     def _status_error(self, slug: str, status: int, headers: Any, data: Any) -> SourceError:
         """The SourceError for an HTTP error, without the token should the server's message quote it."""
         error = _error_for_status(slug, status, headers, data, self.base_url)
-        message = redact_tokens(error.message)
-        return SourceError(slug, message.replace(self._token, "[redacted]") if self._token else message, status)
+        return SourceError(slug, redact(error.message, self._token), status)
 
     def _repo(self, slug: str) -> Repository:
         return self.github.get_repo(slug)  # lazy client: no request
@@ -213,11 +212,6 @@ class ReleaseSource:
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
             reason = f"cannot reach GITHUB_API_URL ({self.base_url}: {_reason(error)})"
             raise SourceError(slug, reason) from error
-
-
-def redact_tokens(text: str) -> str:
-    """Text from a server (an error message) with anything shaped like a GitHub token removed."""
-    return _TOKEN_SHAPES.sub("[redacted]", text)
 
 
 def _same_origin(url: str, base_url: str) -> bool:

@@ -19,6 +19,11 @@ _PARTS = 6
 _MAX_NUMBER = 10**_WIDTH - 2  # the key stores post + 1, and 10**_WIDTH - 1 stands for "no dev part"
 _MAX_EPOCH = 9999
 _LOCAL_SEPARATORS = re.compile(r"[._-]")
+# A version written in prose ("v8.52.0", "8.0.0-beta.1"; at least major.minor; a sentence's final dot is
+# not part of it), group 1 without the "v".
+# The one rule for "does this text name a version" (claim checks, reason scrubbing, extraction checks).
+VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?!\w|\.\w)",
+                             re.IGNORECASE)
 
 
 def parse_tag(tag: str | None) -> Version | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.redaction import Redactor
 from indexer.schema import CacheError
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
@@ -18,7 +19,6 @@ from wif_action.ports import ToolError
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.query import connect
 from wif_action.run_records.recorder import RunContext, RunRecorder
-from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.schema import open_runs
 from wif_action.run_records.store import RunStore
 from wif_action.tools.progress import RecordingProgress

@@ -7,14 +7,12 @@ against it before anything is shown.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
+from indexer.github_refs import PR_MENTION
+from indexer.versions import VERSION_IN_TEXT
 from wif_action.models import Skipped
-
-_VERSION_LIKE = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?)(?![\w.])")
-_PR_LIKE = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -52,9 +50,9 @@ class Journal:
 
         `quoted` is short evidence the text may cite verbatim (a PR title, the release-note line).
         """
-        quoted_versions = set(_VERSION_LIKE.findall(quoted))
-        quoted_prs = set(_PR_LIKE.findall(quoted))
-        claims = [f"version {v}" for v in _VERSION_LIKE.findall(text)
+        quoted_versions = set(VERSION_IN_TEXT.findall(quoted))
+        quoted_prs = set(PR_MENTION.findall(quoted))
+        claims = [f"version {v}" for v in VERSION_IN_TEXT.findall(text)
                   if v.lstrip("vV") not in self.versions_read and v not in quoted_versions]
-        claims += [f"PR #{n}" for n in _PR_LIKE.findall(text) if int(n) not in self.prs_read and n not in quoted_prs]
+        claims += [f"PR #{n}" for n in PR_MENTION.findall(text) if int(n) not in self.prs_read and n not in quoted_prs]
         return claims

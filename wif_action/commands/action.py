@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+from indexer.redaction import Redactor
 from wif_action.app import slack_client
 from wif_action.delivery.answer_text import AnswerText
 from wif_action.delivery.comment_progress import CommentDelivery
@@ -32,7 +33,6 @@ from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.delivery.slack_progress import SlackDelivery
 from wif_action.models import Answer, AskInput, Skipped
 from wif_action.rendering import DEFAULT_MENTION
-from wif_action.run_records.redaction import Redactor
 from wif_action.tools.progress import ConsoleProgress, FanOutProgress, RecordingProgress
 
 ENVIRONMENT = """environment (set by action.yml; every value arrives as data, never as script):

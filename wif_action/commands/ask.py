@@ -12,12 +12,12 @@ import os
 import sys
 
 from indexer.arguments import EXIT_ANSWERED, EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, repository, seconds
+from indexer.redaction import Redactor
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
 from wif_action.delivery.settings import deadline_from
 from wif_action.models import AskInput
-from wif_action.run_records.redaction import Redactor
 from wif_action.tools.progress import ConsoleProgress, RecordingProgress
 
 EXAMPLES = """examples:

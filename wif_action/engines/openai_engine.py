@@ -18,6 +18,8 @@ from typing import Any, Literal
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
+from indexer.github_refs import GITHUB_URL
+from indexer.versions import VERSION_IN_TEXT
 from wif_action.models import (
     Confidence,
     Entry,
@@ -49,8 +51,6 @@ MAX_TOKENS = {
 _BLOCK_TAGS = ("request", "problem", "release_notes", "release_entry", "pull_request", "choices", "text",
                "purpose", "context")
 _TAG_PATTERN = re.compile(r"<\s*(/?)\s*(" + "|".join(_BLOCK_TAGS) + r")\b[^>]*>", re.IGNORECASE)
-_GITHUB_URL = re.compile(r"^https?://(www\.)?github\.com/[^\s]+$", re.IGNORECASE)
-_VERSION_TOKEN = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?", re.IGNORECASE)
 
 
 # Response models: strict schemas, so no defaults; `X | None` for optional values.
@@ -283,7 +283,7 @@ class OpenAIJudge:
         version = version.strip()
         if version in message:
             return version
-        for token in _VERSION_TOKEN.findall(message):
+        for token in (match.group(0) for match in VERSION_IN_TEXT.finditer(message)):
             if _same_version(token, version):
                 return token
         self._reject(f"extract_request: version '{version}' does not appear in the request")
@@ -293,7 +293,7 @@ class OpenAIJudge:
         """GitHub URLs that really are in the message, in order, without duplicates."""
         kept: list[str] = []
         for link in (link.strip().rstrip(".,;)>") for link in links):
-            if not _GITHUB_URL.match(link):
+            if not GITHUB_URL.match(link):
                 continue
             if link not in message:
                 self._reject(f"extract_request: link {link} does not appear in the request")

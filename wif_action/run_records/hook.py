@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from indexer.redaction import Redactor
 from wif_action import ports
 from wif_action.ports import AnalysisTools
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.recorder import RunContext, RunRecorder
-from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.store import RunStore
 from wif_action.workflow import Workflow
 

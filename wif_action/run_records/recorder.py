@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from indexer.redaction import Redactor
 from indexer.store import now
 from indexer.versions import parse_tag, version_key
 from wif_action.events import Event, LlmCalled, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.models import Answer, AskInput, Candidate, Confidence
-from wif_action.run_records.redaction import Redactor
 from wif_action.run_records.store import RunStore
 from wif_action.run_records.summary import clip, summarise
 

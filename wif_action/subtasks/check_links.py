@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from indexer.github_refs import parse_link
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Release
@@ -20,7 +21,6 @@ from wif_action.ports import AnalysisTools, ToolError
 from wif_action.run_context import Run
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
-_LINK = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)$")
 MAX_LINKS = 3
 MAX_PRS_PER_LINK = 3
 
@@ -42,10 +42,10 @@ def check_links(run: Run, links: list[str], repo: str, user_release: Release | N
 
 def _check_link(link: str, repo: str, user_release: Release | None, tools: AnalysisTools,
                 evaluator: PrEvaluator, journal: Journal) -> list[Candidate]:
-    match = _LINK.match(link)
-    if not match:
+    parsed = parse_link(link)
+    if not parsed:
         return []
-    link_repo, kind, number = match.group(1), match.group(2), int(match.group(3))
+    link_repo, kind, number = parsed.repo, parsed.kind, parsed.number
     if link_repo != repo and not tools.cache.has_repository(link_repo):
         journal.note(f"Link {link} is in {link_repo}, which the cache does not hold; not followed.")
         return []

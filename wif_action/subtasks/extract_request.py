@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel
 
+from indexer.github_refs import find_links, parse_link
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Request
 from wif_action.ports import Judge, ToolError
 from wif_action.subtasks.judging import judged
 
 MAX_TEXT = 20_000
-_GITHUB_LINK = re.compile(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+")
-_LINK_REPO = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/")
 
 
 class ExtractResult(BaseModel):
@@ -37,8 +35,8 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
     sdk = _clean(inputs.sdk) or _named_in(extracted, message, journal)
     repo = _clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo)
     if not (sdk or repo) and links:
-        linked = _LINK_REPO.match(links[0])
-        repo = linked.group(1) if linked else None
+        linked = parse_link(links[0])
+        repo = linked.repo if linked else None
         journal.note(f"No SDK named; using the repository of the linked {links[0]}.")
     raw_parts = (problem, message, "\n".join(link for link in links if link not in message))
     request = Request(
@@ -66,9 +64,9 @@ def _clean(value: str | None) -> str | None:
 def _links(candidates: list[str]) -> list[str]:
     found: list[str] = []
     for text in candidates:
-        for link in _GITHUB_LINK.findall(text or ""):
-            if link not in found:
-                found.append(link)
+        for link in find_links(text or ""):
+            if link.url not in found:
+                found.append(link.url)
     return found[:5]
 
 

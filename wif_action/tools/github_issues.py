@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from github import Github, GithubException
 
-from indexer.github_source import redact_tokens
+from indexer.redaction import redact
 from wif_action.ports import ToolError
 
 COMMENT_LIMIT = 65_000  # GitHub rejects comment bodies over 65,536 characters
@@ -34,7 +34,7 @@ def guarded(action: str, call: Callable[[], T]) -> T:
         return call()
     except GithubException as error:
         message = error.data.get("message") if isinstance(error.data, dict) else None
-        reason = f"{action} failed: HTTP {error.status} {redact_tokens(str(message or ''))[:200]}".strip()
+        reason = f"{action} failed: HTTP {error.status} {redact(str(message or ''))[:200]}".strip()
         raise GitHubWriteError(reason, error.status) from error
     except Exception as error:  # connection errors, timeouts, retry exhaustion
         raise GitHubWriteError(f"{action} failed: {type(error).__name__}") from error

@@ -9,7 +9,6 @@ into a `ToolError("llm", reason)` whose reason is short and safe to show
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -19,6 +18,7 @@ import openai
 import pydantic
 from pydantic import BaseModel
 
+from indexer.redaction import redact
 from wif_action.ports import ToolError, ToolUnavailable
 
 DEFAULT_TIMEOUT = 60.0
@@ -27,7 +27,6 @@ MAX_FAILURES_IN_A_ROW = 3  # then the engine is given up for the run (every late
 # Failures that repeat for every call: no point in asking again this run.
 _UNAVAILABLE = (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
                 openai.RateLimitError, openai.InternalServerError)
-_KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_*\-]{6,}")
 
 
 @dataclass
@@ -162,11 +161,11 @@ class LLMClient:
             self.on_call(record)
 
     def _without_key(self, text: str) -> str:
-        return text.replace(self._api_key, "[redacted]") if self._api_key else text
+        return redact(text, self._api_key)
 
     def _scrub(self, text: str) -> str:
-        """Remove the API key (and anything shaped like one) from text meant for people."""
-        return _KEY_LIKE.sub("[redacted]", self._without_key(text))
+        """Remove the API key (and anything shaped like a secret) from text meant for people."""
+        return redact(text, self._api_key)
 
 
 def _result(completion: Any, model: str, prompt_text: str, started: float) -> LLMResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, VersionMention, customer_version
 from wif_action.engines.offline.vocabulary import PLATFORM_WORDS, STOPWORDS
@@ -20,7 +21,6 @@ MAX_MESSAGE_CHARS = 50_000
 MAX_PROBLEM_CHARS = 400
 ADJACENT_BONUS = 3.0
 
-_LINK = re.compile(r"https?://(?:www\.)?github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)", re.IGNORECASE)
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _GREETING = re.compile(r"^\s*(?:hey|hi|hello|heya|hiya|morning|good (?:morning|afternoon)|yo)\b[^.!?:\n,-]{0,20}"
                        r"[,!.:\s-]+", re.IGNORECASE)
@@ -71,15 +71,14 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
 
 def github_links(text: str) -> list[str]:
     """Issue and PR URLs, normalised (no fragment or query), first occurrence first."""
-    links = [f"https://github.com/{m.group(1)}/{m.group(2).lower()}/{m.group(3)}" for m in _LINK.finditer(text)]
-    return list(dict.fromkeys(links))
+    return [link.url for link in find_links(text)]
 
 
 def _repo_from_links(links: list[str], registry: Registry) -> str | None:
     for link in links:
-        match = _LINK.match(link)
-        if match and registry.lookup(match.group(1)):
-            return registry.lookup(match.group(1))
+        parsed = parse_link(link)
+        if parsed and registry.lookup(parsed.repo):
+            return registry.lookup(parsed.repo)
     return None
 
 

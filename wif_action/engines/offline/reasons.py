@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 
+from indexer.github_refs import PR_MENTION
+from indexer.versions import VERSION_IN_TEXT
+
 MAX_TITLE_CHARS = 120
 _CLAIM_LIKE = re.compile(r"\d+\.\d+|#\d|\bpr\s*\d|/(?:pull|issues)/\d", re.IGNORECASE)
-_CLAIM_TOKEN = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?(?![\w.])|(?:#|\bPR\s*#?|/pull/|/issues/)\d+\b",
-                          re.IGNORECASE)
+_CLAIM_TOKEN = re.compile(f"{VERSION_IN_TEXT.pattern}|{PR_MENTION.pattern}", re.IGNORECASE)
 
 
 def term_list(names: list[str], limit: int = 4) -> str:

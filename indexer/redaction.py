@@ -1,9 +1,10 @@
-"""Keep secrets out of run records.
+"""The one redactor: keeps secrets out of everything WIF writes.
 
-Run records hold prompts, inputs and errors, any of which can carry a token
-(pasted into a Slack message, echoed in an error). Everything is passed through
-a `Redactor` before it is stored: the configured secrets' exact values and
-anything shaped like a GitHub, OpenAI or Slack token or an Authorization header.
+Run records, answers, outputs, job logs and error messages can all carry a token
+(pasted into a Slack message, echoed by an upstream in an error). Everything
+written passes through a `Redactor`: the configured secrets' exact values (so a
+token of any shape is caught) and anything shaped like a GitHub, OpenAI or Slack
+token or an Authorization header. The indexer and the action use this one module.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
 MARK = "[redacted]"
 _MIN_SECRET_LEN = 6  # shorter env values would redact ordinary words
 _PATTERNS = (
     re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{10,}"),
     re.compile(r"\bgithub_pat_[A-Za-z0-9_]{10,}"),
-    re.compile(r"\b(?:sk|rk)-(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{10,}"),
+    re.compile(r"\bv1\.[0-9a-f]{40}\b"),  # GitHub App installation tokens
+    # OpenAI-style keys, also as servers echo them masked ("sk-abc1****wxyz")
+    re.compile(r"\b(?:sk|rk|pk)-(?=[A-Za-z0-9_*\-]*[\d*])[A-Za-z0-9_*\-]{6,}"),
     re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{6,}"),
 )
 # a credential after a scheme word; the digit lookahead spares prose like "token expiration"
@@ -56,3 +59,8 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """`text` with these secret values and every token-shaped string removed (no environment read)."""
+    return Redactor({}, extra=tuple(secret for secret in secrets if secret)).text(text) or ""

@@ -1,0 +1,62 @@
+"""GitHub references, parsed and written one way: issue/PR URLs, `owner/repo#N`, PR mentions.
+
+Why one home: the extractor, the link checker, the OpenAI engine's claim check and the
+offline extractor each had a regex for "a GitHub issue or PR URL" that disagreed on case,
+`http`, `www.` and trailing fragments — a link one step accepted, the next ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+GITHUB_WEB = "https://github.com"
+_OWNER_REPO = r"[\w.-]+/[\w.-]+"
+# An issue or pull request URL anywhere in text: case, http(s) and `www.` as people paste them.
+ISSUE_OR_PR_URL = re.compile(rf"https?://(?:www\.)?github\.com/({_OWNER_REPO})/(issues|pull)/(\d+)", re.IGNORECASE)
+# Any github.com URL (a link an engine may name).
+GITHUB_URL = re.compile(r"^https?://(?:www\.)?github\.com/\S+$", re.IGNORECASE)
+# A PR or issue number as notes and reasons write it: #123, PR 123, PR #123, /pull/123, /issues/123.
+PR_MENTION = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class GitHubLink:
+    """An issue or PR of a repository; `url` is the canonical form (no query, fragment or case quirks)."""
+
+    repo: str
+    kind: str  # "issues" or "pull"
+    number: int
+
+    @property
+    def url(self) -> str:
+        return f"{GITHUB_WEB}/{self.repo}/{self.kind}/{self.number}"
+
+
+def parse_link(text: str) -> GitHubLink | None:
+    """The issue/PR that a URL names, or None when `text` does not start with one."""
+    match = ISSUE_OR_PR_URL.match(text.strip())
+    return GitHubLink(match.group(1), match.group(2).lower(), int(match.group(3))) if match else None
+
+
+def find_links(text: str) -> list[GitHubLink]:
+    """Every issue/PR URL in `text`, canonical, first occurrence first."""
+    found = (GitHubLink(m.group(1), m.group(2).lower(), int(m.group(3))) for m in ISSUE_OR_PR_URL.finditer(text))
+    return list(dict.fromkeys(found))
+
+
+def format_ref(repo: str, number: int) -> str:
+    """`owner/repo#N`, how answers and traces name a PR of any repository."""
+    return f"{repo}#{number}"
+
+
+def pr_url(repo: str, number: int) -> str:
+    return f"{GITHUB_WEB}/{repo}/pull/{number}"
+
+
+def issue_url(repo: str, number: int) -> str:
+    return f"{GITHUB_WEB}/{repo}/issues/{number}"
+
+
+def compare_url(repo: str, base: str, head: str) -> str:
+    return f"{GITHUB_WEB}/{repo}/compare/{base}...{head}"

@@ -1,0 +1,52 @@
+"""GitHub references and versions in text: one rule each, used by extraction, link checks and claim checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.github_refs import PR_MENTION, GitHubLink, find_links, format_ref, parse_link, pr_url
+from indexer.versions import VERSION_IN_TEXT
+
+
+@pytest.mark.parametrize("text", [
+    "https://github.com/getsentry/sentry-cocoa/issues/5397",
+    "HTTP://WWW.GitHub.com/getsentry/sentry-cocoa/Issues/5397#issuecomment-1",
+    "  https://github.com/getsentry/sentry-cocoa/issues/5397?x=1 ",
+])
+def test_issue_links_parse_to_one_canonical_form(text):
+    link = parse_link(text)
+    assert link == GitHubLink("getsentry/sentry-cocoa", "issues", 5397)
+    assert link is not None and link.url == "https://github.com/getsentry/sentry-cocoa/issues/5397"
+
+
+@pytest.mark.parametrize("text", ["https://gitlab.com/a/b/issues/1", "https://github.com/a/b/commit/abc",
+                                  "see https://github.com/a/b/issues/1", "https://github.com/a/issues/1"])
+def test_what_is_not_an_issue_or_pr_link(text):
+    assert parse_link(text) is None
+
+
+def test_links_in_text_are_found_once_in_order():
+    text = ("see https://github.com/a/b/pull/2 and https://github.com/a/b/issues/1, "
+            "again https://github.com/a/b/pull/2#discussion")
+    assert [link.url for link in find_links(text)] == ["https://github.com/a/b/pull/2", "https://github.com/a/b/issues/1"]
+
+
+def test_formatting():
+    assert format_ref("getsentry/sentry-cocoa", 3333) == "getsentry/sentry-cocoa#3333"
+    assert pr_url("a/b", 7) == "https://github.com/a/b/pull/7"
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("fixed by #12", ["12"]), ("PR 504 and pr #7", ["504", "7"]), ("/pull/9 /issues/10", ["9", "10"]),
+    ("version 1.2 issue-free", []), ("a#b", []),
+])
+def test_pr_mentions(text, numbers):
+    assert PR_MENTION.findall(text) == numbers
+
+
+@pytest.mark.parametrize(("text", "versions"), [
+    ("fixed in v8.52.0.", ["8.52.0"]), ("8.0.0-beta.1 works", ["8.0.0-beta.1"]), ("V2.10 too", ["2.10"]),
+    ("iOS 17 only", []), ("1.2.3.4.5", ["1.2.3.4.5"]), ("x8.1.0 or 8.1.0y", []), ("ip 10.0.0.1", ["10.0.0.1"]),
+])
+def test_versions_in_text(text, versions):
+    assert VERSION_IN_TEXT.findall(text) == versions
