@@ -38,6 +38,8 @@ NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an iss
 Progress = Callable[[str], None]
 
 
+STOP_AFTER_SYSTEMIC = 3  # consecutive repositories failing the same systemic way end an index run
+
 @dataclass
 class RepoReport:
     """What one repository's pass did; `stable` counts the cache after the run."""
@@ -51,6 +53,8 @@ class RepoReport:
     requests: int = 0
     rate_limit_remaining: int | None = None
     error: str | None = None
+    # why the failure would repeat for every repository (GitHub unreachable, 5xx, rate limit, token rejected)
+    systemic: str | None = None
     not_modified: bool = False
     pages: int = 0
     pulls: int = 0
@@ -98,9 +102,30 @@ def index_repositories(
     """
     db = open_cache(db_path, create=True)
     try:
-        return [index_repository(db, source, slug, **options) for slug in dict.fromkeys(slugs)]
+        return _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), options)
     finally:
         db.close()
+
+
+def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: list[str],
+                                  options: dict) -> list[RepoReport]:
+    """Index in turn, but stop after STOP_AFTER_SYSTEMIC repositories in a row failed the same systemic way.
+
+    Why: against a hung or broken GitHub every repository costs the full timeout and retries, so
+    `--all` would spend half an hour before saying anything useful. What was indexed is kept.
+    """
+    reports: list[RepoReport] = []
+    for position, slug in enumerate(slugs):
+        reports.append(index_repository(db, source, slug, **options))
+        recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
+        if len(recent) == STOP_AFTER_SYSTEMIC and recent[0] and len(set(recent)) == 1:
+            progress = options.get("on_progress", print)
+            left = slugs[position + 1:]
+            progress(f"Stopped: {STOP_AFTER_SYSTEMIC} repositories in a row failed the same way ({recent[0]}); "
+                     f"{len(left)} not attempted, everything indexed so far is kept.")
+            reports += [RepoReport(other, error=f"not attempted: {recent[0]}", systemic=recent[0]) for other in left]
+            break
+    return reports
 
 
 def index_repository(
@@ -145,6 +170,7 @@ class _RepositoryPass:
             self._run()
         except SourceError as error:
             self.report.error = error.message
+            self.report.systemic = _systemic_kind(error)
             self._record_failure(error.message)
             self.report.stable = _stable_count(self.db, self.slug)
         except sqlite3.OperationalError as error:
@@ -406,3 +432,16 @@ def _plural(count: int, noun: str) -> str:
 
 def _or_unknown(value: int | None) -> str:
     return "unknown" if value is None else str(value)
+
+
+def _systemic_kind(error: SourceError) -> str | None:
+    """A failure that every repository would hit too (not one repository's 404 or bad notes)."""
+    if error.status == 0 and error.message.startswith("cannot reach"):
+        return "GitHub unreachable or timing out"
+    if error.status == 401:
+        return "the GitHub token was rejected (401)"
+    if error.status in (403, 429) and "rate limit" in error.message.lower():
+        return "GitHub rate limit exhausted"
+    if error.status >= 500:
+        return f"GitHub server errors ({error.status})"
+    return None

@@ -14,7 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET")
+SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN",
+              "SLACK_SIGNING_SECRET")
 MARK = "[redacted]"
 _MIN_SECRET_LEN = 6  # shorter env values would redact ordinary words
 _PATTERNS = (

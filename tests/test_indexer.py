@@ -409,3 +409,38 @@ def test_opening_the_cache_after_indexing(env, fake_github, tmp_path) -> None:
     opened = open_cache(db)  # readers open without create: the schema must be current
     assert opened.execute("select count(*) from releases").fetchone()[0] == 90
     opened.close()
+
+
+SYSTEMIC_FAULTS = {
+    "5xx": {"status": 503, "body": {"message": "unavailable"}},
+    "unreachable": {"status": None, "drop_connection": True},
+}
+
+
+@pytest.mark.parametrize("fault", list(SYSTEMIC_FAULTS))
+def test_index_stops_after_three_repositories_fail_the_same_systemic_way(fake_github, tmp_path, fault) -> None:
+    """Against a broken GitHub `--all` must not pay timeout x retries for every repository: after
+    three in a row fail the same way it stops, says why, and keeps what was indexed before."""
+    lines: list[str] = []
+    index_repositories(tmp_path / "cache.db", ReleaseSource(fake_github.url, retries=None), [RUBY],
+                       on_progress=lines.append)
+    fake_github.add_fault(path_regex=r"^/repos/getsentry/sentry-(php|java|dart|python)", times=None,
+                          **SYSTEMIC_FAULTS[fault])
+    repos = [PHP, "getsentry/sentry-java", "getsentry/sentry-dart", "getsentry/sentry-python"]
+    before = fake_github.total_requests()
+    reports = index_repositories(tmp_path / "cache.db", ReleaseSource(fake_github.url, retries=None), repos,
+                                 on_progress=lines.append)
+    assert [r.repo for r in reports] == repos
+    assert all(r.error for r in reports)
+    assert reports[3].error.startswith("not attempted: ")
+    assert fake_github.total_requests() - before == 3  # the fourth repository cost nothing
+    assert any(line.startswith("Stopped: 3 repositories in a row failed the same way") for line in lines), lines
+    assert SqliteReleaseCache.open(tmp_path / "cache.db").repositories() == [RUBY]  # kept
+
+
+def test_index_keeps_going_when_failures_are_per_repository(fake_github, tmp_path) -> None:
+    """Three missing repositories in a row are three answers, not a broken GitHub: the fourth is indexed."""
+    repos = ["getsentry/nope-1", "getsentry/nope-2", "getsentry/nope-3", RUBY]
+    reports = index_repositories(tmp_path / "cache.db", ReleaseSource(fake_github.url, retries=None), repos,
+                                 on_progress=lambda _line: None)
+    assert [bool(r.error) for r in reports] == [True, True, True, False]
