@@ -124,7 +124,9 @@ def m001_release_cache(db: Database) -> None:
 
 
 def _connect(path: Path) -> Database:
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    # check_same_thread=False: a network call bounded by indexer.wall_clock runs in a worker thread and may
+    # read PR details from the cache; Python's sqlite3 is built serialized (threadsafety 3), so sharing is safe.
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return Database(conn)
 

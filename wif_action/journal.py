@@ -36,6 +36,9 @@ class Journal:
     def expired(self) -> bool:
         return time.monotonic() > self.deadline
 
+    def seconds_left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
     def read_version(self, *versions: str | None) -> None:
         self.versions_read.update(v.lstrip("vV") for v in versions if v)
 

@@ -107,6 +107,7 @@ class Fault:
     delay: float
     raw_body: bytes | None
     drop_connection: bool
+    drip: float = 0.0
     hits: int = 0
 
     def matches(self, method: str, path: str) -> bool:
@@ -246,6 +247,7 @@ class FakeServer:
         delay: float = 0.0,
         raw_body: bytes | None = None,
         drop_connection: bool = False,
+        drip: float = 0.0,
     ) -> Fault:
         """Make the next ``times`` matching requests misbehave (``times=None``: forever).
 
@@ -253,7 +255,9 @@ class FakeServer:
         ``delay`` sleeps first; then ``drop_connection`` closes the socket without a response,
         ``raw_body`` is sent verbatim, or ``status`` with ``body`` (default: the fake's usual
         error shape) and ``headers`` is sent. ``status=None`` only delays and then serves the
-        request normally. Returns the :class:`Fault` (``.hits`` counts its uses).
+        request normally. ``drip`` sends the whole response (status line, headers, body) one byte
+        every ``drip`` seconds: a slow-drip server that defeats per-read timeouts.
+        Returns the :class:`Fault` (``.hits`` counts its uses).
         """
         fault = Fault(
             method=method.upper() if method else None,
@@ -265,6 +269,7 @@ class FakeServer:
             delay=delay,
             raw_body=raw_body,
             drop_connection=drop_connection,
+            drip=drip,
         )
         with self._lock:
             self._faults.append(fault)
@@ -403,6 +408,9 @@ class FakeServer:
                     resp = Response(500, {"message": f"fake server error: {exc!r}"})
                 resp = self.finalize(req, resp, False)
             entry["status"] = resp.status
+        if fault is not None and fault.drip:
+            _drip(h, resp, fault.drip, self._stopping)
+            return
         _write(h, resp, head_only=req.method == "HEAD")
 
 
@@ -439,6 +447,25 @@ def _write(h: _RequestHandler, resp: Response, head_only: bool = False) -> None:
         h.wfile.flush()
     except OSError:  # the client went away (e.g. it timed out during a delay fault)
         h.close_connection = True
+
+
+def _drip(h: _RequestHandler, resp: Response, interval: float, stopping: threading.Event) -> None:
+    """Send the response one byte every `interval` seconds (until the client leaves or the fake stops)."""
+    payload = resp.payload()
+    head = [f"HTTP/1.1 {resp.status} Drip", f"Content-Length: {len(payload)}", "Connection: close"]
+    head += [f"{key}: {value}" for key, value in resp.headers.items() if key.lower() != "content-length"]
+    if not any(key.lower() == "content-type" for key in resp.headers):
+        head.append("Content-Type: application/json; charset=utf-8")
+    data = ("\r\n".join(head) + "\r\n\r\n").encode() + payload
+    h.close_connection = True
+    try:
+        for index in range(len(data)):
+            h.wfile.write(data[index:index + 1])
+            h.wfile.flush()
+            if stopping.wait(interval):
+                return
+    except OSError:
+        return
 
 
 def _drop(h: _RequestHandler) -> None:

@@ -1,0 +1,89 @@
+"""Total wall-clock bounds: a slow-drip upstream (one byte at a time, so per-read timeouts never fire)
+cannot hold a run past its deadline, and a call cut off trips that tool's breaker."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from indexer.wall_clock import WallClockExceeded, run_within
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+from tests.workflow_helpers import EXAMPLE_B
+from wif_action.app import AppConfig, build_workflow
+from wif_action.journal import Journal
+from wif_action.models import Answer, Outcome
+from wif_action.ports import ToolUnavailable
+from wif_action.tools.deadline import WallClock
+from wif_action.tools.progress import RecordingProgress
+
+COCOA = "getsentry/sentry-cocoa"
+DRIP_SECONDS = 0.5  # per byte: a 1 s read timeout never fires
+
+
+def skipped(answer: Answer) -> str:
+    return "\n".join(f"{s.step}: {s.reason}" for s in answer.skipped)
+
+
+def test_run_within_returns_raises_or_cuts_off():
+    assert run_within(5, lambda: 42) == 42
+    with pytest.raises(KeyError):
+        run_within(5, lambda: {}["missing"])
+    release = threading.Event()
+    with pytest.raises(WallClockExceeded):
+        run_within(0.2, release.wait)
+    release.set()
+    with pytest.raises(WallClockExceeded):
+        run_within(0, lambda: 1)  # no time left: not even started
+
+
+def test_a_cut_off_call_trips_the_breaker_for_the_rest_of_the_run():
+    clock = WallClock("github", Journal(), per_call=0.2)
+    calls: list[int] = []
+    release = threading.Event()
+
+    def hang() -> None:
+        calls.append(1)
+        release.wait(10)
+
+    with pytest.raises(ToolUnavailable, match=r"the 0\.2 s bound per call"):
+        clock.call(hang)
+    with pytest.raises(ToolUnavailable, match="not called: an earlier call got no complete answer"):
+        clock.call(hang)
+    release.set()
+    assert calls == [1]
+
+
+@pytest.fixture
+def cocoa_db(cache_path_for) -> Path:
+    return cache_path_for([COCOA])
+
+
+def test_a_dripping_github_cannot_hold_the_run_past_its_deadline(cocoa_db, fake_github: FakeGitHub):
+    """GitHub answers one byte every 0.5 s with a 1 s read timeout: only the wall-clock bound ends the
+    call. The run still answers from the cached notes (MEDIUM: no PR details were read)."""
+    fake_github.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=DRIP_SECONDS)
+    config = AppConfig(db=cocoa_db, engine="offline", env={"GITHUB_API_URL": fake_github.url},
+                       github_timeout=1, deadline_seconds=3)
+    answer = build_workflow(config, RecordingProgress()).run(EXAMPLE_B)
+    assert answer.outcome == Outcome.MEDIUM, (answer.outcome, answer.message)
+    assert any(c.pr == 5242 for c in answer.candidates)
+    assert "cut off at the run's deadline" in skipped(answer), skipped(answer)
+
+
+def test_a_dripping_llm_endpoint_falls_back_to_the_offline_engine(example_cache_path, fake_github: FakeGitHub):
+    """The OpenAI endpoint drips; its first call is cut at the deadline, the breaker keeps it from being
+    called again, and the offline engine with GitHub's PR details still finds PR 5242 (HIGH)."""
+    fake_github.add_issue(COCOA, 5397, title="WatchdogTermination events have empty tags", closed_by_pr=4953)
+    with FakeOpenAI() as openai_fake:
+        openai_fake.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=DRIP_SECONDS)
+        env = {"GITHUB_API_URL": fake_github.url, "OPENAI_API_KEY": "sk-test-key",
+               "OPENAI_BASE_URL": openai_fake.url + "/v1", "WIF_LLM_TIMEOUT": "1", "WIF_LLM_MAX_RETRIES": "0"}
+        config = AppConfig(db=example_cache_path, engine="openai", env=env, deadline_seconds=4)
+        answer = build_workflow(config, RecordingProgress()).run(EXAMPLE_B)
+        calls = len(openai_fake.log)
+    assert calls == 1, calls
+    assert answer.outcome == Outcome.HIGH, (answer.outcome, answer.message)
+    assert [c.pr for c in answer.candidates if c.confidence == "high"] == [5242]
