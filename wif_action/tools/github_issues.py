@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from github import Github, GithubException
 
 from indexer.redaction import redact
+from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.ports import ToolError
 
 COMMENT_LIMIT = 65_000  # GitHub rejects comment bodies over 65,536 characters
@@ -28,11 +29,21 @@ class GitHubWriteError(ToolError):
         self.status = status
 
 
-def guarded(action: str, call: Callable[[], T]) -> T:
-    """Run one GitHub call; any failure becomes GitHubWriteError."""
+WRITE_CALL_SECONDS = 30.0  # total bound on one comment/reaction/dispatch call (a hung GitHub costs one)
+_REPEATS = {0, 401, 403, 429, 500, 502, 503, 504}  # failures every later call would hit too
+TOKEN_HINT = ("GitHub rejected the token (HTTP 401): the Action's `github-token` (GITHUB_TOKEN) needs "
+              "`issues: write` on this repository to comment and react")
+
+
+def guarded(action: str, call: Callable[[], T], seconds: float = WRITE_CALL_SECONDS) -> T:
+    """Run one GitHub call within `seconds` in total; any failure becomes GitHubWriteError."""
     try:
-        return call()
+        return run_within(seconds, call)
+    except WallClockExceeded as error:
+        raise GitHubWriteError(f"{action} failed: GitHub did not answer within {error.seconds:g} s") from None
     except GithubException as error:
+        if error.status == 401:
+            raise GitHubWriteError(f"{action} failed: {TOKEN_HINT}", 401) from error
         message = error.data.get("message") if isinstance(error.data, dict) else None
         reason = f"{action} failed: HTTP {error.status} {redact(str(message or ''))[:200]}".strip()
         raise GitHubWriteError(reason, error.status) from error
@@ -41,15 +52,32 @@ def guarded(action: str, call: Callable[[], T]) -> T:
 
 
 class IssueThread:
-    """Comments and reactions on one issue."""
+    """Comments and reactions on one issue, behind a circuit breaker.
 
-    def __init__(self, github: Github, repo: str, issue: int):
+    Why the breaker: after a failure that every later call would hit too (no answer, token
+    rejected, rate limited, 5xx) the run stops calling, so a hung or refusing GitHub costs one
+    bounded call, not one per progress edit.
+    """
+
+    def __init__(self, github: Github, repo: str, issue: int, call_seconds: float = WRITE_CALL_SECONDS):
         self._issue = github.get_repo(repo).get_issue(issue)
         self.repo, self.number = repo, issue
+        self._broken: str | None = None
+        self._seconds = call_seconds
+
+    def _call(self, action: str, call: Callable[[], T]) -> T:
+        if self._broken:
+            raise GitHubWriteError(f"{action}: not attempted ({self._broken})")
+        try:
+            return guarded(action, call, self._seconds)
+        except GitHubWriteError as error:
+            if error.status in _REPEATS:
+                self._broken = f"an earlier call failed: {error.reason}"
+            raise
 
     def react(self, comment_id: int, content: str) -> None:
         """Add a reaction (eyes, rocket, confused, ...) to a comment; adding it twice is harmless."""
-        guarded(f"reacting {content}", lambda: self._issue.get_comment(comment_id).create_reaction(content))
+        self._call(f"reacting {content}", lambda: self._issue.get_comment(comment_id).create_reaction(content))
 
     def find_comment(self, marker: str) -> int | None:
         """The id of a bot comment containing `marker` (WIF's answer from an earlier run), if any."""
@@ -60,13 +88,13 @@ class IssueThread:
                 if marker in (comment.body or "") and _is_bot(comment.raw_data):
                     return int(comment.id)
             return None
-        return guarded("listing comments", scan)
+        return self._call("listing comments", scan)
 
     def create(self, body: str) -> int:
-        return guarded("creating the answer comment", lambda: int(self._issue.create_comment(fit(body)).id))
+        return self._call("creating the answer comment", lambda: int(self._issue.create_comment(fit(body)).id))
 
     def edit(self, comment_id: int, body: str) -> None:
-        guarded("editing the answer comment", lambda: self._issue.get_comment(comment_id).edit(fit(body)))
+        self._call("editing the answer comment", lambda: self._issue.get_comment(comment_id).edit(fit(body)))
 
 
 def _is_bot(raw: dict[str, Any]) -> bool:
