@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,8 +26,10 @@ from indexer.github_client import GitHubPolicy, build_github
 from indexer.redaction import redact
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
+from indexer.wall_clock import WallClockExceeded, run_within
 
 PER_PAGE = 100
+REPOSITORY_SECONDS = 300.0  # wall-clock budget of one repository's requests (a hung GitHub costs this once)
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 _POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
 # GitHub token shapes (classic and fine-grained PATs, app and Actions tokens), for server text we repeat.
@@ -65,6 +68,7 @@ class ReleaseSource:
         retries: int | None = 3,
         max_rate_limit_wait: float = 60,
         seconds_between_requests: float | None = None,
+        repository_seconds: float = REPOSITORY_SECONDS,
     ):
         policy = GitHubPolicy(base_url=base_url, token=token, timeout=timeout, retries=retries,
                               max_rate_limit_wait=max_rate_limit_wait,
@@ -75,6 +79,8 @@ class ReleaseSource:
         self.github = build_github(policy)
         self.requests = 0
         self._token = token or ""
+        self.repository_seconds = repository_seconds
+        self._repository_deadline = time.monotonic() + repository_seconds
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> ReleaseSource:
@@ -198,11 +204,24 @@ class ReleaseSource:
     def _repo(self, slug: str) -> Repository:
         return self.github.get_repo(slug)  # lazy client: no request
 
+    def begin_repository(self) -> None:
+        """Start one repository's wall-clock budget: its requests together may not take longer."""
+        self._repository_deadline = time.monotonic() + self.repository_seconds
+
     def _call(self, slug: str, request: Callable[[], T]) -> T:
-        """Run one HTTP request, counting it and translating failures into SourceError."""
+        """Run one HTTP request within the repository's budget, counting it; failures become SourceError.
+
+        Why a wall-clock bound: read timeouts restart on every byte, so a slow-drip server would
+        otherwise hold the whole index run.
+        """
         self.requests += 1
+        left = self._repository_deadline - time.monotonic()
         try:
-            return request()
+            return run_within(left, request)
+        except WallClockExceeded:
+            reason = f"cannot reach GITHUB_API_URL ({self.base_url}: no complete answer within the repository's " \
+                     f"{self.repository_seconds:g} s budget)"
+            raise SourceError(slug, reason) from None
         except GithubException as error:
             raise self._status_error(slug, error.status, error.headers or {}, error.data) from error
         except requests.exceptions.RetryError as error:

@@ -165,6 +165,7 @@ class _RepositoryPass:
 
     def execute(self) -> RepoReport:
         started, requests_before = time.monotonic(), self.source.requests
+        self.source.begin_repository()
         try:
             check_slug(self.slug)
             self._run()

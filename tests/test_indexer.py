@@ -444,3 +444,14 @@ def test_index_keeps_going_when_failures_are_per_repository(fake_github, tmp_pat
     reports = index_repositories(tmp_path / "cache.db", ReleaseSource(fake_github.url, retries=None), repos,
                                  on_progress=lambda _line: None)
     assert [bool(r.error) for r in reports] == [True, True, True, False]
+
+
+def test_a_dripping_github_is_cut_off_per_repository_and_then_the_run_stops(fake_github, tmp_path) -> None:
+    """One byte every 0.5 s defeats the 1 s read timeout; the repository's wall-clock budget does not.
+    Three repositories cut off the same way end the run (the fourth is not attempted)."""
+    fake_github.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=0.5)
+    repos = [RUBY, PHP, "getsentry/sentry-java", "getsentry/sentry-dart"]
+    source = ReleaseSource(fake_github.url, retries=None, timeout=1, repository_seconds=1.5)
+    reports = index_repositories(tmp_path / "cache.db", source, repos, on_progress=lambda _line: None)
+    assert all("no complete answer within the repository's 1.5 s budget" in (r.error or "") for r in reports[:3])
+    assert reports[3].error and reports[3].error.startswith("not attempted: GitHub unreachable")
