@@ -23,6 +23,9 @@ from wif_action.models import IssueResolution, PullRequest
 from wif_action.ports import ToolError, ToolUnavailable
 
 _MAX_TIMELINE_PAGES = 3
+READ_TOKEN_HINT = ("GitHub rejected the token (HTTP 401): GITHUB_TOKEN (the Action's `github-token`) is "
+                   "invalid or expired; reading PRs and issues needs a valid token (of private repositories: "
+                   "contents: read and pull-requests: read), or none at all for public ones")
 
 
 class GitHubClient:
@@ -49,7 +52,7 @@ class GitHubClient:
         except RateLimitExceededException as error:
             raise self._trip("GitHub rate limit exhausted") from error
         except BadCredentialsException as error:
-            raise self._trip("GitHub rejected the token (HTTP 401); check GITHUB_TOKEN") from error
+            raise self._trip(READ_TOKEN_HINT) from error
         except GithubException as error:
             if error.status == 429:
                 raise self._trip("GitHub rate limit reached (HTTP 429)") from error
