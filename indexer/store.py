@@ -102,10 +102,13 @@ def write_with_retry(db: Database, work: Callable[[], object], on_busy: Callable
             continue
         try:
             result = work()
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite has already rolled back after some errors (disk full); a second ROLLBACK would
+            # replace "database or disk is full" with "cannot rollback - no transaction is active".
+            if db.conn.in_transaction:
+                db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
         return result
     raise sqlite3.OperationalError("cache stayed busy; another indexer holds the write lock")
 

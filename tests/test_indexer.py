@@ -455,3 +455,17 @@ def test_a_dripping_github_is_cut_off_per_repository_and_then_the_run_stops(fake
     reports = index_repositories(tmp_path / "cache.db", source, repos, on_progress=lambda _line: None)
     assert all("no complete answer within the repository's 1.5 s budget" in (r.error or "") for r in reports[:3])
     assert reports[3].error and reports[3].error.startswith("not attempted: GitHub unreachable")
+
+
+def test_a_full_disk_is_reported_as_such_and_nothing_half_written(fake_github, tmp_path) -> None:
+    """SQLite rolls back by itself on SQLITE_FULL; the report must say "database or disk is full",
+    not the "cannot rollback" of a second ROLLBACK, and the repository has no rows."""
+    from indexer.indexing import index_repository
+
+    db = open_cache(tmp_path / "cache.db", create=True)
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages + 3}")  # a disk with room for three more pages
+    report = index_repository(db, ReleaseSource(fake_github.url, retries=None), PHP, on_progress=lambda _l: None)
+    assert report.error and "database or disk is full" in report.error, report.error
+    assert db.execute("select count(*) from releases").fetchone()[0] == 0
+    db.close()

@@ -134,3 +134,19 @@ def test_second_writer_is_told_the_cache_is_busy_and_retries(tmp_path) -> None:
     assert len(messages) == 1 and "busy" in messages[0]
     holder.close()
     writer.close()
+
+
+def test_an_error_after_sqlite_rolled_back_by_itself_keeps_its_own_message(tmp_path):
+    """On a full disk SQLite may roll the transaction back itself; the original error must surface,
+    not "cannot rollback - no transaction is active" from a second ROLLBACK."""
+    import sqlite3
+
+    db = open_cache(tmp_path / "cache.db", create=True)
+
+    def disk_full() -> None:
+        db.execute("ROLLBACK")  # what SQLite does on its own after SQLITE_FULL
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        write_with_retry(db, disk_full, on_busy=lambda _message: None)
+    assert not db.conn.in_transaction
