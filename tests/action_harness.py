@@ -114,6 +114,7 @@ class ActionRunner:
         self.tmp = tmp_path
         self.github, self.slack = github, slack
         self.extra_env = dict(extra_env or {})
+        self.full_disk_in_answer_step = False  # GITHUB_OUTPUT / STEP_SUMMARY of the Answer step on /dev/full
         self.bin = tmp_path / "bin"
         self.bin.mkdir(exist_ok=True)
         for name in ("home", "temp", "workspace"):
@@ -158,6 +159,9 @@ class ActionRunner:
                      ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_PATH")}
             for path in files.values():
                 path.touch()
+            full = self.full_disk_in_answer_step and step.get("name") == "Answer"
+            if full:  # every write fails with ENOSPC, like a full disk
+                files.update(GITHUB_OUTPUT=Path("/dev/full"), GITHUB_STEP_SUMMARY=Path("/dev/full"))
             step_env = {**env, **extra_env, **{k: str(v) for k, v in files.items()},
                         **{k: substitute(v, context) for k, v in (step.get("env") or {}).items()}}
             script = self.tmp / f"step-{number}.sh"
@@ -169,9 +173,9 @@ class ActionRunner:
             logs.append(f"--- step {step.get('name')}\n{process.stdout}\n{process.stderr}")
             succeeded = succeeded and process.returncode == 0
             extra_env.update(parse_command_file(files["GITHUB_ENV"]))
-            summary.append(files["GITHUB_STEP_SUMMARY"].read_text())
+            summary.append("" if full else files["GITHUB_STEP_SUMMARY"].read_text())
             if "id" in step:
-                context["steps"][step["id"]] = {"outputs": parse_command_file(files["GITHUB_OUTPUT"]),
+                context["steps"][step["id"]] = {"outputs": {} if full else parse_command_file(files["GITHUB_OUTPUT"]),
                                                 "outcome": "success" if process.returncode == 0 else "failure"}
         outputs = {name: substitute(spec["value"], context) for name, spec in ACTION["outputs"].items()}
         return ActionResult(outputs, context["steps"], "".join(summary), codes, "\n".join(logs), skipped)

@@ -367,3 +367,40 @@ def test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission
     text = skipped(answer)
     assert "HTTP 401" in text and "`github-token`" in text and "pull-requests: read" in text, text
     assert answer.outcome != Outcome.HIGH  # no PR details were read
+
+
+def test_a_full_disk_for_outputs_and_summary_costs_only_those_channels(runner, github, cocoa_db):
+    """GITHUB_OUTPUT and GITHUB_STEP_SUMMARY on a full disk: the log says so, no traceback, the step
+    succeeds, and Slack still gets the answer."""
+    runner.full_disk_in_answer_step = True
+    inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
+              "links": EXAMPLE_B.links[0], "cache-db": str(cocoa_db), "engine": "offline",
+              "slack-channel": "C0123ABC", "slack-bot-token": "xoxb-test"}
+    result = runner.run(inputs, "workflow_dispatch", dispatch_event(inputs))
+    assert result.returncodes and all(code == 0 for code in result.returncodes), result.logs[-2000:]
+    assert "could not write the step outputs (GITHUB_OUTPUT)" in result.logs
+    assert "could not write the job summary (GITHUB_STEP_SUMMARY)" in result.logs
+    assert "Traceback" not in result.logs
+    answers = [m for m in runner.slack.messages if m.get("thread_ts") and "5242" in (m.get("markdown_text") or "")]
+    assert answers, [m.get("markdown_text", "")[:80] for m in runner.slack.messages]
+
+
+def test_a_huge_question_cannot_push_the_answer_out_of_the_summary(runner, github, cocoa_db):
+    """GitHub caps a step summary at 1 MiB in bytes: a 10 MB `/wif` body is quoted only in part, the
+    summary stays under the cap and keeps the whole answer."""
+    body = "/wif sdk: sentry-cocoa version: 8.48.0 problem: WatchdogTermination tags are empty " + "é" * 5_000_000
+    event = comment_event(github, body)
+    result = runner.run({"cache-db": str(cocoa_db), "engine": "offline"}, "issue_comment", event)
+    assert_answer_outputs(result)
+    summary = result.summary
+    assert len(summary.encode("utf-8")) <= 1_048_576
+    assert result.outputs["answer"].strip() and result.outputs["answer"] in summary
+
+
+def test_the_summary_caps_the_quoted_question_and_counts_bytes():
+    from wif_action.delivery.outputs import QUESTION_CHARS, fit_bytes, summary_markdown
+
+    answer = Answer(outcome=Outcome.NO_RESULT, message="THE ANSWER")
+    markdown = summary_markdown(answer, "é" * 3_000_000, [])
+    assert "THE ANSWER" in markdown and markdown.count("é") == QUESTION_CHARS
+    assert fit_bytes("é" * 10, 5) == "éé" and len(fit_bytes("aé" * 10, 8).encode()) <= 8

@@ -18,7 +18,7 @@ import os
 import sys
 import traceback
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from indexer.redaction import Redactor
@@ -192,10 +192,20 @@ class ActionRun:
         text.delivery_skipped = self.skips
         final = text.final()
         path = self._write_json(final.public_json())
-        write_outputs(self.env.get("GITHUB_OUTPUT"), answer_outputs(final, path))
-        append_summary(self.env.get("GITHUB_STEP_SUMMARY"),
-                       summary_markdown(final, sanitize(self.question), self.recording.lines))
+        self._file_channel("step outputs (GITHUB_OUTPUT)",
+                           lambda: write_outputs(self.env.get("GITHUB_OUTPUT"), answer_outputs(final, path)))
+        summary = summary_markdown(final, sanitize(self.question), self.recording.lines)
+        self._file_channel("job summary (GITHUB_STEP_SUMMARY)",
+                           lambda: append_summary(self.env.get("GITHUB_STEP_SUMMARY"), summary))
         print_quoted(final.message)
+
+    def _file_channel(self, name: str, write: Callable[[], None]) -> None:
+        """A runner file that cannot be written (disk full, no permission) costs that channel only."""
+        try:
+            write()
+        except OSError as error:
+            print(f"WIF: could not write the {name}: {self.redactor.text(error.strerror or str(error))}; "
+                  "the answer is in the job log below", file=sys.stderr)
 
     def _write_json(self, data: dict) -> str:
         path = Path(self.settings.result_json or "wif-result.json")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from wif_action.models import Answer, Confidence, Outcome
 
-SUMMARY_LIMIT = 1_000_000  # GitHub caps a step summary at 1 MiB
+SUMMARY_BYTES = 1_000_000  # GitHub caps a step summary at 1 MiB (1,048,576 bytes, counted in UTF-8)
+QUESTION_CHARS = 4_000  # the quoted question in the summary; the answer is never the part that is cut
 
 
 def write_outputs(path: str | Path | None, values: Mapping[str, str]) -> None:
@@ -37,7 +38,13 @@ def append_summary(path: str | Path | None, markdown: str) -> None:
     if not path:
         return
     with open(path, "a", encoding="utf-8") as handle:
-        handle.write(markdown[:SUMMARY_LIMIT] + "\n")
+        handle.write(fit_bytes(markdown, SUMMARY_BYTES) + "\n")
+
+
+def fit_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes, never inside a character."""
+    data = text.encode("utf-8")
+    return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
 
 
 def answer_outputs(answer: Answer, result_json: str) -> dict[str, str]:
@@ -59,7 +66,8 @@ def summary_markdown(answer: Answer, question: str, progress: list[str]) -> str:
     if answer.repo:
         parts.append(f"**Repository:** {answer.repo}")
     if question:
-        parts.append("<details><summary>Question</summary>\n\n" + _quote(question) + "\n\n</details>")
+        shown = question if len(question) <= QUESTION_CHARS else question[:QUESTION_CHARS] + " … (cut)"
+        parts.append("<details><summary>Question</summary>\n\n" + _quote(shown) + "\n\n</details>")
     parts.append(answer.message)
     if progress:
         parts.append("<details><summary>Progress</summary>\n\n" + "\n".join(f"- {p}" for p in progress)
