@@ -308,10 +308,10 @@ def test_action_comment_writes_never_wait_out_a_long_retry_after(runner, github,
     result = runner.run({"cache-db": str(cocoa_db), "engine": "offline"}, "issue_comment", event)
     assert_answer_outputs(result)
     answer = result.outputs["answer"]
-    assert "- GitHub answer comment: creating the answer comment failed: HTTP 403 GitHub asked to retry after 3600 s" \
-        in answer
+    assert "- GitHub answer comment: creating the answer comment: not attempted (an earlier call failed: " \
+           "reacting eyes failed: HTTP 403 GitHub asked to retry after 3600 s" in answer
     writes = [entry for entry in github.log if entry["method"] in ("POST", "PATCH")]
-    assert len(writes) <= 4, "each write is tried once: reaction, comment, reaction (no retries, no waits)"
+    assert len(writes) == 1, "the first refused write trips the breaker: no retries, no waits, no further writes"
 
 
 def test_action_first_run_with_github_down_is_a_clear_configuration_failure(runner, github):
