@@ -168,3 +168,27 @@ def test_an_extracted_request_naming_things_not_in_the_message_is_not_echoed(cac
     assert answer.outcome == Outcome.NEEDS_CLARIFICATION
     assert INVENTED_VERSION not in answer.message and str(INVENTED_PR) not in answer.message
     assert answer.rejected_claims
+
+
+NOT_A_COMPLETION = {
+    "html": (b"<html><body>Sign in to continue</body></html>", "text/html"),
+    "empty": (b"", "application/json"),
+    "not-json": (b"this is not json", "text/plain"),
+    "no-choices": (b'{"id": "x", "object": "chat.completion"}', "application/json"),
+    "null-message": (b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": null}]}',
+                     "application/json"),
+}
+
+
+@pytest.mark.parametrize("reply", list(NOT_A_COMPLETION))
+def test_a_200_that_is_not_a_chat_completion_is_an_unusable_reply(cache, github, openai_fake, reply):
+    """A proxy's sign-in page or an empty 200 must not abort the analysis: it counts as an unusable
+    reply, the engine is given up after a few, and the offline engine answers (the link finds PR 5242)."""
+    body, content_type = NOT_A_COMPLETION[reply]
+    openai_fake.add_fault(method="POST", path_regex=r"chat/completions", status=200, times=None, raw_body=body,
+                          headers={"Content-Type": content_type})
+    answer = ask_openai(cache, github.url, openai_fake.url)
+    assert_defined(answer)
+    assert answer.outcome == Outcome.HIGH, (answer.outcome, answer.message)
+    assert [c.pr for c in answer.candidates if c.confidence == "high"] == [5242]
+    assert "not a chat completion" in skipped(answer), skipped(answer)

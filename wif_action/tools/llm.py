@@ -119,7 +119,12 @@ class LLMClient:
             self._record(tool, model, schema, prompt_text, _body_content(body), _body_usage(body), started,
                          reason)
             raise self._failed(reason, repeats=isinstance(error, _UNAVAILABLE)) from None
-        result = _result(completion, model, prompt_text, started)
+        except _NOT_A_COMPLETION:  # a 200 whose body is HTML, empty or not JSON at all
+            raise self._unusable_reply(tool, model, schema, prompt_text, body, started) from None
+        try:
+            result = _result(completion, model, prompt_text, started)
+        except _NOT_A_COMPLETION:  # JSON, but no `choices` or no message in it
+            raise self._unusable_reply(tool, model, schema, prompt_text, body, started) from None
         unusable = _unusable(result)
         usage = (result.prompt_tokens, result.completion_tokens)
         self._record(tool, result.model, schema, prompt_text, result.response_text, usage, started, unusable)
@@ -127,6 +132,13 @@ class LLMClient:
             raise self._failed(self._scrub(unusable))
         self._failures_in_a_row = 0
         return result
+
+    def _unusable_reply(self, tool: str, model: str, schema: type[BaseModel], prompt_text: str, body: str,
+                        started: float) -> ToolError:
+        """A 200 that is not a chat completion counts as an unusable reply (like a refusal), not a crash."""
+        reason = "the endpoint's reply was not a chat completion (wrong OPENAI_BASE_URL, or a proxy's page?)"
+        self._record(tool, model, schema, prompt_text, _body_content(body), (0, 0), started, reason)
+        return self._failed(reason)
 
     def _failed(self, reason: str, *, repeats: bool = False) -> ToolError:
         """The error for a failed call; trips the breaker when the engine is no use for the rest of the run."""
@@ -166,6 +178,9 @@ class LLMClient:
     def _scrub(self, text: str) -> str:
         """Remove the API key (and anything shaped like a secret) from text meant for people."""
         return redact(text, self._api_key)
+
+
+_NOT_A_COMPLETION = (ValueError, TypeError, AttributeError, IndexError, KeyError)
 
 
 def _result(completion: Any, model: str, prompt_text: str, started: float) -> LLMResult:
