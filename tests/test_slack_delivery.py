@@ -261,3 +261,26 @@ def test_github_failures_become_skipped_steps(github):
     assert not delivery.post_answer("answer", Outcome.HIGH)
     steps = [step for step, _ in delivery._on_skip]
     assert steps == ["GitHub reaction 'eyes'", "GitHub progress comment", "GitHub answer comment"]
+
+
+@pytest.mark.parametrize("fault", [
+    {"status": 200, "truncate": True},  # IncompleteRead
+    {"status": 200, "body": {"ok": False, "error": {"code": "weird", "nested": [1]}}},  # an object `error`
+    {"status": 200, "raw_body": b"<html>proxy login</html>", "headers": {"Content-Type": "text/html"}},
+])
+def test_bad_slack_replies_are_tool_errors_never_crashes(slack, fault):
+    """Whatever Slack (or a proxy) answers, the client raises ToolError only: Slack can cost Slack
+    delivery, never the analysis."""
+    slack.add_fault("POST", r"chat\.postMessage", times=None, **fault)
+    with pytest.raises(ToolError, match=r"chat\.postMessage failed"):
+        client(slack).post(CHANNEL, "hello")
+
+
+def test_a_dripping_slack_is_cut_off_by_the_wall_clock_bound(slack):
+    """One byte every 0.5 s never trips the read timeout; the total bound per call does."""
+    slack.add_fault("POST", r"chat\.postMessage", status=None, times=None, drip=0.5)
+    broken = SlackClient("xoxb-test", slack.url + "/api/", timeout=5, call_seconds=1.0)
+    with pytest.raises(ToolError, match=r"did not answer within 1 s"):
+        broken.post(CHANNEL, "hello")
+    with pytest.raises(ToolError, match="skipped"):
+        broken.update(CHANNEL, TS, "hello")

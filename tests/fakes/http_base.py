@@ -108,6 +108,7 @@ class Fault:
     raw_body: bytes | None
     drop_connection: bool
     drip: float = 0.0
+    truncate: bool = False
     hits: int = 0
 
     def matches(self, method: str, path: str) -> bool:
@@ -248,6 +249,7 @@ class FakeServer:
         raw_body: bytes | None = None,
         drop_connection: bool = False,
         drip: float = 0.0,
+        truncate: bool = False,
     ) -> Fault:
         """Make the next ``times`` matching requests misbehave (``times=None``: forever).
 
@@ -256,7 +258,8 @@ class FakeServer:
         ``raw_body`` is sent verbatim, or ``status`` with ``body`` (default: the fake's usual
         error shape) and ``headers`` is sent. ``status=None`` only delays and then serves the
         request normally. ``drip`` sends the whole response (status line, headers, body) one byte
-        every ``drip`` seconds: a slow-drip server that defeats per-read timeouts.
+        every ``drip`` seconds: a slow-drip server that defeats per-read timeouts. ``truncate`` announces
+        a longer body than it sends, then closes (the client sees an IncompleteRead).
         Returns the :class:`Fault` (``.hits`` counts its uses).
         """
         fault = Fault(
@@ -270,6 +273,7 @@ class FakeServer:
             raw_body=raw_body,
             drop_connection=drop_connection,
             drip=drip,
+            truncate=truncate,
         )
         with self._lock:
             self._faults.append(fault)
@@ -411,6 +415,9 @@ class FakeServer:
         if fault is not None and fault.drip:
             _drip(h, resp, fault.drip, self._stopping)
             return
+        if fault is not None and fault.truncate:
+            _truncated(h, resp)
+            return
         _write(h, resp, head_only=req.method == "HEAD")
 
 
@@ -466,6 +473,22 @@ def _drip(h: _RequestHandler, resp: Response, interval: float, stopping: threadi
                 return
     except OSError:
         return
+
+
+def _truncated(h: _RequestHandler, resp: Response) -> None:
+    """Announce the body's length plus 100 bytes, send half of it, close."""
+    payload = resp.payload()
+    try:
+        h.send_response(resp.status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(payload) + 100))
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(payload[: len(payload) // 2])
+        h.wfile.flush()
+    except OSError:
+        pass
+    h.close_connection = True
 
 
 def _drop(h: _RequestHandler) -> None:

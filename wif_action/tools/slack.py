@@ -10,19 +10,21 @@ stop further calls for the rest of the run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.http_retry.handler import RetryState
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 
+from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.ports import ToolError
 
 DEFAULT_API_URL = "https://slack.com/api/"
+SLACK_CALL_SECONDS = 15.0  # total bound on one Web API call (a slow drip is cut off here)
 MARKDOWN_LIMIT = 12_000  # Slack's limit for markdown_text
 _TRUNCATED = "\n\n… (truncated; the full answer is in the GitHub Actions job summary)"
 _MAX_THREAD_PAGES = 5
@@ -61,7 +63,9 @@ def _retry_after(response: HttpResponse | None) -> float:
 class SlackClient:
     """A bot-token Slack client that speaks Markdown (`markdown_text`) and raises only ToolError."""
 
-    def __init__(self, token: str, base_url: str | None = None, timeout: int = 10):
+    def __init__(self, token: str, base_url: str | None = None, timeout: int = 10,
+                 call_seconds: float = SLACK_CALL_SECONDS):
+        self._call_seconds = call_seconds
         self.web = WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
         self.web.retry_handlers.append(BoundedRateLimitRetry(max_retry_count=2))
         self._unreachable: str | None = None  # after a connection failure, fail fast (one timeout per run)
@@ -90,21 +94,34 @@ class SlackClient:
             if not (response.get("has_more") and cursor):
                 return
 
-    def _call(self, name: str, method, **kwargs) -> Any:
+    def _call(self, name: str, method: Callable[..., Any], **kwargs: Any) -> Any:
+        """One Web API call within SLACK_CALL_SECONDS in total; every failure is a ToolError (a breaker
+        stops further calls after one that would repeat), so Slack can only ever cost Slack delivery."""
         if self._unreachable:
             raise ToolError("slack", f"{name} skipped: {self._unreachable}")
         try:
-            return method(**kwargs)
+            return run_within(self._call_seconds, lambda: method(**kwargs))
+        except WallClockExceeded as error:
+            self._unreachable = f"Slack did not answer within {error.seconds:g} s"
+            raise ToolError("slack", f"{name} failed: {self._unreachable}") from None
         except SlackApiError as error:
             status = getattr(error.response, "status_code", 0)
-            detail = error.response.get("error") if hasattr(error.response, "get") else None
+            detail = _error_code(error.response)
             reason = f"{name} failed: {detail or f'HTTP {status}'}"
             if detail in _FATAL_ERRORS or status == 429:
                 self._unreachable = f"Slack refused an earlier call ({detail or f'HTTP {status}'})"
             raise ToolError("slack", reason) from error
-        except (SlackClientError, OSError, ValueError) as error:  # refused, timeout, bad JSON
+        except Exception as error:  # refused, timeout, truncated body (IncompleteRead), bad JSON, ...
             self._unreachable = f"Slack unreachable ({type(error).__name__})"
             raise ToolError("slack", f"{name} failed: {type(error).__name__}: {str(error)[:120]}") from error
+
+
+def _error_code(response: Any) -> str | None:
+    """Slack's `error` code; a non-string (an object, from a broken proxy) is shown, not looked up."""
+    detail = response.get("error") if hasattr(response, "get") else None
+    if detail is None or isinstance(detail, str):
+        return detail
+    return f"unexpected error value {str(detail)[:80]}"
 
 
 def fit(markdown: str) -> str:
