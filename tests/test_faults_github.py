@@ -404,3 +404,16 @@ def test_the_summary_caps_the_quoted_question_and_counts_bytes():
     markdown = summary_markdown(answer, "é" * 3_000_000, [])
     assert "THE ANSWER" in markdown and markdown.count("é") == QUESTION_CHARS
     assert fit_bytes("é" * 10, 5) == "éé" and len(fit_bytes("aé" * 10, 8).encode()) <= 8
+
+
+@pytest.mark.parametrize("body", [b"<html><body>Sign in</body></html>", b'{"message": "ok"}', b"[]"])
+def test_a_200_that_is_not_a_pr_is_a_failed_lookup_never_pr_details(cocoa_db, github, body):
+    """An HTML page (PyGithub wraps it as {"data": ...}) or a wrong-shape JSON for a PR is a failed
+    lookup, listed under skipped steps; without PR details nothing is HIGH."""
+    github.add_fault("GET", r"/pulls/\d+$", status=200, times=None, raw_body=body,
+                     headers={"Content-Type": "text/html" if body.startswith(b"<") else "application/json"})
+    answer = ask_github(cocoa_db, github.url)
+    assert_defined(answer)
+    assert answer.outcome != Outcome.HIGH, answer.message
+    text = skipped(answer)
+    assert "not a PR or issue" in text or "unexpected response" in text, text

@@ -74,7 +74,7 @@ class GitHubClient:
 
     def pull_request(self, repo: str, number: int) -> PullRequest:
         path = f"/repos/{repo}/pulls/{int(number)}"
-        data = self._get(path)
+        data = _shaped(self._get(path), path, ("number", "title", "state"))
         try:
             return PullRequest(
                 repo=repo, number=int(data.get("number") or number), title=_text(data.get("title")),
@@ -87,7 +87,8 @@ class GitHubClient:
             raise ToolError("github", f"GitHub sent an unexpected response for {path}") from error
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
-        issue = self._get(f"/repos/{repo}/issues/{int(number)}")
+        path = f"/repos/{repo}/issues/{int(number)}"
+        issue = _shaped(self._get(path), path, ("number", "state"))
         if issue.get("pull_request"):
             return IssueResolution(repo=repo, number=number, is_pull=True, state=str(issue.get("state") or ""))
         closing_prs: list[int] = []
@@ -146,6 +147,14 @@ def _retry_reason(error: requests.exceptions.RetryError) -> str:
     """`HTTP 502` from urllib3's "too many 502 error responses"."""
     match = re.search(r"too many (\d{3}) error responses", str(error))
     return f"HTTP {match.group(1)}" if match else "retries exhausted"
+
+
+def _shaped(data: dict[str, Any], path: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """`data` if it has the fields of a PR/issue. Why: PyGithub wraps a non-JSON 200 (an HTML page from a
+    proxy) as {"data": "<html>…"}, which must be a failed lookup, not a PR with an empty title."""
+    if not all(key in data for key in keys) or not isinstance(data.get("title", ""), str | None):
+        raise ToolError("github", f"GitHub sent something that is not a PR or issue for {path}")
+    return data
 
 
 def _network_reason(error: Exception) -> str:
