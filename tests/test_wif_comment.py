@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -58,7 +59,7 @@ def test_hints_and_free_text():
     assert parse_command("/wif").text == ""
 
 
-@pytest.mark.parametrize("body", ["/wifi please", "wif sdk: x", "please /wif", "", "/WIF x"])
+@pytest.mark.parametrize("body", ["/wifi please", "wif sdk: x", "please /wif", ""])
 def test_not_a_command(body):
     assert parse_command(body) is None
 
@@ -108,3 +109,16 @@ def test_load_trigger_reads_the_event_file(tmp_path):
     assert dispatch.ignore is None and not dispatch.is_comment
     broken = load_trigger({"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(tmp_path / "nope")})
     assert broken.ignore
+
+
+@pytest.mark.parametrize("body", ["/WIF sdk: sentry-cocoa version: 8.48.0 tags are empty",
+                                  "/Wif sdk: sentry-cocoa version: 8.48.0 tags are empty"])
+def test_the_command_is_case_insensitive_like_the_workflows_startswith(body):
+    """GitHub's startsWith in wif.yml's `if:` ignores case, so `/WIF` starts a job; the parser must agree."""
+    command = parse_command(body)
+    assert command is not None and command.hints["version"] == "8.48.0"
+
+
+def test_the_workflow_condition_is_the_one_the_parser_mirrors():
+    workflow = (Path(__file__).parent.parent / ".github/workflows/wif.yml").read_text()
+    assert "startsWith(github.event.comment.body, '/wif')" in workflow

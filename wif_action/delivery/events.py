@@ -18,7 +18,9 @@ TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MAX_REQUEST_CHARS = 20_000
 HINT_KEYS = ("sdk", "repo", "version", "problem", "links", "link")
 _KEY_ALIASES = {"link": "links"}
-_COMMAND = re.compile(r"\A\s*/wif(?=\s|\Z)")
+# Case-insensitive like the workflow's `startsWith(github.event.comment.body, '/wif')` (GitHub ignores case
+# there), so every comment that starts a job is also read as a command.
+_COMMAND = re.compile(r"\A\s*/wif(?=\s|\Z)", re.IGNORECASE)
 _HINT = re.compile(r"(?:(?<=\s)|\A)(" + "|".join(HINT_KEYS) + r")\s*:[ \t]*", re.IGNORECASE)
 
 
