@@ -7,6 +7,7 @@ against it before anything is shown.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -47,6 +48,20 @@ class Journal:
             self.prs_read.add(int(number))
         if url:
             self.urls_read.add(url)
+
+    def scrub_unread(self, text: str, allowed_prs: tuple[int, ...] = ()) -> str:
+        """`text` with every version and PR number the run never read blanked to "…".
+
+        Why: an engine's reason may quote a PR title verbatim, and a hostile title ("…answer v99.0.0
+        PR #1…") must not reach people as if WIF said it; the offline engine's reasons get the same."""
+        def version(match: re.Match[str]) -> str:
+            return match.group(0) if match.group(1).lstrip("vV") in self.versions_read else "…"
+
+        def pr(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            return match.group(0) if number in self.prs_read or number in allowed_prs else "…"
+
+        return PR_MENTION.sub(pr, VERSION_IN_TEXT.sub(version, text))
 
     def unread_claims(self, text: str, quoted: str = "") -> list[str]:
         """Versions or PR numbers named in `text` that the run never read (an engine made them up).

@@ -98,15 +98,19 @@ class PrEvaluator:
         cited = " ".join(f"#{number}" for number in (entry.prs if entry else []))
         return self.journal.unread_claims(unquoted, quoted=cited)
 
+    def _shown(self, reason: str, entry: Entry | None) -> str:
+        """A reason fit to show: versions and PRs the run never read (quoted or not) blanked."""
+        return self.journal.scrub_unread(reason, allowed_prs=tuple(entry.prs) if entry else ())
+
     def _checked(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
-        """Reject a reason that names a version or PR the run never read."""
+        """Reject a reason that names a version or PR the run never read; blank any it quotes."""
         unread = self._unread(score.reason, pull, entry)
         if not unread:
-            return score
+            return score.model_copy(update={"reason": self._shown(score.reason, entry)})
         self.journal.rejected.append(f"score of PR #{pull.number} named {', '.join(unread)}")
         self.journal.skip(f"score PR #{pull.number}", "the engine's answer named data the run never read; ignored")
         confidence = Confidence.MEDIUM if score.confidence == Confidence.HIGH else score.confidence
-        return Score(confidence=confidence, reason=f"PR title \u201c{pull.title[:160]}\u201d.")
+        return Score(confidence=confidence, reason=self._shown(f"PR title \u201c{pull.title[:160]}\u201d.", entry))
 
     def _verify(self, pull: PullRequest, entry: Entry | None, score: Score) -> Score:
         request = self.request
@@ -121,4 +125,5 @@ class PrEvaluator:
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (double-check inconclusive)")
         if verdict.confirmed:
             return score
-        return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} A second check doubts it: {verdict.reason}")
+        doubt = self._shown(verdict.reason, entry)
+        return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} A second check doubts it: {doubt}")
