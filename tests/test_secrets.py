@@ -189,3 +189,22 @@ def test_the_action_never_posts_or_writes_a_secret(tmp_path, github, openai, sla
     if status == 200:  # delivered: the checks above covered real posts
         assert any(c["user"]["type"] == "Bot" for c in github.comments[(SUPPORT_REPO, 7)])
         assert [m for m in slack.messages if m.get("bot_id")]
+
+
+def test_log_lines_and_tracebacks_are_redacted_by_value_and_shape(monkeypatch):
+    """The job log gets tracebacks from the crash path; a token an upstream echoed into an error
+    (any shape: here one not shaped like ghp_) must not appear in it."""
+    import logging
+
+    from wif_action.cli import RedactingFormatter
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "plain-secret-value-123")
+    formatter = RedactingFormatter()
+    try:
+        raise RuntimeError("upstream said: token plain-secret-value-123 and ghp_abcdefghijklmnopqrstuvwx rejected")
+    except RuntimeError:
+        import sys
+
+        record = logging.LogRecord("wif", logging.ERROR, __file__, 1, "failed", None, sys.exc_info())
+    line = formatter.format(record)
+    assert "RuntimeError" in line and "plain-secret-value-123" not in line and "ghp_abc" not in line

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return action.execute()
     except Exception:  # last resort: the contract says a failed answer, not a traceback
-        traceback.print_exc(file=sys.stderr)
+        print_traceback(action.redactor)
         action.finish(AnswerText.failure("an unexpected error stopped WIF (details are in the job log)."))
         return 0
 
@@ -156,7 +156,7 @@ class ActionRun:
         except ConfigError as error:
             return AnswerText.failure(self.redactor.text(str(error)) or ""), 2
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            print_traceback(self.redactor)
             return AnswerText.failure("an unexpected error stopped the analysis (details are in the job log)."), 0
         for dropped in progress.errors:
             print(f"WIF: progress sink dropped: {self.redactor.text(dropped)}", file=sys.stderr)
@@ -184,7 +184,7 @@ class ActionRun:
         try:
             deliver()
         except Exception as error:  # a delivery bug must not cost the summary and outputs
-            traceback.print_exc(file=sys.stderr)
+            print_traceback(self.redactor)
             self.skip(step, f"unexpected {type(error).__name__}")
 
     def finish(self, text: AnswerText) -> None:
@@ -226,6 +226,12 @@ def question_text(ask: AskInput) -> str:
     if ask.message and not ask.problem:
         lines.append(ask.message)
     return "\n".join(line for line in lines if line).strip()
+
+
+def print_traceback(redactor: Redactor) -> None:
+    """The current exception's traceback for the job log, with secrets redacted (an upstream may have
+    echoed a token into the error)."""
+    print(redactor.text(traceback.format_exc()), file=sys.stderr)
 
 
 def log(line: str) -> None:
