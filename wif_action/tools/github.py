@@ -153,7 +153,7 @@ def _shaped(data: dict[str, Any], path: str, keys: tuple[str, ...]) -> dict[str,
     """`data` if it has the fields of a PR/issue. Why: PyGithub wraps a non-JSON 200 (an HTML page from a
     proxy) as {"data": "<html>…"}, which must be a failed lookup, not a PR with an empty title."""
     if not all(key in data for key in keys) or not isinstance(data.get("title", ""), str | None):
-        raise ToolError("github", f"GitHub sent something that is not a PR or issue for {path}")
+        raise ToolError("github", f"GitHub sent an unexpected response (not a PR or issue) for {path}")
     return data
 
 
