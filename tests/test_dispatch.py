@@ -72,3 +72,19 @@ def test_usage_errors(github, capsys, monkeypatch):
     assert main(["dispatch", "--sdk", "x", "--version", "1", "--problem", "p", "--repo", ""]) == 2
     assert main([*ARGS, "--slack-thread-ts", "1700000000.000100"]) == 2
     assert "--slack-channel" in capsys.readouterr().err
+
+
+def test_a_message_alone_is_enough(github):
+    """A Slack message is free text: it is dispatched as `message`, and wif.yml does not require the fields."""
+    text = "iOS 8.48.0: WatchdogTermination tags are empty ${{ secrets.X }} <!channel>"
+    assert main(["dispatch", "--message", text, "--repo", "acme/support", "--slack-channel", "C1"]) == 0
+    assert github.dispatches[0]["inputs"] == {"message": text, "slack_channel": "C1"}
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "wif.yml").read_text())
+    declared = workflow[True]["workflow_dispatch"]["inputs"]
+    assert not any(spec.get("required") for spec in declared.values())
+
+
+def test_neither_message_nor_all_fields_is_a_usage_error(github, capsys):
+    assert main(["dispatch", "--sdk", "x", "--repo", "acme/support"]) == 2
+    assert "give --message, or --sdk, --version and --problem" in capsys.readouterr().err
+    assert not github.dispatches

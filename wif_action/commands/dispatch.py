@@ -24,10 +24,12 @@ HINTS = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sdk", required=True, help="SDK name as people write it (sentry-cocoa, iOS, ...)")
-    parser.add_argument("--version", dest="sdk_version", required=True, metavar="VERSION",
+    parser.add_argument("--message", default="",
+                        help="the request as free text (a Slack message as it is); WIF extracts the fields")
+    parser.add_argument("--sdk", default="", help="SDK name as people write it (sentry-cocoa, iOS, ...)")
+    parser.add_argument("--version", dest="sdk_version", default="", metavar="VERSION",
                         help="the customer's SDK version")
-    parser.add_argument("--problem", required=True, help="what the customer observes")
+    parser.add_argument("--problem", default="", help="what the customer observes")
     parser.add_argument("--links", default="", help="GitHub issue/PR URLs, space- or comma-separated")
     parser.add_argument("--slack-channel", default="", help="Slack channel ID to answer in (e.g. C0123ABC)")
     parser.add_argument("--slack-thread-ts", default="", help="ts of the Slack message to answer under")
@@ -39,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def dispatch_inputs(args: argparse.Namespace) -> dict[str, str]:
     """The workflow_dispatch inputs; empty optional ones are left out (the workflow has at most 10)."""
-    inputs = {"sdk": args.sdk, "version": args.sdk_version, "problem": args.problem, "links": args.links,
+    inputs = {"message": args.message, "sdk": args.sdk, "version": args.sdk_version, "problem": args.problem,
+              "links": args.links,
               "slack_channel": args.slack_channel, "slack_thread_ts": args.slack_thread_ts}
     return {key: value.strip() for key, value in inputs.items() if value and value.strip()}
 
@@ -47,6 +50,9 @@ def dispatch_inputs(args: argparse.Namespace) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     if not args.repo or "/" not in args.repo:
         print("wif dispatch: give --repo owner/name (or set GITHUB_REPOSITORY)", file=sys.stderr)
+        return 2
+    if not (args.message.strip() or (args.sdk.strip() and args.sdk_version.strip() and args.problem.strip())):
+        print("wif dispatch: give --message, or --sdk, --version and --problem", file=sys.stderr)
         return 2
     if bool(args.slack_thread_ts) and not args.slack_channel:
         print("wif dispatch: --slack-thread-ts needs --slack-channel", file=sys.stderr)
