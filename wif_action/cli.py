@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "runs": ("wif_action.commands.runs", "List, show and query recorded runs."),
     "dispatch": ("wif_action.commands.dispatch", "Start the WIF workflow on GitHub (workflow_dispatch)."),
     "action": ("wif_action.commands.action", "Entry point of the GitHub Action (reads the runner's environment)."),
+    "slack": ("wif_action.commands.slack", "Run the Slack app: the \"Ask WIF\" workflow step and message shortcut."),
 }
 
 

@@ -84,6 +84,8 @@ class FakeSlack(FakeServer):
         self.messages: list[dict[str, Any]] = []
         self.history: dict[str, list[str]] = defaultdict(list)
         self.reactions: list[dict[str, Any]] = []
+        self.completions: list[dict[str, Any]] = []
+        self.ephemerals: list[dict[str, Any]] = []  # functions.completeSuccess / completeError calls
         self.channel_ids: dict[str, str] = {}  # channel name → fake ID
         self._by_key: dict[tuple[str, str], dict[str, Any]] = {}
         self._last_us = _BASE_TS_US
@@ -94,8 +96,26 @@ class FakeSlack(FakeServer):
             "conversations.replies": self._replies,
             "reactions.add": self._reactions_add,
             "auth.test": self._auth_test,
+            "chat.postEphemeral": self._ephemeral,
+            "functions.completeSuccess": lambda params: self._complete("success", params),
+            "functions.completeError": lambda params: self._complete("error", params),
         }
         self.route("*", r"/api/(?P<method>[A-Za-z0-9_.]+)", lambda g: g["method"], self._h_api)
+
+    def _ephemeral(self, params: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self.ephemerals.append({"channel": params.get("channel"), "user": params.get("user"),
+                                    "text": params.get("text")})
+        return {"message_ts": "1700000000.000001"}
+
+    def _complete(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+        outputs = params.get("outputs")
+        if isinstance(outputs, str):
+            outputs = json.loads(outputs)
+        with self._lock:
+            self.completions.append({"kind": kind, "function_execution_id": params.get("function_execution_id"),
+                                     "outputs": outputs, "error": params.get("error")})
+        return {}
 
     # ------------------------------------------------------------------ test API
     def fail_method(self, method: str, error: str = "internal_error", times: int | None = 1) -> None:

@@ -60,13 +60,18 @@ def _retry_after(response: HttpResponse | None) -> float:
         return float("inf")
 
 
+def web_client(token: str | None, base_url: str | None = None, timeout: int = 10) -> WebClient:
+    """The one slack-sdk WebClient construction (delivery and the Slack app), for SLACK_API_URL or Slack."""
+    return WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
+
+
 class SlackClient:
     """A bot-token Slack client that speaks Markdown (`markdown_text`) and raises only ToolError."""
 
     def __init__(self, token: str, base_url: str | None = None, timeout: int = 10,
                  call_seconds: float = SLACK_CALL_SECONDS):
         self._call_seconds = call_seconds
-        self.web = WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
+        self.web = web_client(token, base_url, timeout)
         self.web.retry_handlers.append(BoundedRateLimitRetry(max_retry_count=2))
         self._unreachable: str | None = None  # after a connection failure, fail fast (one timeout per run)
 
