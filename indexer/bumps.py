@@ -1,0 +1,64 @@
+"""Bundled-SDK bumps in a hybrid SDK's release notes ("Bump Cocoa SDK from v8.13.0 to v8.14.2 (#3370)").
+
+Why: React Native, Flutter, .NET, Unity and Android ship other SDKs inside them, and their notes
+are the only record of which bundled release each of their releases carries. A fix made in the
+bundled SDK reaches the customer through the first host release whose bump covers it.
+Versions follow the tag rules of indexer.versions; one that does not parse is kept as text
+(`from_version`/`to_version` None) so the bump is never followed on a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from indexer.versions import parse_tag
+
+# "Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump Sentry Android SDK to 5.3.0", "Bump `sentry-native` SDK to …"
+_BUMP = re.compile(
+    r"^\s*(?:[-*+]\s*)?(?:chore(?:\([^)]*\))?:\s*)?Bump\s+(?:Sentry\s+)?`?(?P<name>[A-Za-z.][\w.-]{0,30})`?\s+SDK\s+"
+    r"(?:from\s+\[?`?(?P<from>[^\s`\]\[()]+)`?\]?(?:\([^)]*\))?\s+)?to\s+\[?`?(?P<to>[^\s`\]\[()]+)`?",
+    re.IGNORECASE,
+)
+
+_VERSION_TEXT = re.compile(r"^v?\d+\.\d+")
+
+
+@dataclass(frozen=True)
+class Bump:
+    """One bump line: the bundled SDK's name as written, and the versions it moved between."""
+
+    name: str
+    from_text: str | None
+    to_text: str
+    from_version: Version | None
+    to_version: Version | None
+    text: str
+
+    @property
+    def followable(self) -> bool:
+        """Whether the bundled releases it brings in can be listed: both ends are versions."""
+        return self.from_version is not None and self.to_version is not None
+
+
+def parse_bump(line: str) -> Bump | None:
+    """The bump a release-note line announces, or None when it is not a bundled-SDK bump."""
+    match = _BUMP.match(line)
+    if not match:
+        return None
+    start, end = match.group("from"), match.group("to").rstrip(".,;:")
+    return Bump(name=match.group("name"), from_text=start, to_text=end, from_version=_version(start),
+                to_version=_version(end), text=line.strip())
+
+
+def _version(text: str | None) -> Version | None:
+    """A version as tags write it ("v8.14.2", "8.0.0-beta.1"); a commit hash or branch is not one."""
+    return parse_tag(text) if text and _VERSION_TEXT.match(text) else None
+
+
+def bundled_name(name: str) -> str:
+    """A bump's SDK name in one spelling ("javascript", "sentry-native" → "native"), for registry lookups."""
+    key = name.strip("`").lower()
+    return key.removeprefix("sentry-")

@@ -1,0 +1,55 @@
+"""Bundled-SDK bump lines, in the wordings hybrid SDKs' notes really use."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from indexer.bumps import bundled_name, parse_bump
+
+REAL_LINES = [  # copied from the release notes of the fixture repositories
+    ("- Bump Cocoa SDK from v8.13.0 to v8.14.2 ([#3370](https://github.com/getsentry/sentry-react-native/pull/3370))",
+     "Cocoa", "8.13.0", "8.14.2"),
+    ("- Bump Android SDK from v8.37.1 to v8.38.0 ([#3631](https://github.com/getsentry/sentry-dart/pull/3631))",
+     "Android", "8.37.1", "8.38.0"),
+    ("- Bump Native SDK from v0.16.1 to v0.16.2 ([#5910](https://github.com/getsentry/sentry-java/pull/5910))",
+     "Native", "0.16.1", "0.16.2"),
+    ("- Bump Java SDK from v8.34.1 to v8.35.0 ([#5017](https://github.com/getsentry/sentry-dotnet/pull/5017))",
+     "Java", "8.34.1", "8.35.0"),
+    ("- Bump Javascript SDK from v8.42.0 to v9.5.0 ([#2784](https://github.com/getsentry/sentry-dart/pull/2784))",
+     "Javascript", "8.42.0", "9.5.0"),
+    ("- Bump Cocoa SDK from v8.0.0-beta.1 to v8.0.0 (#2410)", "Cocoa", "8.0.0b1", "8.0.0"),
+]
+
+
+@pytest.mark.parametrize(("line", "name", "start", "end"), REAL_LINES)
+def test_real_bump_lines_parse(line, name, start, end):
+    bump = parse_bump(line)
+    assert bump is not None and bump.name == name and bump.followable
+    assert bump.from_version == Version(start) and bump.to_version == Version(end)
+
+
+def test_a_bump_without_a_from_version_is_kept_but_not_followable():
+    bump = parse_bump("- Bump Sentry Android SDK to 5.3.0 #1860")
+    assert bump is not None and bump.name == "Android" and bump.to_version == Version("5.3.0")
+    assert not bump.followable
+
+
+def test_versions_that_do_not_parse_are_kept_as_text_never_followed():
+    bump = parse_bump("- Bump `sentry-native` SDK to `d11359b` of [feat/inproc_handler_strategy](https://x/1)")
+    assert bump is not None and bundled_name(bump.name) == "native"
+    assert bump.to_text == "d11359b" and bump.to_version is None and not bump.followable
+
+
+@pytest.mark.parametrize("line", [
+    "- Bump Android SDK Stubs from v8.32.0 to v8.33.0 (#5697)",
+    "- Bump the version of the .NET SDK that we use from 9.0.203 to 9.0.301 (#4272)",
+    "- Bump Gradle from v8.9.0 to v8.10.0 (#4063)",
+    "- Fix crash when the Cocoa SDK from v8.13.0 is used",
+])
+def test_lines_that_are_not_bundled_sdk_bumps(line):
+    assert parse_bump(line) is None
+
+
+def test_names_have_one_spelling():
+    assert {bundled_name(n) for n in ("JavaScript", "Javascript", "`sentry-javascript`")} == {"javascript"}
