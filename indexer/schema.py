@@ -8,12 +8,15 @@ an older/newer schema) with a message that says how to rebuild.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from sqlite_utils import Database, Migrations
 
 MIGRATIONS = Migrations("wif-cache")
 BUSY_TIMEOUT_MS = 30_000
+BUSY_RETRY_SECONDS = 0.2
+OPEN_BUSY_SECONDS = 30.0
 _KNOWN: dict[str, list[str]] = {}
 
 
@@ -150,8 +153,26 @@ def open_migrated(
 ) -> Database:
     """Open a SQLite file owned by one migration set, checking it is that kind of file and undamaged.
 
-    A file that is refused is left untouched (the checks only read).
+    A file that is refused is left untouched (the checks only read). "database is locked" at open is
+    retried for OPEN_BUSY_SECONDS: SQLite skips the busy handler in a few WAL cases (another process
+    recovering the WAL index or closing the last connection), so two indexers starting on one file
+    could otherwise refuse each other.
     """
+    give_up = time.monotonic() + OPEN_BUSY_SECONDS
+    while True:
+        try:
+            return _open_checked(path, migrations, label, hint, create=create)
+        except CacheError as error:
+            if not _is_busy(error.__cause__) or time.monotonic() >= give_up:
+                raise
+        time.sleep(BUSY_RETRY_SECONDS)
+
+
+def _is_busy(error: BaseException | None) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and getattr(error, "sqlite_errorcode", 0) & 0xFF == 5
+
+
+def _open_checked(path: Path, migrations: Migrations, label: str, hint: str, *, create: bool) -> Database:
     if not create and (not path.exists() or path.stat().st_size == 0):
         raise CacheError(f"No {label} at {path} (file missing or empty). {hint}")
     db: Database | None = None

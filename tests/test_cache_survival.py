@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
+from indexer import schema
 from indexer.schema import MIGRATIONS, CacheError, open_cache
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
@@ -336,6 +337,23 @@ def test_an_indexer_opening_while_another_creates_the_schema_waits_for_it(tmp_pa
     second.join(timeout=SUBPROCESS_TIMEOUT)
     assert opened and not isinstance(opened[0], Exception), opened
     assert_sound(db_path)
+
+
+def test_an_open_that_finds_the_file_locked_retries_instead_of_refusing_it(tmp_path, monkeypatch):
+    """SQLite answers "database is locked" without waiting in a few WAL cases (the CI failure of two
+    indexers on one old file); the busy handler is made to give up at once here to force that answer."""
+    db_path = tmp_path / "cache.db"
+    open_cache(db_path, create=True).close()
+    monkeypatch.setattr(schema, "BUSY_TIMEOUT_MS", 1)
+    holder = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(0.8, lambda: (holder.execute("COMMIT"), holder.close()))
+    release.start()
+    try:
+        assert _open_or_error(db_path) == "opened"
+    finally:
+        release.join()
 
 
 def _open_or_error(path: Path) -> object:
