@@ -16,12 +16,21 @@ from packaging.version import Version
 
 from indexer.versions import parse_tag
 
-# "Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump Sentry Android SDK to 5.3.0", "Bump `sentry-native` SDK to …"
+# "Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump Sentry Android SDK to 5.3.0", "Bump `sentry-native` SDK to …",
+# "Bump: Sentry-Android to 6.1.0 and Sentry-Cocoa to 7.x (#N)", "Bump sentry-cocoa from 8.1.0 to 8.2.0".
+# Without the word "SDK" the name must read as a Sentry package ("sentry-cocoa"), so "Bump Gradle from
+# v8.9.0 to v8.10.0" and "Bump CLI from …" are not bundled SDKs; names still go through the registry.
+_NAME = r"(?:Sentry[\s-]+)?`?(?P<name>[A-Za-z.][\w.-]{0,30})`?"
+_SENTRY_NAME = r"`?(?P<name>sentry-[A-Za-z][\w.-]{0,30})`?"
+_RANGE = (r"(?:from\s+\[?`?(?P<from>[^\s`\]\[()]+)`?\]?(?:\([^)]*\))?\s+)?"
+          r"to\s+\[?`?(?P<to>[^\s`\]\[()]+)`?")
 _BUMP = re.compile(
-    r"^\s*(?:[-*+]\s*)?(?:chore(?:\([^)]*\))?:\s*)?Bump\s+(?:Sentry\s+)?`?(?P<name>[A-Za-z.][\w.-]{0,30})`?\s+SDK\s+"
-    r"(?:from\s+\[?`?(?P<from>[^\s`\]\[()]+)`?\]?(?:\([^)]*\))?\s+)?to\s+\[?`?(?P<to>[^\s`\]\[()]+)`?",
+    r"^\s*(?:[-*+]\s*)?(?:chore(?:\([^)]*\))?:\s*)?Bump:?\s+"
+    rf"(?:{_NAME}\s+SDK\s+|{_SENTRY_NAME.replace('name', 'bare')}\s+){_RANGE}",
     re.IGNORECASE,
 )
+# A second bump in the same line: "… and Sentry-Cocoa to 7.x".
+_AND_BUMP = re.compile(rf"\s*(?:,|and|&)\s+(?:{_NAME}(?:\s+SDK)?\s+){_RANGE}", re.IGNORECASE)
 
 _VERSION_TEXT = re.compile(r"^v?\d+\.\d+")
 
@@ -44,13 +53,28 @@ class Bump:
 
 
 def parse_bump(line: str) -> Bump | None:
-    """The bump a release-note line announces, or None when it is not a bundled-SDK bump."""
+    """The (first) bump a release-note line announces, or None when it is not a bundled-SDK bump."""
+    bumps = parse_bumps(line)
+    return bumps[0] if bumps else None
+
+
+def parse_bumps(line: str) -> list[Bump]:
+    """Every bundled-SDK bump a release-note line announces ("Bump: A to 1.0 and B to 2.0")."""
     match = _BUMP.match(line)
     if not match:
-        return None
+        return []
+    bumps = [_bump(match.group("name") or match.group("bare"), match, line)]
+    position = match.end()
+    while (more := _AND_BUMP.match(line, position)) is not None:
+        bumps.append(_bump(more.group("name"), more, line))
+        position = more.end()
+    return bumps
+
+
+def _bump(name: str, match: re.Match[str], line: str) -> Bump:
     start, end = match.group("from"), match.group("to").rstrip(".,;:")
-    return Bump(name=match.group("name"), from_text=start, to_text=end, from_version=_version(start),
-                to_version=_version(end), text=line.strip())
+    return Bump(name=name, from_text=start, to_text=end, from_version=_version(start), to_version=_version(end),
+                text=line.strip())
 
 
 def _version(text: str | None) -> Version | None:

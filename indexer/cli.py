@@ -50,8 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="SQLite cache file (created if missing)")
     parser.add_argument("--repo", action="append", type=repository, default=[], metavar="OWNER/NAME",
                         help="repository to index (repeatable)")
-    parser.add_argument("--registry", metavar="FILE", help="index every repository of this SDK registry file")
-    parser.add_argument("--all", action="store_true", help="index every repository of the packaged registry")
+    parser.add_argument("--registry", metavar="FILE",
+                        help="index every repository of this SDK registry file, and the SDKs they bundle")
+    parser.add_argument("--all", action="store_true",
+                        help="index every repository of the packaged registry, and the SDKs they bundle")
     parser.add_argument("--json", action="store_true",
                         help='print one JSON object {"repos": [...]} to stdout')
     parser.add_argument("--refresh-days", type=non_negative_days, default=30, metavar="N",
@@ -101,9 +103,9 @@ def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None]:
     slugs = list(args.repo)
     try:
         if args.registry:
-            slugs += list(load_registry(args.registry).repositories)
+            slugs += load_registry(args.registry).all_repositories()
         if args.all:
-            slugs += list(load_registry().repositories)
+            slugs += load_registry().all_repositories()
     except RegistryError as error:
         return [], str(error)
     if not slugs:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from indexer.bumps import bundled_name
+
 # Aliases that are ordinary words too: matched in free text only when capitalised ("Go", not "to go").
 CAPITALISED_ONLY = {"go", "native", "browser", "spring", "swift", "rust", "unity", "electron", "capacitor",
                     "phoenix", "expo", "bun", "ionic", "dart", "ruby", "java", "react", "node", "vue", "rails"}
@@ -65,6 +67,18 @@ class Registry:
         info = self.repositories.get(repo, {})
         return {"slack_group_id": info.get("slack_group_id"), "github_team": info.get("github_team")}
 
+    def bundles(self, repo: str) -> dict[str, str]:
+        """Bundled SDK name (one spelling, see `bumps.bundled_name`) → its repository, for `repo`'s bump lines."""
+        declared = self.repositories.get(repo, {}).get("bundles") or {}
+        return {bundled_name(name): target for name, target in declared.items()
+                if isinstance(target, str) and SLUG.match(target)}
+
+    def all_repositories(self) -> list[str]:
+        """Every repository, then the bundled repositories they name: `wif index --all` caches both."""
+        listed = list(self.repositories)
+        bundled = [target for repo in listed for target in self.bundles(repo).values()]
+        return list(dict.fromkeys(listed + bundled))
+
     def add_repositories(self, slugs: list[str]) -> None:
         """Make repositories known (e.g. those in the cache): slug and repo name become aliases."""
         for slug in slugs:
@@ -90,6 +104,18 @@ def _normalise(name: str) -> str:
     return " ".join(name.strip().lower().split())
 
 
+def _check_bundles(slug: str, bundles: object, path: object) -> None:
+    """`"bundles": {"Cocoa": "getsentry/sentry-cocoa"}`: names as the bump lines write them → repositories."""
+    if bundles is None:
+        return
+    if not isinstance(bundles, dict):
+        raise RegistryError(f"SDK registry {path}: 'bundles' of {slug} must be an object of name → owner/repo")
+    for name, target in bundles.items():
+        if not isinstance(target, str) or not SLUG.match(target):
+            raise RegistryError(f"SDK registry {path}: bundled SDK '{name}' of {slug} must map to an owner/repo "
+                                f"slug, not {target!r}")
+
+
 def load_registry(path: str | Path | None = None) -> Registry:
     """Load the packaged registry, or a user's registry file."""
     try:
@@ -111,6 +137,7 @@ def _from_dict(data: object, path: object) -> Registry:
     for slug, info in repositories.items():
         if not SLUG.match(slug):
             raise RegistryError(f"SDK registry {path}: '{slug}' is not an owner/repo slug")
+        _check_bundles(slug, info.get("bundles"), path)
         for alias in [slug, slug.split("/", 1)[1], *info.get("aliases", [])]:
             aliases.setdefault(_normalise(alias), slug)
     for sdk_id, slug in (data.get("sdks") or {}).items():

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from sqlite_utils import Database, Migrations
 
+from indexer.store import backfill_bundle_bumps
+
 MIGRATIONS = Migrations("wif-cache")
 BUSY_TIMEOUT_MS = 30_000
 BUSY_RETRY_SECONDS = 0.2
@@ -124,6 +126,32 @@ def m001_release_cache(db: Database) -> None:
         pk=("repo_id", "number"),
         foreign_keys=[("repo_id", "repositories", "id")],
     )
+
+
+@migration(MIGRATIONS)
+def m002_bundle_bumps(db: Database) -> None:
+    """Bundled-SDK bumps of hybrid SDKs' notes; derived from `entries`, rebuilt with them (indexer.store)."""
+    db.table("bundle_bumps").create(
+        {
+            "id": int,
+            "entry_id": int,
+            "release_id": int,
+            "repo_id": int,
+            "name": str,  # the bundled SDK as the line names it, in one spelling ("cocoa")
+            "bundled_repo": str,  # from the registry's `bundles`; null when the name is not declared
+            "from_text": str,
+            "to_text": str,
+            "from_key": str,  # version_key of from/to; null when the text is not a version (never followed)
+            "to_key": str,
+        },
+        pk="id",
+        not_null={"entry_id", "release_id", "repo_id", "name", "to_text"},
+        foreign_keys=[("entry_id", "entries", "id"), ("release_id", "releases", "id"),
+                      ("repo_id", "repositories", "id")],
+    )
+    db.table("bundle_bumps").create_index(["release_id"])
+    db.table("bundle_bumps").create_index(["repo_id", "bundled_repo", "to_key"])
+    backfill_bundle_bumps(db)
 
 
 def _connect(path: Path) -> Database:

@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from packaging.version import Version
 from sqlite_utils import Database
 
+from indexer.bumps import bundled_name, parse_bumps
+from indexer.registry import RegistryError, load_registry
 from indexer.release_notes import parse_release_notes
 from indexer.versions import parse_tag, version_key
 
@@ -43,6 +46,7 @@ class RepositoryUpdate:
     releases: list[ReleaseRecord]
     etag: str | None
     pulls: list[dict] = field(default_factory=list)
+    bundles: dict[str, str] | None = None  # bundled SDK name → repository; None: the packaged registry's
 
 
 @dataclass
@@ -136,6 +140,9 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.new += 1
         db.table("releases").insert(row, replace=True)
         _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
+    bundles = update.bundles if update.bundles is not None else packaged_bundles(update.slug)
+    _insert_bundle_bumps(db, repo_id, bundles, [record.id for record in update.releases])
+    _resolve_bundled_repos(db, repo_id, bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
     _update_repository_row(db, repo_id, update.etag, result)
@@ -143,6 +150,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
 
 
 def _delete_release(db: Database, release_id: int) -> None:
+    db.execute("delete from bundle_bumps where release_id = ?", [release_id])
     db.execute("delete from entry_prs where release_id = ?", [release_id])
     db.execute("delete from entries where release_id = ?", [release_id])
     db.execute("delete from releases where id = ?", [release_id])
@@ -160,6 +168,52 @@ def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body
             "insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
             [(entry_id, release_id, repo_id, pr) for pr in entry.prs],
         )
+
+
+def packaged_bundles(slug: str) -> dict[str, str]:
+    """What the packaged registry says `slug` bundles (empty when it bundles nothing or cannot be read)."""
+    try:
+        return load_registry().bundles(slug)
+    except RegistryError:
+        return {}
+
+
+def _insert_bundle_bumps(db: Database, repo_id: int, bundles: dict[str, str], release_ids: list[int]) -> None:
+    """Bump lines of these releases' (new or re-parsed) entries → bundle_bumps; an entry already there is kept."""
+    if not release_ids:
+        return
+    marks = ",".join("?" * len(release_ids))
+    rows = db.execute(
+        "select e.id, e.release_id, e.text from entries e where e.repo_id = ? and e.release_id in "
+        f"({marks}) and e.text like '%bump%' and e.id not in (select entry_id from bundle_bumps)",
+        [repo_id, *release_ids]).fetchall()
+    for entry_id, release_id, text in rows:
+        for bump in parse_bumps(text):
+            db.execute(
+                "insert into bundle_bumps (entry_id, release_id, repo_id, name, bundled_repo, from_text, to_text, "
+                "from_key, to_key) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [entry_id, release_id, repo_id, bundled_name(bump.name), bundles.get(bundled_name(bump.name)),
+                 bump.from_text, bump.to_text, _key(bump.from_version), _key(bump.to_version)])
+
+
+def _key(version: Version | None) -> str | None:
+    return version_key(version) if version is not None else None
+
+
+def _resolve_bundled_repos(db: Database, repo_id: int, bundles: dict[str, str]) -> None:
+    """Re-point every bump of the repository at the registry's current `bundles` (a registry edit needs
+    no re-parse)."""
+    names = [row[0] for row in db.execute("select distinct name from bundle_bumps where repo_id = ?", [repo_id])]
+    for name in names:
+        db.execute("update bundle_bumps set bundled_repo = ? where repo_id = ? and name = ?",
+                   [bundles.get(name), repo_id, name])
+
+
+def backfill_bundle_bumps(db: Database) -> None:
+    """Fill bundle_bumps from the entries a cache already holds (the schema migration that adds the table)."""
+    for repo_id, slug in db.execute("select id, slug from repositories").fetchall():
+        release_ids = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
+        _insert_bundle_bumps(db, repo_id, packaged_bundles(slug), release_ids)
 
 
 def _store_pulls(db: Database, repo_id: int, pulls: Iterable[dict]) -> None:

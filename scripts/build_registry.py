@@ -54,6 +54,17 @@ EXTRA_REPOSITORIES = {
     "pydantic/pydantic": ["pydantic"],
 }
 
+# What the Sentry hybrid SDKs bundle, by the name their notes' bump lines use ("Bump Cocoa SDK from v8.13.0 to
+# v8.14.2"): a fix in a bundled SDK reaches their customers through the host release whose bump brings it in.
+SENTRY_BUNDLED = {"Cocoa": "getsentry/sentry-cocoa", "Android": "getsentry/sentry-java",
+                  "Java": "getsentry/sentry-java", "Native": "getsentry/sentry-native",
+                  "JavaScript": "getsentry/sentry-javascript", ".NET": "getsentry/sentry-dotnet",
+                  "dotnet": "getsentry/sentry-dotnet"}
+HYBRIDS = ["getsentry/sentry-react-native", "getsentry/sentry-dart", "getsentry/sentry-dotnet",
+           "getsentry/sentry-java", "getsentry/sentry-unity", "getsentry/sentry-unreal", "getsentry/sentry-godot",
+           "getsentry/sentry-capacitor", "getsentry/sentry-cordova", "getsentry/sentry-electron",
+           "getsentry/sentry-kotlin-multiplatform"]
+
 # Package names that are also everyday words in a support message.
 GENERIC_WORDS = {"sdk", "agent"}
 
@@ -84,11 +95,18 @@ def build(source: dict) -> dict:
         targets.pop(generic, None)
     return {
         "source": source.get("source", ""),
-        "repositories": {repo: {"slack_group_id": None, "github_team": None} for repo in repos},
+        "repositories": {repo: _repository(repo) for repo in repos},
         "sdks": sdks,
         "aliases": {alias: sorted(t)[0] for alias, t in sorted(targets.items()) if len(t) == 1},
         "ambiguous": {alias: sorted(t) for alias, t in sorted(targets.items()) if len(t) > 1},
     }
+
+
+def _repository(repo: str) -> dict:
+    info: dict = {"slack_group_id": None, "github_team": None}
+    if repo in HYBRIDS:
+        info["bundles"] = {name: target for name, target in SENTRY_BUNDLED.items() if target != repo}
+    return info
 
 
 def main() -> None:

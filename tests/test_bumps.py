@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from packaging.version import Version
 
-from indexer.bumps import bundled_name, parse_bump
+from indexer.bumps import bundled_name, parse_bump, parse_bumps
+from indexer.registry import RegistryError, load_registry
 
 REAL_LINES = [  # copied from the release notes of the fixture repositories
     ("- Bump Cocoa SDK from v8.13.0 to v8.14.2 ([#3370](https://github.com/getsentry/sentry-react-native/pull/3370))",
@@ -53,3 +56,33 @@ def test_lines_that_are_not_bundled_sdk_bumps(line):
 
 def test_names_have_one_spelling():
     assert {bundled_name(n) for n in ("JavaScript", "Javascript", "`sentry-javascript`")} == {"javascript"}
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ("- Bump: Sentry-Android to 6.1.0 and Sentry-Cocoa to 7.2.0 (#12)", [("android", None, "6.1.0"),
+                                                                        ("cocoa", None, "7.2.0")]),
+    ("- Bump sentry-cocoa from 8.1.0 to 8.2.0 ([#3](x))", [("cocoa", "8.1.0", "8.2.0")]),
+    ("- Bump CLI from v2.1.0 to v2.2.0", []),
+])
+def test_older_wordings_and_two_bumps_in_one_line(line, found):
+    assert [(bundled_name(b.name), b.from_text, b.to_text) for b in parse_bumps(line)] == found
+
+
+def test_a_registry_declares_what_each_repository_bundles(tmp_path):
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": {"acme/hybrid": {"bundles": {"Core": "acme/core", "JS": "acme/js"}},
+                                                 "acme/core": {}}}))
+    registry = load_registry(path)
+    assert registry.bundles("acme/hybrid") == {"core": "acme/core", "js": "acme/js"}
+    assert registry.all_repositories() == ["acme/hybrid", "acme/core", "acme/js"]
+    path.write_text(json.dumps({"repositories": {"acme/hybrid": {"bundles": {"Core": "not a slug"}}}}))
+    with pytest.raises(RegistryError, match="'Core' of acme/hybrid must map to an owner/repo"):
+        load_registry(path)
+
+
+def test_the_packaged_registry_follows_the_sentry_hybrids():
+    registry = load_registry()
+    assert registry.bundles("getsentry/sentry-react-native")["cocoa"] == "getsentry/sentry-cocoa"
+    assert registry.bundles("getsentry/sentry-dart")["android"] == "getsentry/sentry-java"
+    assert registry.bundles("getsentry/sentry-dotnet")["java"] == "getsentry/sentry-java"
+    assert "getsentry/sentry-native" in registry.all_repositories()

@@ -62,7 +62,7 @@ NEXT_WIF = """
 import sys
 from indexer.schema import MIGRATIONS, migration
 @migration(MIGRATIONS)
-def m002_survival_test(db):
+def m099_survival_test(db):
     db["releases"].add_column("survival_note", str)
 from wif_action.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -492,7 +492,7 @@ def test_an_older_schema_is_refused_by_ask_and_migrated_by_index(tmp_path, clean
     applied = [row[0] for row in conn.execute("select name from _sqlite_migrations order by id")]
     columns = {row[1] for row in conn.execute("PRAGMA table_info(releases)")}
     conn.close()
-    assert applied == ["m001_release_cache", "m002_survival_test"] and "survival_note" in columns
+    assert applied == ["m001_release_cache", "m002_bundle_bumps", "m099_survival_test"] and "survival_note" in columns
     assert snapshot(db, PHP) == snapshot(clean_cache, PHP)
 
 

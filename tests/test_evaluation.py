@@ -143,11 +143,14 @@ def run_eval(capsys, monkeypatch, fake: FakeGitHub, cache: Path, *args: str) -> 
 
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_offline_engine_stays_above_the_floor(capsys, monkeypatch, fake_github, example_cache_path, mode):
-    code, out, err = run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--input", mode, "--json")
+    own = ",".join(sorted({case.category for case in load_cases(CASES)} - {"bundled_fix"}))
+    code, out, err = run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--input", mode, "--json",
+                              "--only", own)
     assert code == 0, err
     report = json.loads(out)
     metrics, floor = report["metrics"], FLOORS[mode]
-    assert report["engine"] == "offline" and len(report["cases"]) == len(load_cases(CASES))
+    assert report["engine"] == "offline"
+    assert len(report["cases"]) == len([c for c in load_cases(CASES) if c.category != "bundled_fix"])
     assert metrics["outcome"]["accuracy"] >= floor["accuracy"]
     assert metrics["fixes"]["top1"] >= floor["top1"]
     assert metrics["fixes"]["found"] >= floor["found"]
@@ -156,6 +159,26 @@ def test_offline_engine_stays_above_the_floor(capsys, monkeypatch, fake_github, 
     assert not [c["id"] for c in report["cases"] if c["error"]]
     # per-case GitHub requests are measured per case: they add up to what the server saw
     assert sum(c["github_requests"] for c in report["cases"]) == fake_github.total_requests()
+
+
+# Bundled-SDK cases, scored apart (issue 12). Three of the seven are more than 100 stable releases behind
+# (React Native 5.9.1: 121, 4.4.0: 154; Flutter 6.8.0: 113): the spec's MUST answers them too_old. When set:
+# fields top-1 3/7, found 4/7; message top-1 4/7, found 4/7 (`wif eval --only bundled_fix`).
+BUNDLED_FLOORS = {"fields": {"top1": 3, "found": 4}, "message": {"top1": 3, "found": 4}}
+
+
+@pytest.mark.parametrize("mode", ["fields", "message"])
+def test_bundled_sdk_cases_stay_above_their_floor(capsys, monkeypatch, fake_github, example_cache_path, mode):
+    code, out, err = run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--input", mode, "--json",
+                              "--only", "bundled_fix")
+    assert code == 0, err
+    report = json.loads(out)
+    fixes, floor = report["metrics"]["fixes"], BUNDLED_FLOORS[mode]
+    assert fixes["top1"] >= floor["top1"] and fixes["found"] >= floor["found"]
+    assert fixes["wrong_claims"] == 0
+    too_old = {c["id"] for c in report["cases"] if c["outcome"] == "too_old"}
+    assert too_old == {"rn-ios-crash-sentrytracer-timer", "rn-android-file-append-overwritten",
+                       "flutter-android-measurement-units-missing"}
 
 
 def test_tables_show_categories_and_misses_with_what_was_answered(capsys, monkeypatch, fake_github,

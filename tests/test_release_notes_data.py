@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
+from indexer.bumps import bundled_name, parse_bumps
+from indexer.registry import load_registry
 from indexer.release_notes import SECTIONS, ReleaseNoteEntry, classify_bullet, classify_heading, parse_release_notes
 
 DATA = Path(__file__).parent / "data"
@@ -118,8 +121,11 @@ def _expected_refs() -> list[tuple[str, str, str, int, str]]:
     refs = []
     for case in _eval_cases():
         expect = case["expect"]
-        for pr in expect.get("prs", []) if expect.get("fixed_in") else []:
-            refs.append((case["id"], case["repo"], expect["fixed_in"], pr, case["category"]))
+        repo, release = case["repo"], expect.get("fixed_in")
+        if expect.get("via"):  # bundled_fix: the PR is in the bundled SDK's release ("sentry-cocoa 8.13.1")
+            repo, release = expect["pr_repo"], expect["via"].split()[-1]
+        for pr in expect.get("prs", []) if release else []:
+            refs.append((case["id"], repo, release, pr, case["category"]))
         for other in expect.get("must_not_claim", []) + expect.get("also_acceptable", []):
             refs.append((case["id"], case["repo"], other["fixed_in"], other["pr"], "fix"))
     return refs
@@ -157,6 +163,22 @@ def test_eval_evidence_pr_is_an_entry(case_id: str, repo: str, release: str, pr:
         # "Reset DedupeIntegration's last-seen (#4142)" under "Various fixes & improvements"
         assert generic_heading and entry.section == "other", entry
         assert classify_bullet(entry.text) != "fix", entry
+
+
+BUNDLED = [(c["id"], c["repo"], c["expect"]["fixed_in"], c["expect"]["pr_repo"], c["expect"]["via"])
+           for c in _eval_cases() if c["category"] == "bundled_fix"]
+
+
+@pytest.mark.parametrize(("case_id", "repo", "release", "bundled", "via"), BUNDLED, ids=[b[0] for b in BUNDLED])
+def test_bundled_cases_release_has_a_bump_covering_the_fix(case_id: str, repo: str, release: str, bundled: str,
+                                                            via: str) -> None:
+    """The host release of every bundled case announces a bump whose range holds the bundled release."""
+    registry = load_registry()
+    fixed = Version(via.split()[-1])
+    bumps = [b for e in _parsed(_fixture_for(repo))[release] for b in parse_bumps(e.text)
+             if registry.bundles(repo).get(bundled_name(b.name)) == bundled]
+    assert any(b.to_version is not None and b.to_version >= fixed and (b.from_version is None or b.from_version < fixed)
+               for b in bumps), (case_id, [b.text for b in bumps])
 
 
 def test_cross_repository_references_are_not_claimed() -> None:

@@ -26,6 +26,7 @@ class CaseFileError(Exception):
 class FixRef(BaseModel):
     fixed_in: str
     pr: int
+    repo: str | None = None  # the PR's repository when it is not the case's (a bundled SDK's fix)
 
 
 class Expectation(BaseModel):
@@ -34,10 +35,12 @@ class Expectation(BaseModel):
     prs: list[int] = Field(default_factory=list)
     also_acceptable: list[FixRef] = Field(default_factory=list)
     must_not_claim: list[FixRef] = Field(default_factory=list)
+    pr_repo: str | None = None  # bundled_fix: the bundled SDK's repository whose PR fixed it
+    via: str | None = None  # bundled_fix: "sentry-cocoa 8.13.1", the bundled release that carries it
 
     def fixes(self) -> list[FixRef]:
         """Every (release, PR) that is a right answer: the expected fix's PRs plus `also_acceptable`."""
-        main = [FixRef(fixed_in=self.fixed_in, pr=pr) for pr in self.prs] if self.fixed_in else []
+        main = [FixRef(fixed_in=self.fixed_in, pr=pr, repo=self.pr_repo) for pr in self.prs] if self.fixed_in else []
         return main + list(self.also_acceptable)
 
 
@@ -62,6 +65,7 @@ class Claim(BaseModel):
     pr: int
     confidence: str
     reason: str = ""
+    repo: str | None = None  # the PR's repository
 
 
 class CaseResult(BaseModel):
@@ -130,9 +134,12 @@ def bare(version: str | None) -> str:
 
 
 def is_claim_of(claim: Claim, refs: list[FixRef]) -> bool:
-    """Whether a candidate names one of `refs` (same PR, same release by tag or version)."""
+    """Whether a candidate names one of `refs` (same PR of the same repository, same release by tag or
+    version). A ref with a repository (a bundled SDK's PR) needs a claim of that repository: PR numbers
+    of two repositories collide."""
     releases = {bare(claim.tag), bare(claim.version)} - {""}
-    return any(claim.pr == ref.pr and bare(ref.fixed_in) in releases for ref in refs)
+    return any(claim.pr == ref.pr and bare(ref.fixed_in) in releases and (ref.repo is None or claim.repo == ref.repo)
+               for ref in refs)
 
 
 def top_candidate(result: CaseResult) -> Claim | None:

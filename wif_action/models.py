@@ -63,6 +63,23 @@ class Entry(BaseModel):
     prs: list[int] = Field(default_factory=list)
     issues: list[int] = Field(default_factory=list)
     position: int = 0
+    # Set on an entry of a bundled SDK's release (its `release`) brought in by a bump of the customer's SDK:
+    # the customer's release that first ships it, and the bump line that says so.
+    bundled_in: Release | None = None
+    bump: str = ""
+
+
+class BundleBump(BaseModel):
+    """A host release's bump of a bundled SDK ("Bump Cocoa SDK from v8.13.0 to v8.14.2")."""
+
+    release: Release
+    name: str
+    bundled_repo: str | None
+    from_text: str | None
+    to_text: str
+    from_key: str | None
+    to_key: str | None
+    text: str
 
 
 class RelevantEntry(BaseModel):
@@ -111,7 +128,16 @@ class IssueResolution(BaseModel):
     state: str = ""
 
 
+class Via(BaseModel):
+    """The bundled SDK release a fix reached the customer's SDK through."""
+
+    repo: str
+    version: str
+
+
 class Candidate(BaseModel):
+    """`version`/`tag` are always the customer's SDK release; `repo` is the PR's repository."""
+
     version: str
     tag: str
     pr: int
@@ -120,6 +146,8 @@ class Candidate(BaseModel):
     reason: str
     entry: str = ""
     source: str = "scan"
+    repo: str | None = None
+    via: Via | None = None
 
 
 class Checked(BaseModel):

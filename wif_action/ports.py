@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wif_action.models import (
+    BundleBump,
     Entry,
     IssueResolution,
     PullRequest,
@@ -42,6 +43,20 @@ class ReleaseCache(Protocol):
         """Parsed entries of these releases, in release then position order."""
 
     def first_stable_release_with_pr(self, repo: str, pr: int) -> Release | None: ...
+
+    def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
+        """Bundled-SDK bumps announced by these releases' notes."""
+
+    def bundled_key_at(self, repo: str, bundled_repo: str, host_key: str, *, inclusive: bool) -> str | None:
+        """The bundled version key the newest stable release at/before `host_key` bumped to."""
+
+    def stable_between(self, repo: str, after_key: str, upto_key: str) -> list[Release]:
+        """Stable releases in (after_key, upto_key], oldest first."""
+
+    def first_release_bundling(self, repo: str, bundled_repo: str, bundled_key: str) -> Release | None:
+        """The oldest stable release of `repo` that bumps `bundled_repo` to `bundled_key` or later."""
+
+    def bundled_repositories(self, repo: str) -> list[str]: ...
 
     def user_has_pr(self, repo: str, pr: int, user_release: Release) -> bool:
         """Whether a release at or before the user's (same line, published no later) lists `pr`."""

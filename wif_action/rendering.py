@@ -26,15 +26,23 @@ def _v(version: str | None) -> str:
 
 
 def _pr_link(candidate: Candidate) -> str:
-    return f"[PR #{candidate.pr}]({candidate.url})"
+    """`[PR #5242](url)`; a PR of another repository (a bundled SDK's) names it: `[PR owner/repo#3333](url)`."""
+    where = f"{candidate.repo}#" if candidate.via is not None and candidate.repo else "#"
+    return f"[PR {where}{candidate.pr}]({candidate.url})"
+
+
+def _bundling(candidate: Candidate) -> str:
+    """How a bundled SDK's fix reached the customer's release: ` (it bundles sentry-cocoa 8.13.1)`."""
+    via = candidate.via
+    return f" (it bundles {via.repo.split('/', 1)[-1]} {via.version})" if via is not None else ""
 
 
 def _high(answer: Answer, mention: str, question: str) -> str:
     highs = [c for c in answer.candidates if c.confidence == Confidence.HIGH]
     first = highs[0]
-    lines = [f"✓ This was fixed in **{_v(first.version)}**. See {_pr_link(first)}."]
+    lines = [f"✓ This was fixed in **{_v(first.version)}**{_bundling(first)}. See {_pr_link(first)}."]
     for other in highs[1:]:
-        lines.append(f"✓ Also fixed in **{_v(other.version)}**: {_pr_link(other)}.")
+        lines.append(f"✓ Also fixed in **{_v(other.version)}**{_bundling(other)}: {_pr_link(other)}.")
     lines.append("")
     lines += [f"> {_pr_link(c)}: {c.reason}" for c in highs]
     return "\n".join(lines)
@@ -43,11 +51,11 @@ def _high(answer: Answer, mention: str, question: str) -> str:
 def _medium(answer: Answer, mention: str, question: str) -> str:
     mediums = sorted(answer.candidates, key=_version_order)
     first = mediums[0]
-    lines = [f"**{_v(first.version)}** includes changes that may address this ({_pr_link(first)}),",
+    lines = [f"**{_v(first.version)}**{_bundling(first)} includes changes that may address this ({_pr_link(first)}),",
              f"but I'm not fully certain. Deferring to {mention} to confirm.", ""]
     if len(mediums) > 1:
         lines.append("Candidates (oldest first):")
-        lines += [f"- **{_v(c.version)}** {_pr_link(c)}: {c.reason}" for c in mediums]
+        lines += [f"- **{_v(c.version)}**{_bundling(c)} {_pr_link(c)}: {c.reason}" for c in mediums]
     else:
         lines.append(f"> {_pr_link(first)}: {first.reason}")
     return "\n".join(lines)

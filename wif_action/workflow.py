@@ -122,7 +122,7 @@ class Workflow:
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
         scan = self._step("scan_release_notes", lambda: scan_release_notes(
-            run, repo, span.user_release, span.releases, evaluator, known=links.candidates,
+            run, repo, span.user_release, span.releases, evaluator, known=links.candidates, registry=self.registry,
         ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()

@@ -311,6 +311,9 @@ def _entry_line(number: int | None, entry: Entry) -> str:
         text += f" (PR {', '.join(missing)})"
     prefix = f"[{number}] " if number is not None else ""
     where = f"(release {entry.release.version}, section {entry.section})"
+    if entry.bundled_in is not None:  # a bundled SDK's entry: its own release, and the customer's that ships it
+        where = (f"(release {entry.release.version} of {entry.release.repo}, bundled in release "
+                 f"{entry.bundled_in.version}, section {entry.section})")
     return f"{prefix}{where} {clip(text, ENTRY_TEXT_LIMIT)}"
 
 

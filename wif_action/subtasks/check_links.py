@@ -3,7 +3,10 @@
 The release comes from the cache's PR → release map when the notes mention the
 PR, otherwise from the compare API (binary search over stable tags for the
 first one containing the merge commit), which also handles backports. A fix
-at or before the user's version is discarded (spec Example B).
+at or before the user's version is discarded (spec Example B). A link into an
+SDK the customer's SDK bundles (a sentry-cocoa issue for React Native) resolves
+to the bundled release, then to the first release of the customer's SDK whose
+bump brings it in.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pydantic import BaseModel, Field
 from indexer.github_refs import parse_link
 from indexer.versions import display_version
 from wif_action.journal import Journal
-from wif_action.models import Candidate, Confidence, Release
+from wif_action.models import Candidate, Confidence, Entry, Release, Via
 from wif_action.ports import AnalysisTools, ToolError
 from wif_action.run_context import Run
 from wif_action.subtasks.pr_evaluation import PrEvaluator
@@ -90,6 +93,8 @@ def _closers_first(repo: str, issue: int, prs: list[int], commit: str | None,
 
 def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
                tools: AnalysisTools, evaluator: PrEvaluator, journal: Journal) -> Candidate | None:
+    if link_repo != repo and link_repo in tools.cache.bundled_repositories(repo):
+        return _follow_bundled_pr(link_repo, issue, pr, repo, user_release, tools, evaluator, journal)
     release = _first_release(link_repo, pr, user_release if link_repo == repo else None, tools, evaluator, journal)
     if release is None:
         journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release after the user's version.")
@@ -109,6 +114,44 @@ def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Rel
         candidate = candidate.model_copy(update={"confidence": Confidence.MEDIUM,
                                                  "reason": candidate.reason + f" (a fix in {link_repo})"})
     return candidate
+
+
+def _follow_bundled_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
+                       tools: AnalysisTools, evaluator: PrEvaluator, journal: Journal) -> Candidate | None:
+    """A fix in a bundled SDK: its release, then the first release of `repo` whose bump brings it in."""
+    bundled = _first_release(link_repo, pr, None, tools, evaluator, journal)
+    name = link_repo.split("/", 1)[-1]
+    if bundled is None:
+        journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release of {name}.")
+        return None
+    shown = display_version(bundled.tag)
+    journal.read_version(bundled.version, shown)
+    host = tools.cache.first_release_bundling(repo, link_repo, bundled.version_key)
+    if host is None:
+        journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr} in {name} {shown}, which no stable release "
+                     f"of {repo} bundles yet.")
+        return None
+    journal.read_version(host.version, display_version(host.tag))
+    where = f"{name} {shown}, first bundled in {display_version(host.tag)}"
+    if user_release and host.version_key <= user_release.version_key:
+        journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr} in {where} — at or before the user's "
+                     f"{display_version(user_release.tag)}, so discarded (they have it and still see the problem).")
+        return None
+    journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr} in {where}.")
+    entry = _bundled_entry(link_repo, pr, bundled, host, tools)
+    candidate = evaluator.evaluate(pr, entry, host, source="link", repo=link_repo)
+    if candidate is not None and candidate.via is None:
+        candidate = candidate.model_copy(update={"via": Via(repo=link_repo, version=shown)})
+    return candidate
+
+
+def _bundled_entry(link_repo: str, pr: int, bundled: Release, host: Release, tools: AnalysisTools) -> Entry | None:
+    """The bundled release's note for the PR, marked with the host release and its bump line."""
+    entry = next((e for e in tools.cache.entries([bundled.id]) if pr in e.prs), None)
+    if entry is None:
+        return None
+    bump = next((b.text for b in tools.cache.bundle_bumps([host.id]) if b.bundled_repo == link_repo), "")
+    return entry.model_copy(update={"bundled_in": host, "bump": bump})
 
 
 def _first_release(repo: str, pr: int, user_release: Release | None, tools: AnalysisTools,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
+from indexer.bumps import parse_bump
 from indexer.versions import display_version
-from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score
+from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score, Via
+from wif_action.platforms import named_platforms
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
@@ -66,12 +68,30 @@ class PrEvaluator:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
-        self.journal.note(f"PR #{number} ({display_version(release.tag)}): {score.confidence.value} — {score.reason}")
+        score = _not_on_a_bump_alone(score, entry)
+        score = self._on_the_platform(score, pull, entry)
+        via = _via(entry)
+        where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
+        name = _pr_name(repo, number, self.repo)
+        self.journal.note(f"PR {name} ({where}): {score.confidence.value} — {score.reason}")
         if score.confidence == Confidence.LOW:
             return None
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
-                         entry=entry.text[:500] if entry else pull.title[:500], source=source)
+                         entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=repo, via=via)
+
+    def _on_the_platform(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
+        """A fix its own words scope to other platforms ("… on web, linux and windows") than the problem's
+        ("On iOS, …") cannot fix it: at most MEDIUM, saying why."""
+        if score.confidence != Confidence.HIGH:
+            return score
+        wanted = named_platforms(f"{self.request.problem}\n{self.request.raw_text}")
+        scoped = named_platforms(entry.text if entry is not None else pull.title)
+        if not wanted or not scoped or wanted & scoped:
+            return score
+        return Score(confidence=Confidence.MEDIUM,
+                     reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
+                            f"{', '.join(sorted(wanted))}.")
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
@@ -127,3 +147,25 @@ class PrEvaluator:
             return score
         doubt = self._shown(verdict.reason, entry)
         return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} A second check doubts it: {doubt}")
+
+
+def _via(entry: Entry | None) -> Via | None:
+    """The bundled SDK release an entry reached the customer's SDK through (None for its own entries)."""
+    if entry is None or entry.bundled_in is None:
+        return None
+    return Via(repo=entry.release.repo, version=display_version(entry.release.tag))
+
+
+def _not_on_a_bump_alone(score: Score, entry: Entry | None) -> Score:
+    """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2") says which releases came in, not what they
+    fixed: it is at most MEDIUM; the bundled releases' own entries carry the evidence."""
+    bump = parse_bump(entry.text) if entry is not None else None
+    if bump is None or score.confidence != Confidence.HIGH:
+        return score
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=score.reason + f" (only a bump of the bundled {bump.name} SDK; what it fixed is in that "
+                                       "SDK's own notes)")
+
+
+def _pr_name(repo: str, number: int, own: str) -> str:
+    return f"#{number}" if repo == own else f"{repo}#{number}"

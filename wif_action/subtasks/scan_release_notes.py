@@ -2,18 +2,23 @@
 
 Entries whose PR the user already has (listed in a release at or before their
 version, e.g. a final release repeating its betas) are dropped before judging.
-The scan stops after the first confirmed HIGH (or `max_high` of them).
+The scan stops after the first confirmed HIGH (or `max_high` of them). A release that bumps a
+bundled SDK brings that SDK's releases in its bump range into its batch (subtasks/bundled_sdks.py).
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
+from wif_action.platforms import named_platforms
 from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
+from wif_action.problem_kind import wants_functionality
 from wif_action.run_context import Run
+from wif_action.subtasks.bundled_sdks import BundleFollower
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
@@ -33,14 +38,20 @@ class ScanResult(BaseModel):
 
 
 def scan_release_notes(run: Run, repo: str, user_release: Release, releases: list[Release],
-                       evaluator: PrEvaluator, known: list[Candidate] | None = None) -> ScanResult:
-    """Reports "Scanned N of M releases…" on `run.progress` between batches."""
+                       evaluator: PrEvaluator, known: list[Candidate] | None = None,
+                       registry: Registry | None = None) -> ScanResult:
+    """Reports "Scanned N of M releases…" on `run.progress` between batches. `registry` says which
+    platforms each bundled SDK ships for."""
     tools, journal, max_high = run.tools, run.journal, run.options.max_high
     result = ScanResult(candidates=list(known or []))
+    text = f"{evaluator.request.problem}\n{evaluator.request.raw_text}"
+    bundles = BundleFollower(run, repo, user_release, wants_functionality(text),
+                             frozenset(named_platforms(text)), registry)
     for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
-        _scan_batch(repo, user_release, batch, tools, evaluator, journal, result, max_high)
+        entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
+        _scan_batch(batch, entries + bundles.entries(batch), tools, evaluator, journal, result, max_high)
         if result.unavailable:
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
@@ -49,6 +60,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
             break
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
+    bundles.report()
     return result
 
 
@@ -56,9 +68,8 @@ def _confirmed_high(result: ScanResult) -> int:
     return sum(1 for c in result.candidates if c.confidence == Confidence.HIGH)
 
 
-def _scan_batch(repo: str, user_release: Release, batch: list[Release], tools: AnalysisTools,
+def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools,
                 evaluator: PrEvaluator, journal: Journal, result: ScanResult, max_high: int) -> None:
-    entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
     if not entries:
         return
     try:
@@ -97,9 +108,16 @@ def _relevant_entries(entries: list[Entry], batch: list[Release], tools: Analysi
 
 
 def _oldest_first(relevant: list[RelevantEntry], by_id: dict[int, Entry]) -> list[RelevantEntry]:
-    """Judge candidates in release order, so the first confirmed fix is the earliest one."""
-    order = {entry_id: index for index, entry_id in enumerate(by_id)}
-    return sorted(relevant, key=lambda item: order.get(item.entry.id, len(order)))
+    """Judge candidates in the order the customer's releases ship them (a bundled entry at its host
+    release), so the first confirmed fix is the earliest one."""
+    order = {entry_id: (_shipped_in(entry).version_key, index) for index, (entry_id, entry) in enumerate(by_id.items())}
+    last = ("~", len(order))
+    return sorted(relevant, key=lambda item: order.get(item.entry.id, last))
+
+
+def _shipped_in(entry: Entry) -> Release:
+    """The customer's SDK release that ships an entry: its own, or the one bundling it."""
+    return entry.bundled_in or entry.release
 
 
 def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: AnalysisTools) -> list[Entry]:
@@ -110,12 +128,13 @@ def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: 
 
 def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:
     if pr is None:
-        journal.note(f"Release-note line in {display_version(entry.release.tag)} looked relevant but names no PR: "
+        journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} looked relevant but names no PR: "
                      f"\u201c{entry.text[:160]}\u201d.")
         return
-    if any(c.pr == pr for c in result.candidates):
+    pr_repo = entry.release.repo
+    if any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
         return
-    candidate = evaluator.evaluate(pr, entry, entry.release, source="scan")
+    candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)
     if candidate is None:
         return
     mediums = [c for c in result.candidates if c.confidence == Confidence.MEDIUM]

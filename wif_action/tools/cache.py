@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from indexer.schema import open_cache
 from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
-from wif_action.models import Entry, PullRequest, Release
+from wif_action.models import BundleBump, Entry, PullRequest, Release
 from wif_action.ports import CacheReadError
 
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
@@ -119,6 +119,51 @@ class SqliteReleaseCache:
         return [Entry(id=row[0], release=releases[row[1]], section=row[2], heading=row[3] or "",
                       text=row[4], prs=json.loads(row[5] or "[]"), issues=json.loads(row[6] or "[]"),
                       position=row[7]) for row in rows]
+
+    def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
+        """The bundled-SDK bumps these releases' notes announce, in release then line order."""
+        if not release_ids:
+            return []
+        marks = ",".join("?" * len(release_ids))
+        rows = self._rows(
+            f"select {_RELEASE_COLUMNS}, b.name, b.bundled_repo, b.from_text, b.to_text, b.from_key, b.to_key, "
+            "e.text from bundle_bumps b join releases r on r.id = b.release_id "
+            "join repositories s on s.id = r.repo_id join entries e on e.id = b.entry_id "
+            f"where b.release_id in ({marks}) order by r.version_key, e.position, b.id",
+            list(release_ids))
+        return [BundleBump(release=_release(row[:8]), name=row[8], bundled_repo=row[9], from_text=row[10],
+                           to_text=row[11], from_key=row[12], to_key=row[13], text=row[14]) for row in rows]
+
+    def bundled_key_at(self, repo: str, bundled_repo: str, host_key: str, *, inclusive: bool) -> str | None:
+        """The newest bundled version (key) a stable release of `repo` at (or, not inclusive, before)
+        `host_key` bumped `bundled_repo` to: what that release ships, as far as the notes say."""
+        rows = self._rows(
+            "select max(b.to_key) from bundle_bumps b join releases r on r.id = b.release_id "
+            "join repositories s on s.id = b.repo_id where s.slug = ? and b.bundled_repo = ? and r.stable = 1 "
+            f"and r.version_key {'<=' if inclusive else '<'} ? and b.to_key is not null",
+            [repo, bundled_repo, host_key])
+        return rows[0][0] if rows else None
+
+    def stable_between(self, repo: str, after_key: str, upto_key: str) -> list[Release]:
+        """Stable releases with after_key < version_key <= upto_key, oldest first (what a bump brings in)."""
+        return [_release(row) for row in self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 and r.version_key > ? and r.version_key <= ? order by r.version_key",
+            [repo, after_key, upto_key])]
+
+    def first_release_bundling(self, repo: str, bundled_repo: str, bundled_key: str) -> Release | None:
+        """The oldest stable release of `repo` whose notes bump `bundled_repo` to `bundled_key` or later."""
+        rows = self._rows(
+            f"select {_RELEASE_COLUMNS} from bundle_bumps b join releases r on r.id = b.release_id "
+            "join repositories s on s.id = r.repo_id where s.slug = ? and b.bundled_repo = ? and r.stable = 1 "
+            "and b.to_key >= ? order by r.version_key limit 1", [repo, bundled_repo, bundled_key])
+        return _release(rows[0]) if rows else None
+
+    def bundled_repositories(self, repo: str) -> list[str]:
+        """The repositories whose SDKs `repo`'s notes bump (as the registry named them at indexing)."""
+        return [row[0] for row in self._rows(
+            "select distinct b.bundled_repo from bundle_bumps b join repositories s on s.id = b.repo_id "
+            "where s.slug = ? and b.bundled_repo is not null order by 1", [repo])]
 
     def first_stable_release_with_pr(self, repo: str, pr: int) -> Release | None:
         rows = self._rows(

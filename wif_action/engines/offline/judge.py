@@ -15,7 +15,7 @@ from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import Evidence, gather
 from wif_action.engines.offline.extraction import alias_kind_weight, extract, github_links
 from wif_action.engines.offline.query import build_query
-from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats, wants_functionality
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
@@ -23,6 +23,7 @@ from wif_action.engines.offline.summary import summarize
 from wif_action.engines.offline.text import Term
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
+from wif_action.problem_kind import wants_functionality
 
 _QUERY_CACHE = 16
 SHORTLIST_SIZE = 8  # entries per batch an LLM reads: public fix cases keep their fix at 6+ in both modes
@@ -66,7 +67,7 @@ class OfflineJudge:
         if not entries:
             return []
         query = self._query(problem, request_text)
-        stats = self._statistics(entries[0].release.repo, query, [entry.text for entry in entries])
+        stats = self._statistics(_repositories(entries), query, [entry.text for entry in entries])
         return rank_entries(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"))
 
     def shortlist(self, entries: list[Entry], problem: str, request_text: str,
@@ -75,7 +76,7 @@ class OfflineJudge:
         if not entries:
             return []
         query = self._query(problem, request_text)
-        stats = self._statistics(entries[0].release.repo, query, [entry.text for entry in entries])
+        stats = self._statistics(_repositories(entries), query, [entry.text for entry in entries])
         return relevance_shortlist(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"), size)
 
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
@@ -116,28 +117,37 @@ class OfflineJudge:
             self._queries[key] = build_query(key[0], key[1], self.registry)
         return self._queries[key]
 
-    def _statistics(self, repo: str, query: dict[str, Term], texts: list[str]) -> RepositoryStats:
-        """Whole-repository statistics from the cache; the batch itself if the cache cannot say."""
+    def _statistics(self, repos: list[str], query: dict[str, Term], texts: list[str]) -> RepositoryStats:
+        """Whole-repository statistics from the cache, for each repository whose entries are judged (a
+        bundled SDK's entries are scored against its own repository); the batch itself if the cache
+        cannot say."""
+        terms = list(query.values())
         if self._stats is not None:
             try:
-                self._stats.load(repo, list(query.values()))
-                if self._stats.documents(repo)[0] > 0:
+                for repo in repos:
+                    self._stats.load(repo, terms)
+                if all(self._stats.documents(repo)[0] > 0 for repo in repos):
                     return self._stats
             except ToolError:
                 pass
         stats = RepositoryStats(BatchStatistics(texts))
-        stats.load(repo, list(query.values()))
+        for repo in repos:
+            stats.load(repo, terms)
         return stats
 
     def _evidence(self, pr: PullRequest, entry: Entry | None, problem: str,
                   request_text: str) -> tuple[RepositoryStats, Evidence]:
         query = self._query(problem, request_text)
         texts = [entry.text] if entry else [pr.title]
-        stats = self._statistics(pr.repo, query, texts)
+        stats = self._statistics([pr.repo], query, texts)
         linked = [int(link.rsplit("/", 1)[-1]) for link in github_links(request_text or "")
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked)
         return stats, evidence
+
+
+def _repositories(entries: list[Entry]) -> list[str]:
+    return list(dict.fromkeys(entry.release.repo for entry in entries))
 
 
 def _score_reason(pr: PullRequest, evidence: Evidence, level: Confidence) -> str:
