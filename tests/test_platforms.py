@@ -1,0 +1,52 @@
+"""Which platforms a problem or a release note is about (wif_action/platforms.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.registry import load_registry
+from tests.conftest import build_cache
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action.models import AskInput
+from wif_action.platforms import named_platforms, repository_platforms
+
+
+@pytest.mark.parametrize(("text", "platforms"), [
+    ("On iOS, session replays show scroll views unmasked", {"ios"}),
+    ("on iOS a few transactions show frame delays that make no sense. Android looks fine.", {"ios"}),
+    ("the Android app-start measurements show up without units, iOS has them", {"android"}),
+    ("works on Android but crashes on iOS", {"ios"}),
+    ("Disable sff & frame delay detection on web, linux and windows", {"web", "linux", "windows"}),
+    ("Sentry .NET 3.27.0 (MAUI, Android): session counts are too high", {"android"}),
+    ("Add web vitals to the tracing integration", set()),
+    ("the webhook handler drops events", set()),
+    ("crash when the app starts", set()),
+])
+def test_named_platforms_leave_out_the_ones_that_work(text, platforms):
+    assert named_platforms(text) == platforms
+
+
+def test_repository_platforms_come_from_registry_aliases():
+    registry = load_registry()
+    assert "ios" in repository_platforms(registry, "getsentry/sentry-cocoa")
+    assert repository_platforms(registry, "getsentry/sentry-java") == {"android"}
+    assert repository_platforms(registry, "getsentry/sentry-native") == set()
+
+
+def test_a_fix_scoped_to_other_platforms_is_not_the_high_answer(tmp_path):
+    notes = "### Fixes\n\n- Fix absurdly long frame delays reported by the frame tracker {where} (#{pr})\n"
+    releases = [{"tag_name": f"1.{minor}.0", "body": notes.format(where=where, pr=pr) if pr else "- Initial"}
+                for minor, where, pr in [(2, "on iOS", 12), (1, "on web, linux and windows", 11), (0, "", 0)]]
+    pulls = [{"number": pr, "title": f"Fix absurdly long frame delays in the frame tracker {where}", "merged": True}
+             for pr, where in [(11, "on web, linux and windows"), (12, "on iOS")]]
+    with FakeGitHub() as github:
+        github.add_repo("acme/frames", releases=releases, pulls=pulls)
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/frames"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/frames", version="1.0.0",
+                                                 problem="On iOS, the frame tracker reports absurdly long frame "
+                                                         "delays."))
+    assert (answer.outcome.value, answer.candidates[0].version, answer.candidates[0].pr) == ("high", "1.2.0", 12)
+    scoped = [line for line in answer.trace if line.startswith("PR #11")]
+    assert scoped and "medium" in scoped[0] and "about linux, web, windows" in scoped[0], answer.trace
