@@ -21,6 +21,8 @@ from indexer.schema import open_cache
 from indexer.versions import version_key
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask as ask_with
+from tests.workflow_helpers import keyword_responder
 from wif_action.app import AppConfig, build_workflow
 from wif_action.models import Answer, AskInput, Confidence
 from wif_action.tools.cache import SqliteReleaseCache
@@ -156,3 +158,21 @@ def test_a_cache_from_before_bundle_bumps_is_migrated_with_its_bumps_filled_in(t
     with sqlite3.connect(db) as conn:
         assert conn.execute("select entry_id, name, bundled_repo, from_key, to_key from bundle_bumps "
                             "order by id").fetchall() == expected
+
+
+def test_the_openai_engine_judges_bundled_entries_like_the_releases_own(tmp_path, github, openai_fake):
+    """The LLM sees the bundled entry marked with its repository and host release, and picks it."""
+    prompts: list[str] = []
+
+    def respond(request: dict) -> object:
+        prompts.append(request["messages"][-1]["content"])
+        return keyword_responder("sentrytracer")(request)
+
+    openai_fake.responder = respond
+    db = _cache(tmp_path, github, [RN, COCOA])
+    answer, _ = ask_with(db, github.url, AskInput(repo=RN, version="5.9.1", problem=PROBLEM), engine="openai",
+                         openai_url=openai_fake.url)
+    first = answer.candidates[0]
+    assert (answer.outcome.value, first.version, first.pr, first.repo) == ("high", "5.12.0", 3333, COCOA)
+    assert first.via is not None and first.via.version == "8.13.1"
+    assert any(f"(release 8.13.1 of {COCOA}, bundled in release 5.12.0, section fix)" in p for p in prompts)
