@@ -1,0 +1,97 @@
+"""Re-run the reliability scenarios of issue 13 several times and print the table (scenario, trials, failures).
+
+    python bench/reliability_scenarios.py [--trials N]
+
+Each scenario is the set of tests that reproduce one defect against a fake server that fails that way;
+a trial is one pytest process running them (real PyGithub, openai, slack-sdk over HTTP on 127.0.0.1),
+so a flaky bound or race shows up as a failed trial. The slow-drip end-to-end check (two processes
+against servers dripping one byte every 4 s) is `python bench/bench_slow_drip.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCENARIOS: dict[str, list[str]] = {
+    "1 slow drip: GitHub, LLM, Slack, indexer bounded": [
+        "tests/test_wall_clock.py",
+        "tests/test_slack_delivery.py::test_a_dripping_slack_is_cut_off_by_the_wall_clock_bound",
+        "tests/test_indexer.py::test_a_dripping_github_is_cut_off_per_repository_and_then_the_run_stops",
+    ],
+    "2 after the deadline the cache still answers": [
+        "tests/test_faults_github.py::test_after_the_deadline_the_cached_notes_still_answer_without_pr_details",
+        "tests/test_faults_github.py::test_after_the_deadline_cached_pr_details_still_count",
+        "tests/test_faults_github.py::test_an_expired_deadline_makes_no_github_request",
+    ],
+    "3 a 200 that is not a chat completion": [
+        "tests/test_faults_openai.py::test_a_200_that_is_not_a_chat_completion_is_an_unusable_reply",
+    ],
+    "4 truncated / ok:false-object Slack replies": [
+        "tests/test_slack_delivery.py::test_bad_slack_replies_are_tool_errors_never_crashes",
+    ],
+    "5 secrets never reach the job log": [
+        "tests/test_secrets.py",
+    ],
+    "6 an HTML 200 is not PR details": [
+        "tests/test_faults_github.py::test_a_200_that_is_not_a_pr_is_a_failed_lookup_never_pr_details",
+    ],
+    "7 comment delivery: breaker and bound": [
+        "tests/test_comment_breaker.py",
+    ],
+    "9 disk full": [
+        "tests/test_faults_github.py::test_a_full_disk_for_outputs_and_summary_costs_only_those_channels",
+    ],
+    "10 job summary in bytes, question capped": [
+        "tests/test_faults_github.py::test_a_huge_question_cannot_push_the_answer_out_of_the_summary",
+        "tests/test_faults_github.py::test_the_summary_caps_the_quoted_question_and_counts_bytes",
+    ],
+    "11 LLM reasons scrubbed of unread versions/PRs": [
+        "tests/test_faults_openai.py::test_claims_the_run_never_read_are_rejected_not_shown",
+        "tests/test_github_refs.py::test_reasons_are_scrubbed_of_versions_and_prs_the_run_never_read",
+    ],
+    "12 wif index stops after systemic failures": [
+        "tests/test_indexer.py::test_index_stops_after_three_repositories_fail_the_same_systemic_way",
+    ],
+    "13 a rejected token stops GitHub calls": [
+        "tests/test_faults_github.py::test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission",
+    ],
+    "/WIF case-insensitive like the workflow": [
+        "tests/test_wif_comment.py::test_the_command_is_case_insensitive_like_the_workflows_startswith",
+    ],
+}
+
+
+def trial(nodes: list[str]) -> tuple[bool, int, float]:
+    """One pytest process over the scenario's tests: (passed, tests collected, seconds)."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *nodes],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    last = (done.stdout.strip().splitlines() or [""])[-1]
+    counted = sum(int(word) for word, after in zip(last.split(), last.split()[1:], strict=False)
+                  if word.isdigit() and after.startswith(("passed", "failed", "error")))
+    return done.returncode == 0, counted, time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=3)
+    args = parser.parse_args()
+    rows = []
+    for name, nodes in SCENARIOS.items():
+        results = [trial(nodes) for _ in range(args.trials)]
+        rows.append([name, results[0][1], args.trials, sum(not ok for ok, _, _ in results),
+                     f"{sum(s for _, _, s in results) / len(results):.1f}"])
+        print(f"{name}: {rows[-1][3]} of {args.trials} trials failed", file=sys.stderr, flush=True)
+    print(tabulate(rows, headers=["scenario", "tests", "trials", "failed trials", "s per trial"], tablefmt="github"))
+
+
+if __name__ == "__main__":
+    main()
