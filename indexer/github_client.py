@@ -8,14 +8,65 @@ was missed in the others. Every `Github(...)` in the code base is made here.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import requests
 from github import Auth, Github, GithubRetry
 from github.GithubException import GithubException, RateLimitExceededException
+from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
 
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
+# Largest body read from GitHub: one PR or issue (and its timeline/events pages) is a few hundred KB at most;
+# a releases page of 100 releases or a CHANGELOG is a few MB. A reply beyond is cut off, not downloaded.
+ITEM_BODY_BYTES = 5 * 1024 * 1024
+LIST_BODY_BYTES = 32 * 1024 * 1024
+_ITEM_PATH = re.compile(r"/repos/[^/]+/[^/]+/(?:pulls|issues)/\d+(?:/|$|\?)")
+_CHUNK = 64 * 1024
+
+
+class ResponseTooLarge(requests.exceptions.RequestException):
+    """GitHub's reply is larger than the body cap (it was cut off after the cap, not downloaded)."""
+
+
+def body_cap(path: str) -> int:
+    """The cap for a request path: single PRs and issues get ITEM_BODY_BYTES, lists LIST_BODY_BYTES."""
+    return ITEM_BODY_BYTES if _ITEM_PATH.search(path) else LIST_BODY_BYTES
+
+
+def _read_capped(response: requests.Response, *_args: Any, **_kwargs: Any) -> requests.Response:
+    """A requests response hook: read the body (requests has not yet) and stop past the cap.
+
+    Why a hook: it runs before requests loads the content, so a 300 MB reply costs at most the cap in
+    memory and on the wire, and the announced Content-Length is refused before reading anything."""
+    cap = body_cap(response.request.path_url or "")
+    announced = response.headers.get("Content-Length", "")
+    if announced.isdigit() and int(announced) > cap:
+        response.close()
+        raise ResponseTooLarge(f"GitHub's reply is {int(announced):,} bytes, over the {cap:,}-byte cap")
+    chunks, size = [], 0
+    for chunk in response.iter_content(_CHUNK):  # decoded (a gzip bomb is capped too); errors as requests'
+        size += len(chunk)
+        if size > cap:
+            response.close()
+            raise ResponseTooLarge(f"GitHub's reply is over the {cap:,}-byte cap")
+        chunks.append(chunk)
+    response._content = b"".join(chunks)  # what `response.content` returns; requests documents no setter
+    return response
+
+
+class _CappedHTTPS(HTTPSRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session.hooks["response"].append(_read_capped)
+
+
+class _CappedHTTP(HTTPRequestsConnectionClass):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session.hooks["response"].append(_read_capped)
 
 
 @dataclass(frozen=True)
@@ -47,7 +98,7 @@ def build_github(policy: GitHubPolicy) -> Github:
         retry = BoundedRetry(total=policy.retries, connect=1, read=1, backoff_factor=0.5,
                              max_rate_limit_wait=policy.max_rate_limit_wait,
                              secondary_rate_wait=min(60, policy.max_rate_limit_wait))
-    return Github(
+    client = Github(
         auth=Auth.Token(policy.token) if policy.token else None,
         base_url=policy.api_url,
         timeout=int(max(1, policy.timeout)),
@@ -57,6 +108,21 @@ def build_github(policy: GitHubPolicy) -> Github:
         seconds_between_writes=None,
         lazy=True,
     )
+    _cap_bodies(client.requester, policy.api_url.startswith("https:"))
+    return client
+
+
+def _cap_bodies(requester: Requester, https: bool) -> None:
+    """Make this client's connections read bodies through the cap.
+
+    PyGithub picks its connection class per client at construction; its only public hook,
+    `Requester.injectConnectionClasses`, is process-wide and turns connection reuse off, so the class is
+    set on this client's requester (and the public hook is the fallback if PyGithub renames the field)."""
+    capped: type = _CappedHTTPS if https else _CappedHTTP
+    if hasattr(requester, "_Requester__connectionClass"):
+        requester._Requester__connectionClass = capped
+    else:  # pragma: no cover - a PyGithub without the field
+        Requester.injectConnectionClasses(_CappedHTTP, _CappedHTTPS)
 
 
 class BoundedRetry(GithubRetry):

@@ -22,7 +22,7 @@ import urllib3.exceptions
 from github import GithubException
 from github.Repository import Repository
 
-from indexer.github_client import GitHubPolicy, build_github
+from indexer.github_client import GitHubPolicy, ResponseTooLarge, build_github
 from indexer.redaction import redact
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
@@ -226,6 +226,8 @@ class ReleaseSource:
             raise self._status_error(slug, error.status, error.headers or {}, error.data) from error
         except requests.exceptions.RetryError as error:
             raise SourceError(slug, f"GitHub kept failing after retries ({_reason(error)})", 502) from error
+        except ResponseTooLarge as error:  # cut off at the cap, not downloaded: a broken proxy or a hostile server
+            raise SourceError(slug, f"{error} (at {self.base_url}); not read") from error
         except ValueError as error:  # PyGithub's own JSON decoding (PR details, contents)
             raise SourceError(slug, f"GitHub returned malformed JSON ({str(error)[:200]})") from error
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:

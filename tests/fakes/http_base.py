@@ -109,7 +109,10 @@ class Fault:
     drop_connection: bool
     drip: float = 0.0
     truncate: bool = False
+    huge: int = 0
+    huge_length: bool = True
     hits: int = 0
+    sent: int = 0  # body bytes a `huge` fault got onto the wire before the client hung up
 
     def matches(self, method: str, path: str) -> bool:
         """True if this fault applies to the request and has uses left."""
@@ -250,6 +253,8 @@ class FakeServer:
         drop_connection: bool = False,
         drip: float = 0.0,
         truncate: bool = False,
+        huge: int = 0,
+        huge_length: bool = True,
     ) -> Fault:
         """Make the next ``times`` matching requests misbehave (``times=None``: forever).
 
@@ -259,7 +264,9 @@ class FakeServer:
         error shape) and ``headers`` is sent. ``status=None`` only delays and then serves the
         request normally. ``drip`` sends the whole response (status line, headers, body) one byte
         every ``drip`` seconds: a slow-drip server that defeats per-read timeouts. ``truncate`` announces
-        a longer body than it sends, then closes (the client sees an IncompleteRead).
+        a longer body than it sends, then closes (the client sees an IncompleteRead). ``huge`` answers 200
+        with a JSON object of that many bytes, generated while it is streamed (``huge_length=False``: no
+        Content-Length, the body ends when the connection closes); ``Fault.sent`` counts what was sent.
         Returns the :class:`Fault` (``.hits`` counts its uses).
         """
         fault = Fault(
@@ -274,6 +281,8 @@ class FakeServer:
             drop_connection=drop_connection,
             drip=drip,
             truncate=truncate,
+            huge=huge,
+            huge_length=huge_length,
         )
         with self._lock:
             self._faults.append(fault)
@@ -418,6 +427,9 @@ class FakeServer:
         if fault is not None and fault.truncate:
             _truncated(h, resp)
             return
+        if fault is not None and fault.huge:
+            _huge(h, fault)
+            return
         _write(h, resp, head_only=req.method == "HEAD")
 
 
@@ -489,6 +501,31 @@ def _truncated(h: _RequestHandler, resp: Response) -> None:
     except OSError:
         pass
     h.close_connection = True
+
+
+def _huge(h: _RequestHandler, fault: Fault) -> None:
+    """A 200 whose JSON body is `fault.huge` bytes, generated in 64 KiB pieces as it is sent."""
+    head, tail = b'{"number": 1, "title": "', b'"}'
+    filler = b"x" * 65536
+    h.close_connection = True
+    try:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        if fault.huge_length:
+            h.send_header("Content-Length", str(fault.huge))
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(head)
+        left = fault.huge - len(head) - len(tail)
+        while left > 0:
+            piece = filler[:min(left, len(filler))]
+            h.wfile.write(piece)
+            fault.sent += len(piece)
+            left -= len(piece)
+        h.wfile.write(tail)
+        h.wfile.flush()
+    except OSError:  # the client stopped reading: what a body cap is for
+        pass
 
 
 def _drop(h: _RequestHandler) -> None:

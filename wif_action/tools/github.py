@@ -19,6 +19,7 @@ import requests
 from github import Github, GithubException
 from github.GithubException import BadCredentialsException, RateLimitExceededException, UnknownObjectException
 
+from indexer.github_client import ResponseTooLarge
 from wif_action.models import IssueResolution, PullRequest
 from wif_action.ports import ToolError, ToolUnavailable
 
@@ -61,6 +62,8 @@ class GitHubClient:
             raise self._trip(f"GitHub kept failing ({_retry_reason(error)}) after retries") from error
         except ValueError as error:
             raise ToolError("github", f"GitHub sent a malformed response for {path}") from error
+        except ResponseTooLarge as error:  # a server that sends this once sends it for every PR: stop calling
+            raise self._trip(f"{error} for {path}") from error
         except Exception as error:  # requests/urllib3 connection errors and timeouts
             raise self._trip(f"cannot reach the GitHub API ({_network_reason(error)})") from error
         if not isinstance(data, expect):

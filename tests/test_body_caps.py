@@ -1,0 +1,58 @@
+"""Response bodies from GitHub are capped (issue 13, item 8): a 300 MB reply is cut off, not downloaded,
+and a server that sends one is not asked again for the next PR. Real PyGithub over HTTP against the fake.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.github_client import ITEM_BODY_BYTES, LIST_BODY_BYTES, body_cap
+from tests.test_faults_github import COCOA, RUBY, ask_github, skipped, wif_index
+from tests.test_faults_github import cocoa_db as cocoa_db  # the fixture, shared
+from tests.workflow_helpers import EXAMPLE_B
+from wif_action.models import AskInput, Outcome
+
+HUGE = 96 * 1024 * 1024  # what a misbehaving proxy sent; never held in memory by the fake either
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["content-length", "until-close"])
+def test_an_oversize_pr_is_a_failed_lookup_asked_once_and_never_downloaded(cocoa_db, fake_github, announced):
+    github = fake_github
+    fault = github.add_fault("GET", r"/pulls/\d+$", huge=HUGE, huge_length=announced, times=None)
+    answer = ask_github(cocoa_db, github.url, inputs=AskInput(sdk=EXAMPLE_B.sdk, version=EXAMPLE_B.version,
+                                                              problem=EXAMPLE_B.problem))
+    assert answer.outcome != Outcome.FAILED
+    assert "over the 5,242,880-byte cap" in skipped(answer)
+    assert fault.hits == 1  # the breaker: the next PR is not fetched from this server
+    assert fault.sent < 2 * ITEM_BODY_BYTES  # stopped reading at the cap (plus socket buffers)
+    assert all(c.confidence.value != "high" for c in answer.candidates)  # no PR details, no HIGH
+
+
+def test_a_releases_page_above_the_item_cap_is_still_indexed(monkeypatch, tmp_path, fake_github):
+    """A page of release notes may be larger than one PR may be: lists get the larger cap."""
+    body = "### Fixes\n\n- Fix a crash (#1)\n\n" + "An overlong paragraph of notes. " * 200_000  # ~6.4 MB
+    fake_github.add_repo("acme/verbose", releases=[{"tag_name": "1.0.0", "body": body}])
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", "acme/verbose")
+    assert code == 0, err
+    assert data["repos"][0]["error"] is None and data["repos"][0]["stable"] == 1
+    assert len(body.encode()) > ITEM_BODY_BYTES
+
+
+def test_an_oversize_releases_page_fails_that_repository_clearly(monkeypatch, tmp_path, fake_github):
+    fault = fake_github.add_fault("GET", rf"^/repos/{RUBY}/releases$", huge=LIST_BODY_BYTES + 1,
+                                  huge_length=False, times=None)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY)
+    assert code == 1
+    assert "over the 33,554,432-byte cap" in data["repos"][0]["error"] and "Traceback" not in err
+    assert fault.hits == 1
+
+
+@pytest.mark.parametrize(("path", "cap"), [
+    (f"/repos/{COCOA}/pulls/5242", ITEM_BODY_BYTES),
+    (f"/repos/{COCOA}/issues/5397", ITEM_BODY_BYTES),
+    (f"/repos/{COCOA}/issues/5397/timeline?per_page=100&page=2", ITEM_BODY_BYTES),
+    (f"/repos/{COCOA}/releases?per_page=100", LIST_BODY_BYTES),
+    (f"/repos/{COCOA}/contents/CHANGELOG.md?ref=8.52.0", LIST_BODY_BYTES),
+])
+def test_single_prs_and_issues_get_the_small_cap(path, cap):
+    assert body_cap(path) == cap
