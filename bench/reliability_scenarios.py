@@ -46,6 +46,9 @@ SCENARIOS: dict[str, list[str]] = {
     "7 comment delivery: breaker and bound": [
         "tests/test_comment_breaker.py",
     ],
+    "8 oversize replies cut off at the body cap": [
+        "tests/test_body_caps.py",
+    ],
     "9 disk full": [
         "tests/test_faults_github.py::test_a_full_disk_for_outputs_and_summary_costs_only_those_channels",
     ],
