@@ -75,7 +75,7 @@ SCENARIOS: dict[str, list[str]] = {
 def trial(nodes: list[str]) -> tuple[bool, int, float]:
     """One pytest process over the scenario's tests: (passed, tests collected, seconds)."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *nodes],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p", "no:cacheprovider", *nodes],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     last = (done.stdout.strip().splitlines() or [""])[-1]
     counted = sum(int(word) for word, after in zip(last.split(), last.split()[1:], strict=False)
