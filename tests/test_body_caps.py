@@ -9,8 +9,11 @@ import pytest
 from indexer.github_client import ITEM_BODY_BYTES, LIST_BODY_BYTES, body_cap
 from tests.test_faults_github import COCOA, RUBY, ask_github, skipped, wif_index
 from tests.test_faults_github import cocoa_db as cocoa_db  # the fixture, shared
+from tests.test_faults_openai import ask_openai
+from tests.test_faults_openai import cache as cache  # the fixture, shared
 from tests.workflow_helpers import EXAMPLE_B
 from wif_action.models import AskInput, Outcome
+from wif_action.tools.llm import LLM_BODY_BYTES
 
 HUGE = 96 * 1024 * 1024  # what a misbehaving proxy sent; never held in memory by the fake either
 
@@ -56,3 +59,12 @@ def test_an_oversize_releases_page_fails_that_repository_clearly(monkeypatch, tm
 ])
 def test_single_prs_and_issues_get_the_small_cap(path, cap):
     assert body_cap(path) == cap
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["content-length", "until-close"])
+def test_an_oversize_llm_reply_falls_back_to_the_offline_engine(cache, example_b_github, openai_fake, announced):
+    fault = openai_fake.add_fault("POST", r"/chat/completions$", huge=HUGE, huge_length=announced, times=None)
+    answer = ask_openai(cache, example_b_github.url, openai_fake.url)
+    assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242  # the offline engine answered
+    assert "over the 8,388,608-byte cap" in skipped(answer)
+    assert fault.hits == 1 and fault.sent < 2 * LLM_BODY_BYTES

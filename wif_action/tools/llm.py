@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import httpx2
 import openai
 import pydantic
 from pydantic import BaseModel
@@ -25,6 +26,49 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
 MAX_FAILURES_IN_A_ROW = 3  # then the engine is given up for the run (every later call fails fast)
 # Failures that repeat for every call: no point in asking again this run.
+# Largest reply read from the LLM endpoint: a structured answer is a few KB; a larger body is a broken or
+# hostile endpoint, cut off at the cap instead of being downloaded.
+LLM_BODY_BYTES = 8 * 1024 * 1024
+
+
+class ReplyTooLarge(httpx2.ReadError):
+    """The endpoint's reply passed LLM_BODY_BYTES (an httpx read error, so the openai client reports it as
+    a connection failure and the breaker stops further calls)."""
+
+
+class _CappedStream(httpx2.SyncByteStream):
+    def __init__(self, inner: Any, cap: int, request: httpx2.Request):
+        self._inner, self._cap, self._request = inner, cap, request
+
+    def __iter__(self) -> Any:
+        size = 0
+        for chunk in self._inner:
+            size += len(chunk)
+            if size > self._cap:
+                raise ReplyTooLarge(f"reply over the {self._cap:,}-byte cap", request=self._request)
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class CappedTransport(httpx2.HTTPTransport):
+    """An HTTP transport that refuses replies over `cap` bytes: announced ones before reading, others at the cap."""
+
+    def __init__(self, cap: int = LLM_BODY_BYTES, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._cap = cap
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle_request(request)
+        announced = response.headers.get("Content-Length", "")
+        if announced.isdigit() and int(announced) > self._cap:
+            response.close()
+            raise ReplyTooLarge(f"reply of {int(announced):,} bytes, over the {self._cap:,}-byte cap", request=request)
+        response.stream = _CappedStream(response.stream, self._cap, request)
+        return response
+
+
 _UNAVAILABLE = (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
                 openai.RateLimitError, openai.InternalServerError)
 
@@ -85,7 +129,8 @@ class LLMClient:
         self._max_retries = max_retries
         self._temperature = temperature
         self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=max_retries
+            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=max_retries,
+            http_client=openai.DefaultHttpxClient(transport=CappedTransport()),
         )
         self.on_call = on_call
         self.calls: list[LLMCallRecord] = []
@@ -222,7 +267,8 @@ def _reason(error: Exception, timeout: float, retries: int) -> str:
     if isinstance(error, openai.APITimeoutError):
         return f"timed out after {timeout:g} s ({retries} retries)"
     if isinstance(error, openai.APIConnectionError):
-        return "could not connect to the LLM API"
+        cause = error.__cause__
+        return f"the LLM API's {cause}" if isinstance(cause, ReplyTooLarge) else "could not connect to the LLM API"
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}{_api_detail(error)}"
     return f"unexpected {type(error).__name__}"
