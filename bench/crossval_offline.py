@@ -36,6 +36,7 @@ GRID: dict[tuple[object, str], tuple[float, ...]] = {
     (relevance, "RELATIVE_TO_BEST"): (0.35, 0.5),
     (relevance, "MAX_PER_BATCH"): (2, 3, 4),
     (scoring, "HIGH_COVERAGE"): (0.25, 0.35),
+    (scoring, "STRONG_COVERAGE"): (0.3, 0.35),
 }
 
 
