@@ -234,7 +234,9 @@ def test_wif_ask_json_cli(example_cache_path, github, monkeypatch):
     assert set(data) >= {"outcome", "repo", "user_version", "candidates", "checked", "prs_evaluated", "skipped",
                          "message", "usage"}
     assert data["outcome"] == "high" and data["candidates"][0]["pr"] == 5242
-    assert data["checked"] == {"first": "8.49.0", "last": "8.52.0", "releases": data["checked"]["releases"]}
+    assert data["checked"] == {"first": "8.49.0", "last": "8.52.0", "releases": data["checked"]["releases"],
+                               "entries": data["checked"]["entries"]}
+    assert data["checked"]["entries"] > 0
     assert set(data["usage"]) == {"github_requests", "llm_calls", "prompt_tokens", "completion_tokens"}
 
 
@@ -260,3 +262,51 @@ def test_linked_issue_resolves_to_the_pr_whose_commit_closed_it(example_cache_pa
     assert answer.candidates[0].pr == 5242 and answer.candidates[0].source == "link"
     assert not any(c.pr == 5569 for c in answer.candidates)
     assert any("fixed by PR #5242" in line for line in answer.trace)
+
+
+def _linear_cache(tmp_path, releases: int):
+    """acme/linear with stable releases 1.0.0 … 1.<releases-1>.0, each fixing one thing."""
+    db = open_cache(tmp_path / "cache.db", create=True)
+    records = [ReleaseRecord(id=minor + 1, tag=f"1.{minor}.0", name=f"1.{minor}.0",
+                             body=f"### Fixes\n\n- Fix widget number {minor} (#{minor + 1})\n", draft=False,
+                             prerelease=False, published_at=f"2025-01-01T00:{minor // 60:02d}:{minor % 60:02d}Z",
+                             url=None) for minor in range(releases)]
+    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug="acme/linear", etag=None, releases=records)),
+                     print)
+    db.close()
+    return tmp_path / "cache.db"
+
+
+@pytest.mark.parametrize(("version", "outcome"), [("1.1.0", Outcome.NO_RESULT), ("1.0.0", Outcome.TOO_OLD)],
+                         ids=["exactly-100-after", "101-after"])
+def test_the_release_count_guard_allows_exactly_100_releases(tmp_path, github, version, outcome):
+    db = _linear_cache(tmp_path, 102)
+    answer, _ = ask(db, github.url, AskInput(repo="acme/linear", version=version,
+                                            problem="The gizmo flickers when the screen rotates."))
+    assert answer.outcome in ({outcome, Outcome.MEDIUM} if outcome == Outcome.NO_RESULT else {outcome})
+    if outcome == Outcome.TOO_OLD:
+        assert "more than 100 releases behind" in answer.message
+        assert any(line.startswith("101 stable releases of acme/linear came after 1.0.0 (the newest is 1.101.0)")
+                   and "at most 100" in line for line in answer.trace), answer.trace
+    else:
+        assert answer.checked is not None and answer.checked.releases == 100
+
+
+def test_a_no_result_says_what_was_judged_and_ruled_out(tmp_path, github):
+    db = _linear_cache(tmp_path, 4)
+    answer, _ = ask(db, github.url, AskInput(repo="acme/linear", version="1.0.0",
+                                            problem="Widget number crashes the gizmo when the screen rotates."))
+    assert answer.outcome == Outcome.NO_RESULT
+    assert "Release notes reviewed: 3." in answer.message and "Entries judged: 3." in answer.message
+    assert answer.near_misses and "**Closest, ruled out**" in answer.message
+    assert all(miss.reason and miss.pr in (2, 3, 4) for miss in answer.near_misses)
+    assert answer.public_json()["near_misses"][0]["pr"] == answer.near_misses[0].pr
+
+
+def test_json_says_what_was_understood_and_where_it_came_from(example_cache_path, github):
+    answer, _ = ask(example_cache_path, github.url, AskInput(
+        sdk="sentry-cocoa", message="Customer on 8.48.0: WatchdogTermination issues have empty tags (e.g., OS).",
+        links=[]))
+    request = answer.public_json()["request"]
+    assert request["repo"] == "getsentry/sentry-cocoa" and request["version"] == "8.48.0"
+    assert request["sources"]["sdk"] == "given" and request["sources"]["version"] == "message"

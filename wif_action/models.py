@@ -154,6 +154,30 @@ class Checked(BaseModel):
     first: str
     last: str
     releases: int
+    entries: int = 0  # release-note entries judged in those releases
+
+
+class NearMiss(BaseModel):
+    """A PR the run judged and found too weak to be the fix: shown with a no_result, so people see why."""
+
+    version: str
+    pr: int
+    url: str
+    reason: str
+    repo: str | None = None
+
+
+class ExtractedRequest(BaseModel):
+    """What the run understood the question to be, and where each field came from
+    ("given": a structured input; "message": read from the free text; "link": the linked issue's repository;
+    "registry": the repository the SDK name resolved to)."""
+
+    sdk: str | None = None
+    repo: str | None = None
+    version: str | None = None
+    problem: str = ""
+    links: list[str] = Field(default_factory=list)
+    sources: dict[str, str] = Field(default_factory=dict)
 
 
 class Skipped(BaseModel):
@@ -183,6 +207,8 @@ class Answer(BaseModel):
     trace: list[str] = Field(default_factory=list)
     rejected_claims: list[str] = Field(default_factory=list)
     question: str = ""  # the clarification / failure text, so each channel can re-render the message
+    near_misses: list[NearMiss] = Field(default_factory=list)
+    request: ExtractedRequest | None = None
 
     def public_json(self) -> dict:
         """The `--json` object of `wif ask` (the documented keys, nothing internal)."""
@@ -191,7 +217,7 @@ class Answer(BaseModel):
             key: data[key]
             for key in (
                 "outcome", "repo", "user_version", "candidates", "checked",
-                "prs_evaluated", "skipped", "message", "usage", "trace",
+                "prs_evaluated", "skipped", "message", "usage", "trace", "near_misses", "request",
             )
         }
 

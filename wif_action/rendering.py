@@ -16,7 +16,7 @@ DEFAULT_MENTION = "SDK maintainers"
 def render(answer: Answer, mention: str = DEFAULT_MENTION, *, question: str | None = None) -> str:
     """The Markdown answer; `question` defaults to the answer's own clarification/failure text."""
     body = _HEADLINES[answer.outcome](answer, mention, answer.question if question is None else question)
-    parts = [body, _checked(answer), _reasoning(answer), _skipped(answer)]
+    parts = [body, _checked(answer), _near_misses(answer), _reasoning(answer), _skipped(answer)]
     return "\n\n".join(part for part in parts if part).strip()
 
 
@@ -111,6 +111,17 @@ def _checked(answer: Answer) -> str:
         lines.append(f"Relevant PRs evaluated: {answer.prs_evaluated}.")
     if answer.outcome == Outcome.NO_RESULT:
         lines.append(f"Release notes reviewed: {answer.checked.releases}.")
+        if answer.checked.entries:
+            lines.append(f"Entries judged: {answer.checked.entries}.")
+    return "\n".join(lines)
+
+
+def _near_misses(answer: Answer) -> str:
+    """With a no_result: the PRs that were judged and ruled out, and why."""
+    if answer.outcome != Outcome.NO_RESULT or not answer.near_misses:
+        return ""
+    lines = ["**Closest, ruled out**"]
+    lines += [f"- **{_v(miss.version)}** [PR #{miss.pr}]({miss.url}): {miss.reason}" for miss in answer.near_misses]
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.events import Events, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.journal import Journal
-from wif_action.models import Answer, AskInput, Outcome, Release, Request, Usage
+from wif_action.models import Answer, AskInput, ExtractedRequest, Outcome, Release, Request, Usage
 from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.run_context import Run, WorkflowOptions
 from wif_action.subtasks.check_links import LinkResult, check_links
@@ -91,12 +91,16 @@ class Workflow:
         tools, journal = run.tools, run.journal
         extracted = self._step("extract_request", lambda: extract_request(inputs, tools.judge, tools.fallback, journal))
         request = extracted.request
-        findings = Findings(user_version=request.version, question=extracted.question)
+        understood = ExtractedRequest(**request.model_dump(include={"sdk", "repo", "version", "problem", "links"}),
+                                      sources=extracted.sources)
+        findings = Findings(user_version=request.version, question=extracted.question, request=understood)
         if extracted.outcome != "ok" and not (request.sdk or request.repo):
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
         repository = self._step("resolve_repository", lambda: resolve_repository(
             request, self.registry, tools.cache, tools.judge, tools.fallback, journal))
         findings.repo = repository.repo
+        if repository.repo and understood.repo is None:
+            understood.repo, understood.sources["repo"] = repository.repo, "registry"
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
         if extracted.outcome != "ok":
@@ -129,7 +133,9 @@ class Workflow:
                       else "the release notes could not be read or judged.")
             return self._stop(findings, Outcome.FAILED, reason)
         return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
-                                           "prs_evaluated": evaluator.evaluated})
+                                           "prs_evaluated": evaluator.evaluated,
+                                           "entries_reviewed": scan.entries_reviewed,
+                                           "near_misses": evaluator.near_misses})
 
     def _links(self, run: Run, request: Request, repo: str, user_release: Release | None,
                evaluator: PrEvaluator) -> LinkResult:

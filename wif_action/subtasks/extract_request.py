@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from indexer.github_refs import find_links, parse_link
 from wif_action.journal import Journal
@@ -19,6 +19,7 @@ class ExtractResult(BaseModel):
     outcome: Literal["ok", "needs_clarification"]
     request: Request
     question: str = ""
+    sources: dict[str, str] = Field(default_factory=dict)  # field → "given", "message" or "link"
 
 
 def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, journal: Journal) -> ExtractResult:
@@ -34,9 +35,10 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
     links = _links([*inputs.links, *extracted.links])
     sdk = _clean(inputs.sdk) or _named_in(extracted, message, journal)
     repo = _clean(inputs.repo) or (None if _clean(inputs.sdk) else extracted.repo)
+    from_link = False
     if not (sdk or repo) and links:
         linked = parse_link(links[0])
-        repo = linked.repo if linked else None
+        repo, from_link = (linked.repo if linked else None), True
         journal.note(f"No SDK named; using the repository of the linked {links[0]}.")
     raw_parts = (problem, message, "\n".join(link for link in links if link not in message))
     request = Request(
@@ -44,7 +46,12 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
         problem=problem or extracted.problem or message[:500], links=links,
         raw_text="\n\n".join(part for part in raw_parts if part) or extracted.raw_text,
     )
-    return ExtractResult(outcome=_outcome(request), request=request, question=_question(request))
+    given = {"sdk": inputs.sdk, "repo": inputs.repo, "version": inputs.version, "problem": inputs.problem,
+             "links": inputs.links}
+    sources = {name: "given" if _given(given[name]) else "message" for name in given if getattr(request, name)}
+    if from_link and request.repo:
+        sources["repo"] = "link"
+    return ExtractResult(outcome=_outcome(request), request=request, question=_question(request), sources=sources)
 
 
 def _named_in(extracted: Request, message: str, journal: Journal) -> str | None:
@@ -54,6 +61,10 @@ def _named_in(extracted: Request, message: str, journal: Journal) -> str | None:
         journal.rejected.append(f"extract request: SDK \u201c{sdk[:80]}\u201d is neither known nor in the request")
         return None
     return sdk
+
+
+def _given(value: str | list[str] | None) -> bool:
+    return any(_clean(item) for item in value) if isinstance(value, list) else bool(_clean(value))
 
 
 def _clean(value: str | None) -> str | None:

@@ -11,7 +11,7 @@ import re
 
 from indexer.bumps import parse_bump
 from indexer.versions import display_version
-from wif_action.models import Candidate, Confidence, Entry, PullRequest, Release, Request, Score, Via
+from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Request, Score, Via
 from wif_action.platforms import named_platforms
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
@@ -26,6 +26,7 @@ class PrEvaluator:
         self.repo, self.request, self.tools, self.journal = repo, request, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
         self._results: dict[tuple[str, int], Candidate | None] = {}
+        self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
 
     @property
     def evaluated(self) -> int:
@@ -75,6 +76,8 @@ class PrEvaluator:
         name = _pr_name(repo, number, self.repo)
         self.journal.note(f"PR {name} ({where}): {score.confidence.value} — {score.reason}")
         if score.confidence == Confidence.LOW:
+            self.near_misses.append(NearMiss(version=display_version(release.tag), pr=number, url=pull.url,
+                                             reason=score.reason, repo=repo))
             return None
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,

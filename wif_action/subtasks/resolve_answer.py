@@ -6,7 +6,17 @@ from pydantic import BaseModel, Field
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
-from wif_action.models import Answer, Candidate, Checked, Confidence, Outcome, Release, Usage
+from wif_action.models import (
+    Answer,
+    Candidate,
+    Checked,
+    Confidence,
+    ExtractedRequest,
+    NearMiss,
+    Outcome,
+    Release,
+    Usage,
+)
 from wif_action.rendering import DEFAULT_MENTION, render
 
 _RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
@@ -23,6 +33,9 @@ class Findings(BaseModel):
     scanned: list[Release] = Field(default_factory=list)
     prs_evaluated: int = 0
     question: str = ""
+    entries_reviewed: int = 0
+    near_misses: list[NearMiss] = Field(default_factory=list)
+    request: ExtractedRequest | None = None
 
 
 def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: str = DEFAULT_MENTION) -> Answer:
@@ -38,7 +51,8 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
         candidates=sorted(candidates, key=lambda c: _RANK[c.confidence]),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
-        question=findings.question,
+        question=findings.question, request=findings.request,
+        near_misses=_closest(findings.near_misses) if outcome == Outcome.NO_RESULT else [],
     )
     answer.message = render(answer, mention)
     return answer
@@ -82,4 +96,10 @@ def _checked(outcome: Outcome, findings: Findings, candidates: list[Candidate]) 
         if in_scan:
             last = in_scan[-1]
     releases = scanned[: scanned.index(last) + 1]
-    return Checked(first=display_version(releases[0].tag), last=display_version(last.tag), releases=len(releases))
+    return Checked(first=display_version(releases[0].tag), last=display_version(last.tag), releases=len(releases),
+                   entries=findings.entries_reviewed)
+
+
+def _closest(near_misses: list[NearMiss], shown: int = 3) -> list[NearMiss]:
+    """The first PRs the scan judged and ruled out, oldest first (the judge saw these as the most relevant)."""
+    return near_misses[:shown]
