@@ -15,6 +15,7 @@ from wif_action.delivery.events import (
     comment_trigger,
     load_trigger,
     parse_command,
+    request_text,
 )
 
 
@@ -69,7 +70,7 @@ def test_a_trusted_wif_comment_on_an_issue_is_answered():
                                       title="Tags empty", issue_body="Seen on iOS"))
     assert trigger.ignore is None and trigger.is_comment
     assert (trigger.repo, trigger.issue, trigger.comment_id) == ("acme/support", 12, 99)
-    assert trigger.request_text == "Tags empty\n\nSeen on iOS\n\ntags empty"
+    assert trigger.request_text == "tags empty\n\nTags empty\n\nSeen on iOS"  # the question first
     assert trigger.marker == "<!-- wif:acme/support#12:99 -->"
 
 
@@ -122,3 +123,13 @@ def test_the_command_is_case_insensitive_like_the_workflows_startswith(body):
 def test_the_workflow_condition_is_the_one_the_parser_mirrors():
     workflow = (Path(__file__).parent.parent / ".github/workflows/wif.yml").read_text()
     assert "startsWith(github.event.comment.body, '/wif')" in workflow
+
+
+def test_the_wif_line_is_read_first_and_a_long_issue_body_is_cut_not_the_question():
+    command = parse_command("/wif sentry-cocoa 8.48.0: WatchdogTermination tags are empty")
+    assert command is not None
+    log = "Thread 0 crashed with a very long log line\n" * 2000  # ~84k characters of pasted logs
+    text = request_text("App hangs on launch", log, command)
+    assert text.startswith("sentry-cocoa 8.48.0: WatchdogTermination tags are empty\n\nApp hangs on launch")
+    assert len(text) == MAX_REQUEST_CHARS
+    assert request_text("Title", "", parse_command("/wif")) == "Title"

@@ -143,10 +143,15 @@ def _ignore_reason(payload: Mapping, comment: dict, issue: dict, command: WifCom
 
 
 def request_text(title: object, body: object, command: WifCommand) -> str:
-    """Issue title + body + the command's free text, bounded so a huge issue cannot flood the engines."""
-    parts = [str(title or "").strip(), str(body or "").strip(), command.text.strip()]
-    text = "\n\n".join(part for part in parts if part)
-    return text[:MAX_REQUEST_CHARS]
+    """The command's free text first, then the issue title and body as context, bounded so a huge issue
+    cannot flood the engines. Why this order: the `/wif` line is the question; a long issue body (logs,
+    stack traces) is cut, never the question, and an SDK or version the question names is read first."""
+    question = command.text.strip()[:MAX_REQUEST_CHARS]
+    context = "\n\n".join(part for part in (str(title or "").strip(), str(body or "").strip()) if part)
+    room = MAX_REQUEST_CHARS - len(question) - 2
+    if not context or room <= 0:
+        return question or context[:MAX_REQUEST_CHARS]
+    return f"{question}\n\n{context[:room]}" if question else context[:MAX_REQUEST_CHARS]
 
 
 def _dict(value: object) -> dict:
