@@ -11,6 +11,7 @@ import re
 
 from indexer.bumps import parse_bump
 from indexer.versions import display_version
+from wif_action.direction import opposite
 from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Request, Score, Via
 from wif_action.platforms import named_platforms
 from wif_action.ports import ToolError
@@ -71,6 +72,7 @@ class PrEvaluator:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
         score = _not_on_a_bump_alone(score, entry)
         score = self._on_the_platform(score, pull, entry)
+        score = self._in_the_asked_direction(score, pull, entry)
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
         name = _pr_name(repo, number, self.repo)
@@ -95,6 +97,18 @@ class PrEvaluator:
         return Score(confidence=Confidence.MEDIUM,
                      reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
                             f"{', '.join(sorted(wanted))}.")
+
+    def _in_the_asked_direction(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
+        """A change the opposite way (adding what the customer has too much of, removing what they miss) is
+        about the same thing but not its fix: at most MEDIUM, saying why."""
+        if score.confidence != Confidence.HIGH:
+            return score
+        problem = f"{self.request.problem}\n{self.request.raw_text}"
+        against = next((reason for headline in (pull.title, entry.text if entry else "")
+                        if (reason := opposite(headline, problem))), None)
+        if against is None:
+            return score
+        return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:

@@ -1,0 +1,56 @@
+"""A change the opposite way of what the customer asks is at most MEDIUM (wif_action/direction.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import build_cache
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action.direction import change_direction, opposite
+from wif_action.models import AskInput
+
+
+@pytest.mark.parametrize(("headline", "direction"), [
+    ("fix(core): Send `internal_error` as span status", "adds"),
+    ("Add missing context for watchdog termination events", "adds"),
+    ("Don't report network errors to Sentry", "removes"),
+    ("fix(hono): Do not capture 3xx and 4xx errors", "removes"),
+    ("Remove user attributes from logs", "removes"),
+    ("Fix crash when the scope is closed", None),
+    ("Mark redirect server actions as ok", None),
+])
+def test_the_change_direction_is_read_from_the_leading_verb(headline, direction):
+    assert change_direction(headline) == direction
+
+
+@pytest.mark.parametrize(("headline", "problem", "against"), [
+    ("Send `internal_error` as span status", "Spans are recorded as internal_error, inflating the failure rate.",
+     True),
+    ("Remove user attributes from logs", "User attributes are missing from logs.", True),
+    ("Add missing context for watchdog termination events", "Watchdog termination events have empty tags.", False),
+    ("Don't report network errors", "Network errors show up as Sentry issues.", False),
+    ("Skip UI crumbs when the sender is nil", "The app crashes when the sender is missing.", False),  # acts on crumbs
+    ("Send `internal_error` as span status", "The span status internal_error is missing.", False),
+])
+def test_a_change_against_the_complaint_is_flagged(headline, problem, against):
+    assert (opposite(headline, problem) is not None) == against
+
+
+def test_an_opposite_change_is_not_the_high_answer(tmp_path):
+    notes = "### Fixes\n\n- {text} (#{pr})\n"
+    releases = [{"tag_name": "1.2.0", "body": notes.format(text="Stop recording redirects as internal_error", pr=12)},
+                {"tag_name": "1.1.0", "body": notes.format(text="Send internal_error as the status of redirects",
+                                                           pr=11)},
+                {"tag_name": "1.0.0", "body": "- Initial"}]
+    pulls = [{"number": 11, "title": "Send internal_error as the status of redirects", "merged": True},
+             {"number": 12, "title": "Stop recording redirects as internal_error", "merged": True}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/spans", releases=releases, pulls=pulls)
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/spans"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/spans", version="1.0.0", problem=(
+            "Every redirect is recorded as internal_error in the traces, inflating the failure rate of redirects.")))
+    assert (answer.outcome.value, answer.candidates[0].version, answer.candidates[0].pr) == ("high", "1.2.0", 12)
+    earlier = [line for line in answer.trace if line.startswith("PR #11")]
+    assert earlier and "medium" in earlier[0] and "it adds internal_error" in earlier[0], answer.trace
