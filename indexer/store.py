@@ -141,7 +141,8 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
         db.table("releases").insert(row, replace=True)
         _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
     bundles = update.bundles if update.bundles is not None else packaged_bundles(update.slug)
-    _insert_bundle_bumps(db, repo_id, bundles, [record.id for record in update.releases])
+    every_release = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
+    _insert_bundle_bumps(db, repo_id, bundles, every_release)  # a newly declared name is found in old notes too
     _resolve_bundled_repos(db, repo_id, bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
@@ -188,7 +189,7 @@ def _insert_bundle_bumps(db: Database, repo_id: int, bundles: dict[str, str], re
         f"({marks}) and e.text like '%bump%' and e.id not in (select entry_id from bundle_bumps)",
         [repo_id, *release_ids]).fetchall()
     for entry_id, release_id, text in rows:
-        for bump in parse_bumps(text):
+        for bump in parse_bumps(text, bundles):
             db.execute(
                 "insert into bundle_bumps (entry_id, release_id, repo_id, name, bundled_repo, from_text, to_text, "
                 "from_key, to_key) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -102,10 +102,16 @@ def build(source: dict) -> dict:
     }
 
 
+# Outside Sentry: what other repositories of the example cache ship inside them.
+OTHER_BUNDLES = {"pydantic/pydantic": {"pydantic-core": "pydantic/pydantic-core"}}
+
+
 def _repository(repo: str) -> dict:
     info: dict = {"slack_group_id": None, "github_team": None}
     if repo in HYBRIDS:
         info["bundles"] = {name: target for name, target in SENTRY_BUNDLED.items() if target != repo}
+    if repo in OTHER_BUNDLES:
+        info["bundles"] = OTHER_BUNDLES[repo]
     return info
 
 

@@ -86,3 +86,19 @@ def test_the_packaged_registry_follows_the_sentry_hybrids():
     assert registry.bundles("getsentry/sentry-dart")["android"] == "getsentry/sentry-java"
     assert registry.bundles("getsentry/sentry-dotnet")["java"] == "getsentry/sentry-java"
     assert "getsentry/sentry-native" in registry.all_repositories()
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ("* Bump `pydantic-core` to `v2.14.3` by @someone in [#8262](https://x/8262)", ("pydantic-core", None, "v2.14.3")),
+    ("* Bump pydantic-core from 2.14.1 to 2.14.3, significant changes", ("pydantic-core", "2.14.1", "2.14.3")),
+    ("- Bump Java SDK (Android) from v7.1.0 to v7.2.0 (#3)", ("java", "v7.1.0", "v7.2.0")),
+    ("- chore(deps): Bump the Native SDK from 0.7.0 to 0.7.2", ("native", "0.7.0", "0.7.2")),
+])
+def test_more_bump_wordings_and_names_a_registry_declares(line, found):
+    bumps = parse_bumps(line, declared=["pydantic-core"])
+    assert [(bundled_name(b.name), b.from_text, b.to_text) for b in bumps] == [found]
+
+
+def test_an_undeclared_name_without_sdk_is_not_a_bundle():
+    assert parse_bumps("* Bump `pydantic-core` to `v2.14.3`") == []
+    assert parse_bumps("- Bump Gradle from v8.9.0 to v8.10.0 (#4063)", declared=["pydantic-core"]) == []
