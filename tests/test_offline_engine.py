@@ -10,8 +10,9 @@ import pytest
 from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
-from wif_action.engines.offline import OfflineJudge
-from wif_action.engines.offline.evidence import ships_to_users
+from wif_action.engines.offline import OfflineJudge, scoring
+from wif_action.engines.offline.evidence import Concept, Evidence, ships_to_users
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.engines.offline.text import analyse
@@ -251,3 +252,27 @@ def test_the_llm_shortlist_keeps_the_best_entries_of_a_batch_in_their_order(cach
     dependency = next(e for e in entries if e.section == "dependency")
     assert dependency not in short  # a bump the problem does not name is not worth the LLM's reading
     assert judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=100) == entries
+
+
+def _concept(text: str) -> Concept:
+    terms = [term for term in analyse(text) if term.kind != "synonym"]
+    return Concept(terms, 1.0, {term.key for term in terms})
+
+
+@pytest.mark.parametrize(("text", "symptom"), [
+    ("EXC_BAD_ACCESS", True), ("app crashes", True), ("SIGSEGV", True), ("frozen", True),
+    ("SentryBreadcrumb", False), ("addBreadcrumb", False), ("scroll view", False), ("crash reporter", False),
+])
+def test_a_symptom_class_says_what_failed_not_where(text, symptom):
+    assert scoring._symptom_class(_concept(text)) is symptom
+
+
+def test_the_verify_step_needs_a_specific_concept_not_a_crash_signal():
+    """An unrelated crash fix names EXC_BAD_ACCESS too: the rare concepts that confirm a match are the
+    specific ones (where it crashes), so EXC_BAD_ACCESS and "app crashes" are not among them."""
+    concepts = [_concept("SentryBreadcrumb"), _concept("EXC_BAD_ACCESS"), _concept("app crashes"),
+                _concept("threads")]
+    stats = RepositoryStats(BatchStatistics(["SentryBreadcrumb"] * 40 + ["EXC_BAD_ACCESS"] + ["threads"] * 9))
+    stats.load("r", [t for c in concepts for t in c.terms])
+    rarest = scoring.rarest(Evidence(1.0, concepts=concepts, credits=[0, 1, 1, 0]), stats, "r")
+    assert [c.name for c in rarest] == ["threads", "SentryBreadcrumb"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from wif_action.engines.offline.evidence import Concept, Evidence
 from wif_action.engines.offline.ranking import RepositoryStats
+from wif_action.engines.offline.vocabulary import SYNONYMS, WEAK_WORDS
 from wif_action.models import Confidence
 
 # Calibrated on tests/data/eval with bench/calibrate_offline.py.
@@ -25,6 +26,9 @@ MEDIUM_CONCEPTS = 1  # ... with a key concept (at least half-)named in the headl
 BODY_CONCEPTS = 3  # ... or this many in the description
 MIN_SECTION_FOR_HIGH = 0.75  # fixes (and features, for missing functionality) can be HIGH
 NAMED_CREDIT = 0.5  # a folded synonym ("missing" for "empty") names a concept too
+
+
+SYMPTOM_CLASSES = frozenset({"crash", "hang", "memori"})  # folded symptom terms that say what, not where
 
 
 def confidence(evidence: Evidence) -> Confidence:
@@ -48,8 +52,22 @@ def _strong_headline(evidence: Evidence) -> bool:
 
 
 def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concept]:
-    """The key concepts fewest of the repository's entries mention."""
-    return sorted(evidence.concepts, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:VERIFY_RAREST]
+    """The key concepts fewest of the repository's entries mention, leaving out symptom classes.
+
+    Why: "EXC_BAD_ACCESS" or "SIGSEGV" is rare in notes yet names the kind of failure, not where it
+    happens; an unrelated crash fix names it as well ("… causing EXC_BAD_ACCESS during cold launch"), so it
+    cannot be the specific term that confirms a match."""
+    specific = [c for c in evidence.concepts if not _symptom_class(c)] or evidence.concepts
+    return sorted(specific, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:VERIFY_RAREST]
+
+
+def _symptom_class(concept: Concept) -> bool:
+    """A concept made of a symptom (crash, hang, memory, or a word folding onto one: vocabulary.SYNONYMS)
+    and at most everyday words ("app crashes"): it says what went wrong, not where."""
+    words = {word for term in concept.terms for word in term.key.split()}
+    symptoms = {word for word in words if word in SYMPTOM_CLASSES or SYNONYMS.get(word) in SYMPTOM_CLASSES}
+    pieces = {piece for word in symptoms for piece in word.split("_")}  # EXC_BAD_ACCESS → exc, bad, access
+    return bool(symptoms) and all(word in symptoms | pieces or word in WEAK_WORDS for word in words)
 
 
 def verified(evidence: Evidence, stats: RepositoryStats, repo: str) -> bool:
