@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    slugs, problem = _repositories(args)
+    slugs, problem, bundles = _repositories(args)
     problem = problem or _db_problem(Path(args.db))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             pulls=args.pulls,
             max_pulls=args.max_pulls,
             on_progress=_progress,
+            bundles=bundles,
         )
     except CacheError as error:
         print(f"wif index: {error}", file=sys.stderr)
@@ -98,19 +99,24 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(reports)
 
 
-def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None]:
-    """The repositories to index, in the order given, or a usage problem."""
+def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict[str, dict[str, str]]]:
+    """The repositories to index, in the order given, or a usage problem; and what each one bundles
+    (a --registry file's `bundles` win over the packaged registry's)."""
     slugs = list(args.repo)
+    bundles: dict[str, dict[str, str]] = {}
     try:
-        if args.registry:
-            slugs += load_registry(args.registry).all_repositories()
-        if args.all:
-            slugs += load_registry().all_repositories()
+        registries = ([load_registry(args.registry)] if args.registry else []) + \
+                     ([load_registry()] if args.all else [])
     except RegistryError as error:
-        return [], str(error)
+        return [], str(error), {}
+    for registry in registries:
+        slugs += registry.all_repositories()
+        for slug in registry.repositories:
+            if registry.bundles(slug):
+                bundles.setdefault(slug, registry.bundles(slug))
     if not slugs:
-        return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all"
-    return list(dict.fromkeys(slugs)), None
+        return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all", {}
+    return list(dict.fromkeys(slugs)), None, bundles
 
 
 def _db_problem(path: Path) -> str | None:

@@ -16,7 +16,7 @@ import contextlib
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,7 +28,14 @@ from sqlite_utils import Database
 from indexer.github_source import Page, ReleaseSource, SourceError, check_slug
 from indexer.release_notes import parse_release_notes
 from indexer.schema import open_cache
-from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, mark_checked, write_with_retry
+from indexer.store import (
+    ReleaseRecord,
+    RepositoryUpdate,
+    apply_update,
+    mark_checked,
+    refresh_bundle_bumps,
+    write_with_retry,
+)
 from indexer.versions import parse_tag, version_key
 
 RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
@@ -139,13 +146,17 @@ def index_repository(
     max_pulls: int | None = None,
     on_progress: Progress = print,
     now: datetime | None = None,
+    bundles: Mapping[str, dict[str, str]] | None = None,
 ) -> RepoReport:
-    """Bring one repository's cached releases (and optionally PR details) up to date."""
+    """Bring one repository's cached releases (and optionally PR details) up to date.
+
+    `bundles`: per repository, the bundled SDK names its bump lines use → repositories (a user's registry);
+    a repository not in it gets the packaged registry's."""
     if pulls not in ("none", "recent"):
         raise ValueError(f"pulls must be 'none' or 'recent', not {pulls!r}")
     cutoff = (now or datetime.now(UTC)) - timedelta(days=refresh_window_days)
     run = _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff,
-                          changelog_fallback, pulls == "recent", max_pulls)
+                          changelog_fallback, pulls == "recent", max_pulls, (bundles or {}).get(slug))
     return run.execute()
 
 
@@ -162,6 +173,7 @@ class _RepositoryPass:
     changelog_fallback: bool
     with_pulls: bool
     max_pulls: int | None
+    bundles: dict[str, str] | None = None
 
     def execute(self) -> RepoReport:
         started, requests_before = time.monotonic(), self.source.requests
@@ -195,13 +207,19 @@ class _RepositoryPass:
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
         report.releases, report.pulls = len(fetched), len(pull_rows)
         if report.not_modified and not pull_rows:
-            self._write(lambda: mark_checked(self.db, self.slug))
+            self._write(self._checked_unchanged)
             report.stable = _stable_count(self.db, self.slug)
             return
-        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, pulls=pull_rows)
+        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, pulls=pull_rows,
+                                  bundles=self.bundles)
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
         report.skipped_tags = list(result.skipped_tags)
+
+    def _checked_unchanged(self) -> None:
+        """A 304: nothing fetched, but the registry's `bundles` may have changed since the last run."""
+        mark_checked(self.db, self.slug)
+        refresh_bundle_bumps(self.db, self.slug, self.bundles)
 
     def _write(self, work: Callable[[], Any]) -> Any:
         return write_with_retry(self.db, work, on_busy=lambda message: self.on_progress(f"{self.slug}: {message}"))

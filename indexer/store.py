@@ -140,10 +140,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.new += 1
         db.table("releases").insert(row, replace=True)
         _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
-    bundles = update.bundles if update.bundles is not None else packaged_bundles(update.slug)
-    every_release = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
-    _insert_bundle_bumps(db, repo_id, bundles, every_release)  # a newly declared name is found in old notes too
-    _resolve_bundled_repos(db, repo_id, bundles)
+    refresh_bundle_bumps(db, update.slug, update.bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
     _update_repository_row(db, repo_id, update.etag, result)
@@ -169,6 +166,16 @@ def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body
             "insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
             [(entry_id, release_id, repo_id, pr) for pr in entry.prs],
         )
+
+
+def refresh_bundle_bumps(db: Database, slug: str, bundles: dict[str, str] | None) -> None:
+    """Bring the repository's bundle_bumps in line with its notes and `bundles` (None: the packaged registry's).
+    Every release is read, so a newly declared name is found in old notes too. Call inside a transaction."""
+    declared = bundles if bundles is not None else packaged_bundles(slug)
+    repo_id = repository_id(db, slug)
+    every_release = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
+    _insert_bundle_bumps(db, repo_id, declared, every_release)
+    _resolve_bundled_repos(db, repo_id, declared)
 
 
 def packaged_bundles(slug: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ full data, which the spec answers with too_old).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from indexer.schema import open_cache
 from indexer.versions import version_key
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
+from tests.test_faults_github import wif_index
 from tests.workflow_helpers import ask as ask_with
 from tests.workflow_helpers import keyword_responder
 from wif_action.app import AppConfig, build_workflow
@@ -176,3 +178,22 @@ def test_the_openai_engine_judges_bundled_entries_like_the_releases_own(tmp_path
     assert (answer.outcome.value, first.version, first.pr, first.repo) == ("high", "5.12.0", 3333, COCOA)
     assert first.via is not None and first.via.version == "8.13.1"
     assert any(f"(release 8.13.1 of {COCOA}, bundled in release 5.12.0, section fix)" in p for p in prompts)
+
+
+def test_wif_index_with_a_users_registry_indexes_and_follows_what_it_declares(tmp_path, github, monkeypatch):
+    """Any organisation's registry declares its own bundles: `--registry` indexes the bundled repository too,
+    and its bump lines point at it even when the name is one the packaged registry does not know."""
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps({"repositories": {RN: {"bundles": {"Cocoa": COCOA, "CLI": COCOA}}}}))
+    db = tmp_path / "cache.db"
+    code, data, err = wif_index(monkeypatch, github.url, db, "--registry", str(registry))
+    assert code == 0, err
+    assert {report["repo"] for report in data["repos"]} == {RN, COCOA}
+    with sqlite3.connect(db) as conn:
+        names = dict(conn.execute("select name, bundled_repo from bundle_bumps group by name").fetchall())
+    assert names["cocoa"] == COCOA and names["cli"] == COCOA and names["android"] is None
+    registry.write_text(json.dumps({"repositories": {RN: {"bundles": {"Cocoa": COCOA}}}}))
+    code, _, err = wif_index(monkeypatch, github.url, db, "--registry", str(registry))  # all 304: notes unchanged
+    assert code == 0, err
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select bundled_repo from bundle_bumps where name = 'cli'").fetchone() == (None,)
