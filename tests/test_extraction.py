@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from indexer.registry import load_registry
 from wif_action.engines.offline import OfflineJudge
-from wif_action.engines.offline.extraction import extract
+from wif_action.engines.offline.extraction import condense, extract
 from wif_action.models import Request
 
 CASES_FILE = Path(__file__).parent / "data" / "eval" / "cases.jsonl"
@@ -127,3 +127,10 @@ def test_any_text_gives_a_request_whose_version_is_in_the_text(text: str) -> Non
     assert isinstance(request, Request)
     assert request.version is None or request.version in text
     assert len(request.problem) <= 400
+
+
+def test_sentences_about_the_support_case_are_not_the_problem():
+    text = ("Many of the tags (for example OS) in WatchdogTermination issues show (empty). I found a GitHub issue "
+            "which sounds like it could be the root cause. The fix for this issue is in 8.43.0 and they've been "
+            "using 8.48.0 for quite some time already. Discover query also shows no improvement.")
+    assert condense(text, [], None) == "Many of the tags (for example OS) in WatchdogTermination issues show (empty)."

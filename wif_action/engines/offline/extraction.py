@@ -164,9 +164,23 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
     for sentence in _SENTENCE_BREAK.split(text):
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
-        if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned):
+        if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned):
             kept.append(cleaned)
     return _bounded(kept)
+
+
+# Sentences about the support case rather than the symptom: what someone found, where a fix was said to
+# be, which version they run, that an attempt changed nothing ("I found a GitHub issue which sounds like the
+# root cause", "The fix for this issue is in 8.43.0 and they've been using 8.48.0", "Discover query also
+# shows no improvement"). They stay in the request text, at its lower weight, but not in the problem.
+_STATUS = re.compile(r"\b(?:i|we|they|customer|user)\s+(?:found|checked|tried|searched|linked|pointed)\b"
+                     r"|\bthe fix (?:for|is)\b|\b(?:been using|have been on|has been on)\b"
+                     r"|\bno (?:improvement|change|difference)\b|\b(?:did ?n[o']t|does ?n[o']t) help\b"
+                     r"|\bmade no difference\b", re.IGNORECASE)
+
+
+def _is_status(sentence: str) -> bool:
+    return bool(_STATUS.search(sentence))
 
 
 def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: VersionMention | None) -> str:
