@@ -11,7 +11,7 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from wif_action.engines.offline import OfflineJudge, scoring
-from wif_action.engines.offline.evidence import Concept, Evidence, ships_to_users
+from wif_action.engines.offline.evidence import Concept, Evidence, key_concepts, ships_to_users
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
@@ -276,3 +276,15 @@ def test_the_verify_step_needs_a_specific_concept_not_a_crash_signal():
     stats.load("r", [t for c in concepts for t in c.terms])
     rarest = scoring.rarest(Evidence(1.0, concepts=concepts, credits=[0, 1, 1, 0]), stats, "r")
     assert [c.name for c in rarest] == ["threads", "SentryBreadcrumb"]
+
+
+def test_key_concepts_come_from_the_problem_when_it_has_enough_of_them():
+    """Context words of a pasted message ("Discover query") must not dilute the symptom's concepts."""
+    query = {term.key: term for term in analyse("WatchdogTermination issues show empty tags for the OS. "
+                                                "Discover query shows it too.")}
+    stats = RepositoryStats(BatchStatistics(["WatchdogTermination tags OS", "discover query", "empty tags"]))
+    stats.load("r", list(query.values()))
+    problem = frozenset(term.key for term in analyse("WatchdogTermination issues show empty tags for the OS."))
+    names = {c.name for c in key_concepts(query, stats, "r", problem)}
+    assert "Discover" not in names and "query" not in names and "WatchdogTermination" in names
+    assert {"Discover", "query"} & {c.name for c in key_concepts(query, stats, "r")}

@@ -18,6 +18,7 @@ from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, t
 from wif_action.models import Entry, PullRequest
 
 KEY_CONCEPTS = 6  # how many of the problem's concepts a fix is measured against
+MIN_PROBLEM_CONCEPTS = 3  # known terms the condensed problem needs before its context words are left out
 CANDIDATE_TERMS = 14  # heaviest terms considered when forming concepts
 PART_CREDIT = 0.5  # an identifier named only by its words ("breadcrumb" for SentryBreadcrumb)
 SYNONYM_CREDIT = 0.5  # a term named by its synonym ("404" by "4xx", "EXC_BAD_ACCESS" by "crash")
@@ -87,10 +88,17 @@ class Evidence:
         return list(dict.fromkeys(term.surface for term, _ in ranked))[:limit]
 
 
-def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str) -> list[Concept]:
-    """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes."""
+def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
+                 problem_keys: frozenset[str] | None = None) -> list[Concept]:
+    """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes.
+
+    `problem_keys`: the terms of the condensed problem; when it has MIN_PROBLEM_CONCEPTS known terms, the key
+    concepts come from it alone, so context words of a pasted message ("Discover query") cannot dilute them."""
     values = {key: term.weight * stats.idf(repo, key) for key, term in query.items()
               if term.kind != "synonym" and stats.df(repo, key) > 0}
+    own = {key: value for key, value in values.items() if problem_keys is not None and key in problem_keys}
+    if len(own) >= MIN_PROBLEM_CONCEPTS:
+        values = own
     concepts: list[Concept] = []
     for key, value in sorted(values.items(), key=lambda item: -item[1])[:CANDIDATE_TERMS]:
         term, atoms = query[key], _atoms(query[key])
@@ -112,11 +120,11 @@ def _atoms(term: Term) -> set[str]:
 
 
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
-           feature_request: bool, linked_issues: list[int]) -> Evidence:
+           feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None) -> Evidence:
     """Everything the scorer needs about one candidate."""
     repo = pr.repo
     evidence = Evidence(section_weight(entry.section, feature_request) if entry else 1.0,
-                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo))
+                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys))
     note = entry.text if entry else ""
     headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
     body = term_counts(note[HEADLINE_CHARS:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
