@@ -1,4 +1,5 @@
-"""A change the opposite way of what the customer asks is at most MEDIUM (wif_action/direction.py)."""
+"""Engine-independent limits on a HIGH: a change the opposite way of what the customer asks
+(wif_action/direction.py), a dependency update or a pointer to a fix in another repository."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
-from tests.workflow_helpers import ask
+from tests.workflow_helpers import ask, keyword_responder
 from wif_action.direction import change_direction, opposite
 from wif_action.models import AskInput
 
@@ -54,3 +55,24 @@ def test_an_opposite_change_is_not_the_high_answer(tmp_path):
     assert (answer.outcome.value, answer.candidates[0].version, answer.candidates[0].pr) == ("high", "1.2.0", 12)
     earlier = [line for line in answer.trace if line.startswith("PR #11")]
     assert earlier and "medium" in earlier[0] and "it adds internal_error" in earlier[0], answer.trace
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("Bump `libgizmo` to v2.3.1", "only a dependency update"),
+    ("chore(deps): update libgizmo from 2.3.0 to 2.3.1", "only a dependency update"),
+    ("Gizmo flicker on rotation, fixed upstream in acme/libgizmo#44", "the fix it points at is in acme/libgizmo"),
+])
+def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(tmp_path, openai_fake, line, why):
+    """Whatever the engine says, such a line has its evidence elsewhere: at most MEDIUM, saying why."""
+    openai_fake.responder = keyword_responder("gizmo")
+    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {line} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases,
+                        pulls=[{"number": 11, "title": line, "merged": True}])
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0",
+                                                problem="The gizmo flickers when the screen rotates."),
+                        engine="openai", openai_url=openai_fake.url)
+    assert answer.candidates and answer.candidates[0].pr == 11
+    assert answer.candidates[0].confidence.value == "medium" and why in answer.candidates[0].reason

@@ -173,15 +173,31 @@ def _via(entry: Entry | None) -> Via | None:
     return Via(repo=entry.release.repo, version=display_version(entry.release.tag))
 
 
+# "Bump `pydantic-core` to v2.14.3", "chore(deps): update Cocoa SDK to v9.8.0", "Upgrade okhttp from 4.9 to 4.12".
+_DEPENDENCY_UPDATE = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)s?:?\s+.{1,80}?"
+                                r"\bto\s+[`\[]?v?\d", re.IGNORECASE)
+# "Fixed upstream in getsentry/sentry-cocoa#1234", "fixed in pydantic/pydantic-core#987".
+_UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in|by)\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+",
+                       re.IGNORECASE)
+
+
 def _not_on_a_bump_alone(score: Score, entry: Entry | None) -> Score:
-    """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2") says which releases came in, not what they
-    fixed: it is at most MEDIUM; the bundled releases' own entries carry the evidence."""
-    bump = parse_bump(entry.text) if entry is not None else None
-    if bump is None or score.confidence != Confidence.HIGH:
+    """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
+    releases of something else came in, not what they fixed, and a line pointing at a fix in another
+    repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
+    entries, followed by the scan, carry the evidence."""
+    if entry is None or score.confidence != Confidence.HIGH:
         return score
-    return Score(confidence=Confidence.MEDIUM,
-                 reason=score.reason + f" (only a bump of the bundled {bump.name} SDK; what it fixed is in that "
-                                       "SDK's own notes)")
+    bump, upstream = parse_bump(entry.text), _UPSTREAM.search(entry.text)
+    if bump is not None:
+        why = f"only a bump of the bundled {bump.name} SDK; what it fixed is in that SDK's own notes"
+    elif _DEPENDENCY_UPDATE.match(entry.text):
+        why = "only a dependency update; what it fixed is in that dependency's own notes"
+    elif upstream is not None and upstream.group("repo").lower() != entry.release.repo.lower():
+        why = f"the fix it points at is in {upstream.group('repo')}"
+    else:
+        return score
+    return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} ({why})")
 
 
 def _pr_name(repo: str, number: int, own: str) -> str:
