@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+# Release-note sections that add functionality: as good as fixes when the request asks for what is missing.
+FEATURE_SECTIONS = frozenset({"feature", "improvement"})
+
 _THING = r"(?:option|api|way|setting|config\w*|handler|method|hook|callback|integration|support|flag|parameter)"
 # Phrases of a request for functionality that does not exist yet (then features count like fixes).
 _MISSING_FUNCTIONALITY = re.compile("|".join([

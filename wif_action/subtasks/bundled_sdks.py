@@ -16,13 +16,13 @@ from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
 from wif_action.platforms import repository_platforms
+from wif_action.problem_kind import FEATURE_SECTIONS
 from wif_action.run_context import Run
 
 # Sections a bundled release contributes: what could fix a symptom. Features only when the customer
 # asks for missing functionality; never internal, dependency or docs entries (a bump spanning twenty
 # releases must not flood the judge).
 SYMPTOM_SECTIONS = frozenset({"fix", "performance", "other"})
-FEATURE_SECTIONS = frozenset({"feature", "improvement"})
 
 
 @dataclass

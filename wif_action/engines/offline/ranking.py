@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from wif_action.engines.offline.text import Term, analyse, term_counts
+from wif_action.problem_kind import FEATURE_SECTIONS
 
 K1 = 1.2
 B = 0.75
@@ -24,7 +25,6 @@ SECTION_WEIGHTS = {
     "fix": 1.0, "other": 0.8, "performance": 0.6, "improvement": 0.5, "feature": 0.5,
     "breaking": 0.5, "deprecation": 0.3, "dependency": 0.15, "internal": 0.1, "docs": 0.05,
 }
-FEATURE_SECTIONS = frozenset({"feature", "improvement"})
 MISSING_FUNCTIONALITY_WEIGHT = 1.0
 
 class TermStatistics(Protocol):
