@@ -25,9 +25,10 @@ def _v(version: str | None) -> str:
     return version if version[:1] in ("v", "V") else f"v{version}"
 
 
-def _pr_link(candidate: Candidate) -> str:
-    """`[PR #5242](url)`; a PR of another repository (a bundled SDK's) names it: `[PR owner/repo#3333](url)`."""
-    where = f"{candidate.repo}#" if candidate.via is not None and candidate.repo else "#"
+def _pr_link(candidate: Candidate, home: str | None) -> str:
+    """`[PR #5242](url)`; a PR of another repository than the answer's (a bundled SDK's, a linked one) names it:
+    `[PR owner/repo#3333](url)`."""
+    where = f"{candidate.repo}#" if candidate.repo and candidate.repo != home else "#"
     return f"[PR {where}{candidate.pr}]({candidate.url})"
 
 
@@ -40,24 +41,25 @@ def _bundling(candidate: Candidate) -> str:
 def _high(answer: Answer, mention: str, question: str) -> str:
     highs = [c for c in answer.candidates if c.confidence == Confidence.HIGH]
     first = highs[0]
-    lines = [f"✓ This was fixed in **{_v(first.version)}**{_bundling(first)}. See {_pr_link(first)}."]
+    lines = [f"✓ This was fixed in **{_v(first.version)}**{_bundling(first)}. See {_pr_link(first, answer.repo)}."]
     for other in highs[1:]:
-        lines.append(f"✓ Also fixed in **{_v(other.version)}**{_bundling(other)}: {_pr_link(other)}.")
+        lines.append(f"✓ Also fixed in **{_v(other.version)}**{_bundling(other)}: {_pr_link(other, answer.repo)}.")
     lines.append("")
-    lines += [f"> {_pr_link(c)}: {c.reason}" for c in highs]
+    lines += [f"> {_pr_link(c, answer.repo)}: {c.reason}" for c in highs]
     return "\n".join(lines)
 
 
 def _medium(answer: Answer, mention: str, question: str) -> str:
     mediums = sorted(answer.candidates, key=_version_order)
-    first = mediums[0]
-    lines = [f"**{_v(first.version)}**{_bundling(first)} includes changes that may address this ({_pr_link(first)}),",
+    first, home = mediums[0], answer.repo
+    lines = [f"**{_v(first.version)}**{_bundling(first)} includes changes that may address this "
+             f"({_pr_link(first, home)}),",
              f"but I'm not fully certain. Deferring to {mention} to confirm.", ""]
     if len(mediums) > 1:
         lines.append("Candidates (oldest first):")
-        lines += [f"- **{_v(c.version)}**{_bundling(c)} {_pr_link(c)}: {c.reason}" for c in mediums]
+        lines += [f"- **{_v(c.version)}**{_bundling(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in mediums]
     else:
-        lines.append(f"> {_pr_link(first)}: {first.reason}")
+        lines.append(f"> {_pr_link(first, answer.repo)}: {first.reason}")
     return "\n".join(lines)
 
 
