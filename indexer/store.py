@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 
 from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer.bumps import bundled_name, parse_bumps
-from indexer.registry import RegistryError, load_registry
+from indexer.registry import Registry, RegistryError, load_registry
 from indexer.release_notes import parse_release_notes
 from indexer.versions import parse_tag, version_key
 
@@ -173,28 +174,31 @@ def refresh_bundle_bumps(db: Database, slug: str, bundles: dict[str, str] | None
     Every release is read, so a newly declared name is found in old notes too. Call inside a transaction."""
     declared = bundles if bundles is not None else packaged_bundles(slug)
     repo_id = repository_id(db, slug)
-    every_release = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
-    _insert_bundle_bumps(db, repo_id, declared, every_release)
+    _insert_bundle_bumps(db, repo_id, declared)
     _resolve_bundled_repos(db, repo_id, declared)
 
 
 def packaged_bundles(slug: str) -> dict[str, str]:
     """What the packaged registry says `slug` bundles (empty when it bundles nothing or cannot be read)."""
+    registry = _packaged_registry()
+    return registry.bundles(slug) if registry is not None else {}
+
+
+@cache
+def _packaged_registry() -> Registry | None:
+    """Read once per process: `wif index --all` asks for every repository."""
     try:
-        return load_registry().bundles(slug)
+        return load_registry()
     except RegistryError:
-        return {}
+        return None
 
 
-def _insert_bundle_bumps(db: Database, repo_id: int, bundles: dict[str, str], release_ids: list[int]) -> None:
-    """Bump lines of these releases' (new or re-parsed) entries → bundle_bumps; an entry already there is kept."""
-    if not release_ids:
-        return
-    marks = ",".join("?" * len(release_ids))
+def _insert_bundle_bumps(db: Database, repo_id: int, bundles: dict[str, str]) -> None:
+    """Bump lines of the repository's entries not yet in bundle_bumps (new, re-parsed, or naming an SDK the
+    registry declares only now) → bundle_bumps."""
     rows = db.execute(
-        "select e.id, e.release_id, e.text from entries e where e.repo_id = ? and e.release_id in "
-        f"({marks}) and e.text like '%bump%' and e.id not in (select entry_id from bundle_bumps)",
-        [repo_id, *release_ids]).fetchall()
+        "select e.id, e.release_id, e.text from entries e where e.repo_id = ? and e.text like '%bump%' "
+        "and e.id not in (select entry_id from bundle_bumps)", [repo_id]).fetchall()
     for entry_id, release_id, text in rows:
         for bump in parse_bumps(text, bundles):
             db.execute(
@@ -220,8 +224,7 @@ def _resolve_bundled_repos(db: Database, repo_id: int, bundles: dict[str, str]) 
 def backfill_bundle_bumps(db: Database) -> None:
     """Fill bundle_bumps from the entries a cache already holds (the schema migration that adds the table)."""
     for repo_id, slug in db.execute("select id, slug from repositories").fetchall():
-        release_ids = [row[0] for row in db.execute("select id from releases where repo_id = ?", [repo_id])]
-        _insert_bundle_bumps(db, repo_id, packaged_bundles(slug), release_ids)
+        _insert_bundle_bumps(db, repo_id, packaged_bundles(slug))
 
 
 def _store_pulls(db: Database, repo_id: int, pulls: Iterable[dict]) -> None:
