@@ -54,16 +54,25 @@ EXTRA_REPOSITORIES = {
     "pydantic/pydantic": ["pydantic"],
 }
 
-# What the Sentry hybrid SDKs bundle, by the name their notes' bump lines use ("Bump Cocoa SDK from v8.13.0 to
-# v8.14.2"): a fix in a bundled SDK reaches their customers through the host release whose bump brings it in.
-SENTRY_BUNDLED = {"Cocoa": "getsentry/sentry-cocoa", "Android": "getsentry/sentry-java",
-                  "Java": "getsentry/sentry-java", "Native": "getsentry/sentry-native",
-                  "JavaScript": "getsentry/sentry-javascript", ".NET": "getsentry/sentry-dotnet",
-                  "dotnet": "getsentry/sentry-dotnet"}
-HYBRIDS = ["getsentry/sentry-react-native", "getsentry/sentry-dart", "getsentry/sentry-dotnet",
-           "getsentry/sentry-java", "getsentry/sentry-unity", "getsentry/sentry-unreal", "getsentry/sentry-godot",
-           "getsentry/sentry-capacitor", "getsentry/sentry-cordova", "getsentry/sentry-electron",
-           "getsentry/sentry-kotlin-multiplatform"]
+# What each Sentry hybrid SDK bundles, by the names its notes' bump lines use ("Bump Cocoa SDK from v8.13.0 to
+# v8.14.2", "Bump Android SDK …", "Bump Sentry .NET SDK …"): a fix in a bundled SDK reaches their customers
+# through the host release whose bump brings it in. Checked against the notes in ../shared/data/github.
+COCOA, JAVA, NATIVE = "getsentry/sentry-cocoa", "getsentry/sentry-java", "getsentry/sentry-native"
+JAVASCRIPT, DOTNET = "getsentry/sentry-javascript", "getsentry/sentry-dotnet"
+MOBILE = {"Cocoa": COCOA, "Android": JAVA, "Java": JAVA, "Native": NATIVE}
+HYBRID_BUNDLES = {
+    "getsentry/sentry-react-native": {**MOBILE, "JavaScript": JAVASCRIPT},
+    "getsentry/sentry-dart": {**MOBILE, "JavaScript": JAVASCRIPT},
+    "getsentry/sentry-dotnet": MOBILE,
+    "getsentry/sentry-java": {"Native": NATIVE},
+    "getsentry/sentry-unity": {**MOBILE, ".NET": DOTNET},
+    "getsentry/sentry-unreal": MOBILE,
+    "getsentry/sentry-godot": MOBILE,
+    "getsentry/sentry-kotlin-multiplatform": {"Cocoa": COCOA, "Android": JAVA, "Java": JAVA},
+    "getsentry/sentry-capacitor": {**MOBILE, "JavaScript": JAVASCRIPT},
+    "getsentry/sentry-cordova": {**MOBILE, "JavaScript": JAVASCRIPT},
+    "getsentry/sentry-electron": {"JavaScript": JAVASCRIPT, "Native": NATIVE},
+}
 
 # Package names that are also everyday words in a support message.
 GENERIC_WORDS = {"sdk", "agent"}
@@ -108,10 +117,9 @@ OTHER_BUNDLES = {"pydantic/pydantic": {"pydantic-core": "pydantic/pydantic-core"
 
 def _repository(repo: str) -> dict:
     info: dict = {"slack_group_id": None, "github_team": None}
-    if repo in HYBRIDS:
-        info["bundles"] = {name: target for name, target in SENTRY_BUNDLED.items() if target != repo}
-    if repo in OTHER_BUNDLES:
-        info["bundles"] = OTHER_BUNDLES[repo]
+    bundles = HYBRID_BUNDLES.get(repo) or OTHER_BUNDLES.get(repo)
+    if bundles:
+        info["bundles"] = dict(bundles)
     return info
 
 
