@@ -70,7 +70,7 @@ class PrEvaluator:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
-        score = _not_on_a_bump_alone(score, entry)
+        score = _not_on_a_reference_alone(score, entry)
         score = self._on_the_platform(score, pull, entry)
         score = self._in_the_asked_direction(score, pull, entry)
         via = _via(entry)
@@ -181,7 +181,7 @@ _UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in
                        re.IGNORECASE)
 
 
-def _not_on_a_bump_alone(score: Score, entry: Entry | None) -> Score:
+def _not_on_a_reference_alone(score: Score, entry: Entry | None) -> Score:
     """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
     releases of something else came in, not what they fixed, and a line pointing at a fix in another
     repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
