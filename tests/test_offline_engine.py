@@ -11,7 +11,7 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from wif_action.engines.offline import OfflineJudge, scoring
-from wif_action.engines.offline.evidence import Concept, Evidence, key_concepts, ships_to_users
+from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts, ships_to_users
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
@@ -288,3 +288,41 @@ def test_key_concepts_come_from_the_problem_when_it_has_enough_of_them():
     names = {c.name for c in key_concepts(query, stats, "r", problem)}
     assert "Discover" not in names and "query" not in names and "WatchdogTermination" in names
     assert {"Discover", "query"} & {c.name for c in key_concepts(query, stats, "r")}
+
+
+def test_a_dotted_identifier_and_the_identifier_it_starts_with_are_one_concept():
+    """"SentrySDK.start" names "SentrySDK": a note that mentions `SentrySDK.start` shares one idea with a
+    problem "blocked inside SentrySDK.start", not two (which alone made an unrelated logger fix HIGH)."""
+    problem = "The main thread is blocked inside SentrySDK.start waiting on the dynamic loader lock."
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["SentrySDK.start logger", "dynamic loader", "lock"]
+                                            + ["SentrySDK init"] * 3))
+    stats.load("r", list(query.values()))
+    concepts = key_concepts(query, stats, "r")
+    home = next(c for c in concepts if "sentrysdk.start" in {t.key for t in c.terms})
+    assert "sentrysdk" in {t.key for t in home.terms}
+    assert not any(c is not home and "sentrysdk" in {t.key for t in c.terms} for c in concepts)
+
+
+def test_one_phrase_of_the_headline_names_one_concept():
+    """"user IP" names the concept "IP"; the "user" inside it is not a second named concept, so a headline
+    about a user's IP set by hand is not two concepts of "the load balancer's IP instead of the user's IP"."""
+    query = {term.key: term for term in analyse("Events show the balancer IP instead of the user IP.")}
+    stats = RepositoryStats(BatchStatistics(["IP address", "user IP", "balancer"] + ["user"] * 10
+                                            + ["release health"] * 20))
+    stats.load("r", list(query.values()))
+    concepts = key_concepts(query, stats, "r")
+    assert sorted(c.name.lower() for c in concepts) == ["balancer", "ip", "user"]  # "user": a concept of its own
+    pr = PullRequest(repo="r", number=1, title="Do not overwrite user IP if set manually", body="",
+                     url="https://example.invalid/1")
+    evidence = gather_for(pr, query, stats)
+    names = [c.name for c in evidence.named()]
+    assert len(names) == 1 and names[0].lower() in ("ip", "user ip")
+    separately = gather_for(PullRequest(repo="r", number=2, title="Keep the user name when the IP changes", body="",
+                                        url="https://example.invalid/2"),
+                            query, stats)
+    assert len(separately.named()) == 2  # "user" and "IP" in different phrases: two concepts
+
+
+def gather_for(pr: PullRequest, query: dict, stats: RepositoryStats) -> Evidence:
+    return gather(pr, None, query, stats, False, [])

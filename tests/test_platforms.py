@@ -50,3 +50,24 @@ def test_a_fix_scoped_to_other_platforms_is_not_the_high_answer(tmp_path):
     assert (answer.outcome.value, answer.candidates[0].version, answer.candidates[0].pr) == ("high", "1.2.0", 12)
     scoped = [line for line in answer.trace if line.startswith("PR #11")]
     assert scoped and "medium" in scoped[0] and "about linux, web, windows" in scoped[0], answer.trace
+
+
+def test_a_medium_scoped_to_other_platforms_is_listed_after_one_that_is_not(tmp_path):
+    """Without a HIGH the answer leads with the oldest MEDIUM, unless a check objects to it: an older change
+    "on web, linux and windows" cannot fix an iOS problem, so the newer candidate leads."""
+    notes = "### Fixes\n\n- Fix frame tracker delays {where} (#{pr})\n"
+    releases = [{"tag_name": f"1.{minor}.0", "body": notes.format(where=where, pr=pr) if pr else "- Initial"}
+                for minor, where, pr in [(2, "", 12), (1, "on web, linux and windows", 11), (0, "", 0)]]
+    pulls = [{"number": pr, "title": f"Fix frame tracker delays {where}".strip(), "merged": True}
+             for pr, where in [(11, "on web, linux and windows"), (12, "")]]
+    with FakeGitHub() as github:
+        github.add_repo("acme/frames", releases=releases, pulls=pulls)
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/frames"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/frames", version="1.0.0",
+                                                 problem="On iOS, the frame tracker reports absurdly long frame "
+                                                         "delays."))
+    assert answer.outcome.value == "medium", answer.trace
+    assert [(c.pr, c.objected) for c in answer.candidates] == [(12, False), (11, True)]
+    assert answer.message.startswith("**v1.2.0** includes changes"), answer.message
+    assert "any with a reason against them last" in answer.message

@@ -66,6 +66,7 @@ class Claim(BaseModel):
     confidence: str
     reason: str = ""
     repo: str | None = None  # the PR's repository
+    objected: bool = False  # a check objected (other platform, opposite change, bump alone): rendered last
 
 
 class CaseResult(BaseModel):
@@ -143,11 +144,12 @@ def is_claim_of(claim: Claim, refs: list[FixRef]) -> bool:
 
 
 def top_candidate(result: CaseResult) -> Claim | None:
-    """The candidate the answer leads with, as rendered: the first HIGH one, else the oldest release."""
+    """The candidate the answer leads with, as rendered: the first HIGH one, else the oldest release nothing
+    objects to."""
     highs = [c for c in result.candidates if c.confidence == "high"]
     if highs:
         return highs[0]
-    return min(result.candidates, key=_release_order, default=None)
+    return min(result.candidates, key=lambda c: (c.objected, _release_order(c)), default=None)
 
 
 def _release_order(claim: Claim) -> str:

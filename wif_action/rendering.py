@@ -50,13 +50,14 @@ def _high(answer: Answer, mention: str, question: str) -> str:
 
 
 def _medium(answer: Answer, mention: str, question: str) -> str:
-    mediums = sorted(answer.candidates, key=_version_order)
+    mediums = sorted(answer.candidates, key=lambda c: (c.objected, _version_order(c)))
     first, home = mediums[0], answer.repo
     lines = [f"**{_v(first.version)}**{_bundling(first)} includes changes that may address this "
              f"({_pr_link(first, home)}),",
              f"but I'm not fully certain. Deferring to {mention} to confirm.", ""]
     if len(mediums) > 1:
-        lines.append("Candidates (oldest first):")
+        lines.append("Candidates (oldest first; any with a reason against them last):"
+                     if any(c.objected for c in mediums) else "Candidates (oldest first):")
         lines += [f"- **{_v(c.version)}**{_bundling(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in mediums]
     else:
         lines.append(f"> {_pr_link(first, answer.repo)}: {first.reason}")

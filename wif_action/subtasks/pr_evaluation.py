@@ -70,9 +70,11 @@ class PrEvaluator:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
-        score = _not_on_a_reference_alone(score, entry)
-        score = self._on_the_platform(score, pull, entry)
-        score = self._in_the_asked_direction(score, pull, entry)
+        objected = False
+        for check in (_not_on_a_reference_alone, self._on_the_platform, self._in_the_asked_direction):
+            objection = check(score, pull, entry)
+            if objection is not None:
+                score, objected = objection, True
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
         name = _pr_name(repo, number, self.repo)
@@ -83,31 +85,32 @@ class PrEvaluator:
             return None
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
-                         entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=repo, via=via)
+                         entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=repo, via=via,
+                         objected=objected)
 
-    def _on_the_platform(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
+    def _on_the_platform(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
         """A fix its own words scope to other platforms ("… on web, linux and windows") than the problem's
         ("On iOS, …") cannot fix it: at most MEDIUM, saying why."""
-        if score.confidence != Confidence.HIGH:
-            return score
+        if score.confidence == Confidence.LOW:
+            return None
         wanted = named_platforms(f"{self.request.problem}\n{self.request.raw_text}")
         scoped = named_platforms(entry.text if entry is not None else pull.title)
         if not wanted or not scoped or wanted & scoped:
-            return score
+            return None
         return Score(confidence=Confidence.MEDIUM,
                      reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
                             f"{', '.join(sorted(wanted))}.")
 
-    def _in_the_asked_direction(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
+    def _in_the_asked_direction(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
         """A change the opposite way (adding what the customer has too much of, removing what they miss) is
         about the same thing but not its fix: at most MEDIUM, saying why."""
-        if score.confidence != Confidence.HIGH:
-            return score
+        if score.confidence == Confidence.LOW:
+            return None
         problem = f"{self.request.problem}\n{self.request.raw_text}"
         against = next((reason for headline in (pull.title, entry.text if entry else "")
                         if (reason := opposite(headline, problem))), None)
         if against is None:
-            return score
+            return None
         return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
 
     @staticmethod
@@ -181,13 +184,13 @@ _UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in
                        re.IGNORECASE)
 
 
-def _not_on_a_reference_alone(score: Score, entry: Entry | None) -> Score:
+def _not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | None) -> Score | None:
     """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
     releases of something else came in, not what they fixed, and a line pointing at a fix in another
     repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
     entries, followed by the scan, carry the evidence."""
-    if entry is None or score.confidence != Confidence.HIGH:
-        return score
+    if entry is None or score.confidence == Confidence.LOW:
+        return None
     bump, upstream = parse_bump(entry.text), _UPSTREAM.search(entry.text)
     if bump is not None:
         why = f"only a bump of the bundled {bump.name} SDK; what it fixed is in that SDK's own notes"
@@ -196,7 +199,7 @@ def _not_on_a_reference_alone(score: Score, entry: Entry | None) -> Score:
     elif upstream is not None and upstream.group("repo").lower() != entry.release.repo.lower():
         why = f"the fix it points at is in {upstream.group('repo')}"
     else:
-        return score
+        return None
     return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} ({why})")
 
 

@@ -48,7 +48,7 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
         candidates = []
     answer = Answer(
         outcome=outcome, repo=findings.repo, user_version=_user_version(findings),
-        candidates=sorted(candidates, key=lambda c: _RANK[c.confidence]),
+        candidates=sorted(candidates, key=lambda c: (_RANK[c.confidence], c.objected)),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
         question=findings.question, request=findings.request,

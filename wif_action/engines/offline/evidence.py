@@ -55,6 +55,7 @@ class Evidence:
     headline: dict[str, tuple[Term, float]] = field(default_factory=dict)
     body: dict[str, tuple[Term, float]] = field(default_factory=dict)
     credits: list[float] = field(default_factory=list)
+    matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
     linked_issue: int | None = None
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
 
@@ -74,8 +75,14 @@ class Evidence:
             if total else 0.0
 
     def named(self, at_least: float = 1.0) -> list[Concept]:
-        """Key concepts the headline names with at least this credit (1.0 = verbatim)."""
-        return [c for c, credit in zip(self.concepts, self.credits, strict=True) if credit >= at_least]
+        """Key concepts the headline names with at least this credit (1.0 = verbatim).
+
+        A concept named only by a term inside another named concept's term is not a second idea: a headline
+        "… user IP …" names "IP" through "user IP", and its "user" does not count again."""
+        matched = self.matched or [set() for _ in self.concepts]
+        hits = [(c, atoms) for c, credit, atoms in zip(self.concepts, self.credits, matched, strict=True)
+                if credit >= at_least]
+        return [c for c, atoms in hits if not any(atoms < other for _, other in hits)]
 
     @property
     def body_concepts(self) -> int:
@@ -105,8 +112,9 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
         home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms), None)
         if home is None:
             concepts.append(Concept([term], value, atoms))
-        else:
+        else:  # "user ip" joins "ip" and brings "user" with it: "user" alone is no second idea
             home.terms.append(term)
+            pass
     return concepts[:KEY_CONCEPTS]
 
 
@@ -114,8 +122,8 @@ def _atoms(term: Term) -> set[str]:
     """The word stems a term is made of (a bigram's two words, an identifier's parts)."""
     if term.kind == "bigram":
         return set(term.key.split())
-    if term.identifier:
-        return {term.key} | {t.key for t in analyse(term.surface) if t.kind == "part"}
+    if term.identifier:  # its parts, and the identifiers it is made of ("SentrySDK" of "SentrySDK.start")
+        return {t.key for t in analyse(term.surface) if t.kind in ("part", "identifier")} | {term.key}
     return {term.key}
 
 
@@ -134,7 +142,11 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
             evidence.headline[key] = (term, value)
         elif body.get(key):
             evidence.body[key] = (term, value)
-    evidence.credits = [max(_credit(term, headline) for term in c.terms) for c in evidence.concepts]
+    for concept in evidence.concepts:
+        credit, atoms = max(((_credit(term, headline), _atoms(term)) for term in concept.terms),
+                            key=lambda item: (item[0], len(item[1])))
+        evidence.credits.append(credit)
+        evidence.matched.append(atoms)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
