@@ -29,6 +29,9 @@ class ReleaseCache(Protocol):
 
     def has_repository(self, repo: str) -> bool: ...
 
+    def repositories(self) -> list[str]:
+        """Every cached repository (`owner/name`)."""
+
     def find_release(self, repo: str, version: str) -> Release | None:
         """The release (stable or pre-release) whose version equals `version` (incomplete versions too)."""
 

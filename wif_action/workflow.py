@@ -23,7 +23,7 @@ from wif_action.models import Answer, AskInput, ExtractedRequest, Outcome, Relea
 from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.run_context import Run, WorkflowOptions
 from wif_action.subtasks.check_links import LinkResult, check_links
-from wif_action.subtasks.extract_request import extract_request
+from wif_action.subtasks.extract_request import extract_request, missing_field_question
 from wif_action.subtasks.fetch_release_range import fetch_release_range
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
@@ -94,17 +94,19 @@ class Workflow:
         understood = ExtractedRequest(**request.model_dump(include={"sdk", "repo", "version", "problem", "links"}),
                                       sources=extracted.sources)
         findings = Findings(user_version=request.version, question=extracted.question, request=understood)
-        if extracted.outcome != "ok" and not (request.sdk or request.repo):
+        if extracted.outcome != "ok" and not (request.sdk or request.repo or request.version):
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
         repository = self._step("resolve_repository", lambda: resolve_repository(
             request, self.registry, tools.cache, tools.judge, tools.fallback, journal))
         findings.repo = repository.repo
         if repository.repo and understood.repo is None:
-            understood.repo, understood.sources["repo"] = repository.repo, "registry"
+            understood.repo = repository.repo
+            understood.sources["repo"] = "inferred" if repository.inferred else "registry"
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
-        if extracted.outcome != "ok":
-            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
+        question = missing_field_question(request.model_copy(update={"repo": repository.repo}))
+        if question:
+            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION, "question": question})
         return self._analyze_repository(run, request, repository.repo, findings)
 
     def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:

@@ -13,6 +13,7 @@ from wif_action.ports import Judge, ToolError
 from wif_action.subtasks.judging import judged
 
 MAX_TEXT = 20_000
+NO_SDK_QUESTION = "Which SDK is this about? I couldn't find an SDK I know in the request."
 
 
 class ExtractResult(BaseModel):
@@ -51,7 +52,8 @@ def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, jour
     sources = {name: "given" if _given(given[name]) else "message" for name in given if getattr(request, name)}
     if from_link and request.repo:
         sources["repo"] = "link"
-    return ExtractResult(outcome=_outcome(request), request=request, question=_question(request), sources=sources)
+    return ExtractResult(outcome=_outcome(request), request=request, question=missing_field_question(request),
+                         sources=sources)
 
 
 def _named_in(extracted: Request, message: str, journal: Journal) -> str | None:
@@ -82,12 +84,13 @@ def _links(candidates: list[str]) -> list[str]:
 
 
 def _outcome(request: Request) -> Literal["ok", "needs_clarification"]:
-    return "ok" if _question(request) == "" else "needs_clarification"
+    return "ok" if missing_field_question(request) == "" else "needs_clarification"
 
 
-def _question(request: Request) -> str:
+def missing_field_question(request: Request) -> str:
+    """The question to ask when the request lacks an SDK, a version or a problem; "" when complete."""
     if not (request.sdk or request.repo):
-        return "Which SDK is this about? I couldn't find an SDK I know in the request."
+        return NO_SDK_QUESTION
     if not request.version:
         return "Which version of the SDK is the customer on? The request doesn't say."
     if not request.problem.strip():

@@ -10,6 +10,7 @@ from indexer.registry import SLUG, Registry
 from wif_action.journal import Journal
 from wif_action.models import Request
 from wif_action.ports import Judge, ReleaseCache, ToolError
+from wif_action.subtasks.extract_request import NO_SDK_QUESTION
 from wif_action.subtasks.judging import judged
 
 
@@ -17,6 +18,7 @@ class RepositoryResult(BaseModel):
     outcome: Literal["ok", "needs_clarification", "failed"]
     repo: str | None = None
     message: str = ""
+    inferred: bool = False  # no SDK was named; the repository was chosen from the request's wording
 
 
 def resolve_repository(
@@ -26,6 +28,8 @@ def resolve_repository(
     repo = _explicit_repo(request.repo) or registry.lookup(request.sdk) or registry.lookup(request.repo)
     if repo is None and request.sdk and registry.choices(request.sdk):
         repo = _disambiguate(request, registry.choices(request.sdk), judge, fallback, journal)
+    if repo is None and not (request.sdk or request.repo):
+        return _inferred(request, cache, judge, fallback, journal)
     if repo is None:
         name = request.sdk or request.repo or "?"
         return RepositoryResult(
@@ -39,6 +43,21 @@ def resolve_repository(
         )
     journal.note(f"Repository: {repo} (from \u201c{request.sdk or request.repo}\u201d).")
     return RepositoryResult(outcome="ok", repo=repo)
+
+
+def _inferred(request: Request, cache: ReleaseCache, judge: Judge, fallback: Judge | None,
+              journal: Journal) -> RepositoryResult:
+    """No SDK named: the cached repositories with a release of the customer's version are the choices, and the
+    engine picks one only when the request's own words point at it ("WatchdogTermination" is in the notes of
+    sentry-cocoa alone); otherwise the question stands. The trace says it was inferred."""
+    version = (request.version or "").strip()
+    choices = [repo for repo in cache.repositories() if cache.find_release(repo, version)] if version else []
+    repo = _disambiguate(request, choices, judge, fallback, journal) if choices else None
+    if repo is None:
+        return RepositoryResult(outcome="needs_clarification", message=NO_SDK_QUESTION)
+    journal.note(f"Repository: {repo} (inferred: the request names no SDK; of the cached repositories with a "
+                 f"release {version} ({', '.join(choices)}), its wording points at {repo}).")
+    return RepositoryResult(outcome="ok", repo=repo, inferred=True)
 
 
 def _explicit_repo(value: str | None) -> str | None:

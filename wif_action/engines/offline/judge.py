@@ -26,6 +26,7 @@ from wif_action.ports import ToolError
 from wif_action.problem_kind import wants_functionality
 
 _QUERY_CACHE = 16
+MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
 SHORTLIST_SIZE = 8  # entries per batch an LLM reads: public fix cases keep their fix at 6+ in both modes
 
 
@@ -58,8 +59,29 @@ class OfflineJudge:
                 scores[repo] += 3.0
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         if not ranked or ranked[0][1] <= 0 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
-            return None
+            return self._only_one_knows(context or "", choices)
         return ranked[0][0]
+
+    def _only_one_knows(self, context: str, choices: list[str]) -> str | None:
+        """The one choice whose release notes name a code name of the request ("WatchdogTermination", or its
+        words "watchdog termination"; "EXC_BREAKPOINT") that no other choice's notes name; None when none or
+        several do.
+
+        Why code names only: a code name is specific to an SDK, an everyday word is not."""
+        if self._stats is None or not choices:
+            return None
+        terms = _code_names(context[:MAX_CONTEXT_CHARS])
+        if not terms:
+            return None
+        try:
+            for repo in choices:
+                self._stats.load(repo, terms)
+        except ToolError:
+            return None
+        knows = {repo: {t.key for t in terms if self._stats.df(repo, t.key) > 0} for repo in choices}
+        owners = [repo for repo in choices
+                  if knows[repo] - set().union(*(knows[other] for other in choices if other != repo))]
+        return owners[0] if len(owners) == 1 else None
 
     # --- Subtask 5 ----------------------------------------------------------------------
 
@@ -146,6 +168,16 @@ class OfflineJudge:
         evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked,
                           problem_keys)
         return stats, evidence
+
+
+def _code_names(text: str) -> list[Term]:
+    """The identifiers of `text`, each with the phrase of its words ("watchdog termination")."""
+    names: list[Term] = []
+    for term in analyse(text):
+        if term.identifier:
+            names.append(term)
+            names += [part for part in analyse(term.surface) if part.kind == "bigram"]
+    return list({term.key: term for term in names}.values())
 
 
 def _repositories(entries: list[Entry]) -> list[str]:
