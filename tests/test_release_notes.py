@@ -370,6 +370,22 @@ def test_release_please_issue_link_is_a_pr_and_commit_is_not() -> None:
     assert entry.text == "client: avoid mutating config (#2700) (e040d22)"
 
 
+def test_changesets_credit_prefix_leaves_the_change_first_and_keeps_its_pr() -> None:
+    bullet = ("- [#512](https://github.com/acme/sdk/pull/512) [`9f8e7d6`](https://github.com/acme/sdk/commit/9f8e7d6)"
+              " Thanks [@carol](https://github.com/carol), [@dan](https://github.com/dan)! - Fix wrong timestamps")
+    entry = only("### Patch Changes\n\n" + bullet, "acme/sdk")
+    assert (entry.text, entry.prs) == ("Fix wrong timestamps (#512)", (512,))
+    assert only("### Patch Changes\n\n- 1a2b3c4: Fix memory leak in the queue").text == "Fix memory leak in the queue"
+    assert only("- Thanks to everyone! - the team").text == "Thanks to everyone! - the team"  # not a credit prefix
+
+
+def test_restructuredtext_links_cite_their_pr() -> None:
+    entry = only("Fixes\n-----\n\n- Fix race in flush (`#101 <https://github.com/acme/sdk/pull/101>`_)", "acme/sdk")
+    assert (entry.section, entry.text, entry.prs) == ("fix", "Fix race in flush (#101)", (101,))
+    other = only("- Bump (`#7 <https://github.com/other/lib/pull/7>`__)", "acme/sdk")
+    assert other.prs == () and "other/lib#7" in other.text
+
+
 def test_mid_sentence_bare_ref_is_not_claimed() -> None:
     bullet = f"- Fix iOS screenshots by reverting the migration from #6380 ([#6491]({PULL}/6491), [#6497]({PULL}/6497))"
     entry = only("### Fixes\n\n" + bullet)

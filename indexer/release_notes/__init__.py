@@ -3,12 +3,14 @@
 WIF answers "was this fixed, where, by which PR" from release notes, so every bullet of a
 release has to become an entry with a normalised section and the PR/issue numbers it cites.
 The notes come from many hand-written and generated styles (Sentry house style, craft
-auto-notes, release-please, GitHub's "What's Changed", Keep-a-Changelog), so the parser is
-a forgiving line scanner rather than a Markdown renderer.
+auto-notes, release-please, GitHub's "What's Changed", Keep-a-Changelog, changesets, an
+reStructuredText CHANGELOG), so the parser is a forgiving line scanner rather than a Markdown
+renderer. A changesets credit ("#512 `9f8e7d6` Thanks @carol! - Fix …") or commit prefix
+("1a2b3c4: Fix …") is moved out of the way so the entry starts with the change.
 
 Reference rules (chosen so that a PR number is only claimed when the notes really cite it):
 
-* ``[#N](…/pull/N)``, ``[(#N)](…/pull/N)``, a bare ``…/pull/N`` URL → PR ``N``.
+* ``[#N](…/pull/N)``, ``[(#N)](…/pull/N)``, `` `#N <…/pull/N>`_ ``, a bare ``…/pull/N`` URL → PR ``N``.
 * ``[#N](…/issues/N)`` (release-please writes PR links this way; GitHub redirects) → PR ``N``
   unless a closing keyword precedes it (``Fixes [#N](…/issues/N)``) → issue ``N``.
   Any other ``…/issues/N`` URL or link → issue ``N``.

@@ -25,6 +25,7 @@ _TOKEN = re.compile(
     r"\[(?P<label>[^\[\]\n]{0,300})\]\((?P<url>[^()\s]{0,500})(?:\s+\"[^\"\n]{0,200}\")?\)"
     r"|<(?P<auto>https?://[^\s<>]{1,500})>"
     r"|(?P<bare>https?://[^\s<>()\[\]`'\"]{1,500})"
+    r"|`(?P<rst_label>[^`<\n]{0,300}?)\s*<(?P<rst_url>https?://[^\s<>`]{1,500})>`_{1,2}"  # reStructuredText link
     r"|(?P<code>`[^`\n]{1,500}`)"
 )
 _GITHUB_REF = re.compile(
@@ -99,6 +100,8 @@ def _token_text(match: re.Match[str]) -> str:
     """Readable text of a link/code token (link label, code without backticks, URL)."""
     if match.group("url") is not None:
         return match.group("label")
+    if match.group("rst_url") is not None:
+        return match.group("rst_label")
     return match.group(0)
 
 
@@ -191,6 +194,8 @@ class _Renderer:
                 self.emit(_clean_plain(raw[pos : match.start()]), plain=True)
             if match.group("url") is not None:
                 self.link(match.group("label"), match.group("url"))
+            elif match.group("rst_url") is not None:
+                self.link(match.group("rst_label"), match.group("rst_url"))
             elif match.group("auto"):
                 self.url(match.group("auto"))
             elif match.group("bare"):
@@ -292,6 +297,24 @@ def _render_unit(raw: str, repo: str | None, count_refs: bool | None) -> tuple[s
         explicit = {ref.number for ref in renderer.refs if ref.kind == "issue" or ref.keyword}
         return text, [], [n for n in issues if n in explicit]
     return text, prs, issues
+
+
+_CHANGESET_CREDIT = re.compile(
+    r"^(?P<refs>[#\d\s]{0,60})(?:`?[0-9a-f]{7,40}`?\s+)?Thanks\s+@[@\w\s,-]{0,300}?!\s+-\s+(?P<rest>\S.*)$",
+    re.DOTALL,
+)
+_COMMIT_PREFIX = re.compile(r"^`?[0-9a-f]{7,40}`?:\s+(?P<rest>\S.*)$", re.DOTALL)
+
+
+def _without_credit_prefix(text: str) -> str:
+    """Changesets write "#512 `9f8e7d6` Thanks @carol! - Fix wrong timestamps" and "1a2b3c4: Fix …": the change
+    comes first, its PR stays cited at the end ("Fix wrong timestamps (#512)")."""
+    match = _CHANGESET_CREDIT.match(text)
+    if match is not None:
+        cited = " ".join(f"({ref})" for ref in match.group("refs").split() if ref.startswith("#"))
+        return f"{match.group('rest')} {cited}".strip()
+    match = _COMMIT_PREFIX.match(text)
+    return match.group("rest") if match is not None else text
 
 
 def _dedupe(numbers: list[int]) -> tuple[int, ...]:

@@ -12,7 +12,13 @@ import re
 from dataclasses import dataclass, field
 
 from indexer.release_notes.model import _MAX_BOLD_TEXT, _MAX_HEADING, _MAX_RAW, _MAX_TEXT, ReleaseNoteEntry
-from indexer.release_notes.references import _SPACES, _dedupe, _render_unit, _strip_inline_markup
+from indexer.release_notes.references import (
+    _SPACES,
+    _dedupe,
+    _render_unit,
+    _strip_inline_markup,
+    _without_credit_prefix,
+)
 from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule
 
 # --------------------------------------------------------------------------- line scanner
@@ -146,6 +152,8 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
             count = None
         text, unit_prs, unit_issues = _render_unit(" ".join(unit.lines), state.repo, count)
         text = _SPACES.sub(" ", text).strip()
+        if index == 0:
+            text = _without_credit_prefix(text)
         if not unit.count_refs:  # explanatory paragraph: bounded, esp. after bold titles
             text = text[: max(0, prose_budget)]
             prose_budget -= len(text) + 1
