@@ -52,6 +52,13 @@ def test_every_eval_message_gives_the_expected_repository_and_version(case: dict
     ("SDK version: 8.2.1 (sentry-cocoa). Crash on launch, 2.5 seconds in", "getsentry/sentry-cocoa", "8.2.1"),
     ("Python 3.12.1 + sentry-sdk 1.40.0, on iOS 17.2 too", "getsentry/sentry-python", "1.40.0"),
     ("Upgraded from sentry-cocoa 8.1.0 to 8.2.0 and now it crashes", "getsentry/sentry-cocoa", "8.2.0"),
+    # an upgrade of something else is that thing's version; the named SDK's own version wins
+    ("We bumped okhttp to 4.12.0 and sentry-android 6.30.0 reports 504s twice", "getsentry/sentry-java", "6.30.0"),
+    ("On sentry-cocoa 8.20.0; after they upgraded Xcode to 15.2 it crashes", "getsentry/sentry-cocoa", "8.20.0"),
+    ("They upgraded React Native to 0.73.4 and use @sentry/react-native 5.15.0; builds fail",
+     "getsentry/sentry-react-native", "5.15.0"),
+    ("sentry-cocoa 8.1.0 at first, then upgraded to 8.20.0 and it still crashes", "getsentry/sentry-cocoa", "8.20.0"),
+    ("We upgraded the SDK to 8.20.0 (sentry-cocoa) and it crashes", "getsentry/sentry-cocoa", "8.20.0"),
 ])
 def test_versions_and_sdks_that_are_something_else_are_skipped(message: str, repo: str, version: str) -> None:
     request = extract(message, REGISTRY)
@@ -99,6 +106,10 @@ def test_chat_speaker_labels_are_not_part_of_the_problem() -> None:
 
 def test_unknown_sdk_and_missing_version_stay_unset() -> None:
     assert extract("The Roku SDK version 2.1.0 loses device info", REGISTRY).repo is None
+    # a platform word next to an SDK WIF does not know is not that platform's SDK: the question is about Roku
+    request = extract("Roku SDK 2.1.0 on Android TV: crash reports lack the device model", REGISTRY)
+    assert (request.sdk, request.repo, request.version) == ("Roku SDK", None, "2.1.0")
+    assert extract("Our SDK 2.0.0 on Android crashes", REGISTRY).repo == "getsentry/sentry-java"
     request = extract("sentry_flutter: replays have no taps (on a recent version)", REGISTRY)
     assert (request.repo, request.version) == ("getsentry/sentry-dart", None)
 

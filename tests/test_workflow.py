@@ -160,6 +160,8 @@ def test_github_down_for_pr_details_caps_confidence(example_cache_path, github):
      Outcome.ALREADY_LATEST, "latest stable release"),
     (AskInput(sdk="Roku", version="2.1.0", problem="Crash reports lack the device model."),
      Outcome.NEEDS_CLARIFICATION, "Roku"),
+    (AskInput(message="Roku SDK 2.1.0 on Android TV: crash reports lack the device model."),
+     Outcome.NEEDS_CLARIFICATION, "I don't know the SDK \u201cRoku SDK\u201d"),
     (AskInput(sdk="Flutter", problem="Android session replays are missing gestures."),
      Outcome.NEEDS_CLARIFICATION, "version"),
     (AskInput(sdk="sentry-php", version="4.x", problem="Queue worker transactions have no spans."),

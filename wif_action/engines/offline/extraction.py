@@ -9,17 +9,19 @@ SDK/version phrase, URLs and bare "was it fixed?" questions.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
-from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, VersionMention, customer_version
+from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, SdkName, VersionMention, customer_version
 from wif_action.engines.offline.vocabulary import PLATFORM_WORDS, STOPWORDS
 from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000
 MAX_PROBLEM_CHARS = 400
 ADJACENT_BONUS = 3.0
+PACKAGE_WEIGHT = 3.0  # alias_kind_weight of a name only one SDK has ("@sentry/react-native", "sentry_flutter")
 
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _GREETING = re.compile(r"^\s*(?:hey|hi|hello|heya|hiya|morning|good (?:morning|afternoon)|yo)\b[^.!?:\n,-]{0,20}"
@@ -57,16 +59,44 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     found_links = github_links(text) + [link for link in links or [] if link not in text]
     scrubbed = _URL.sub(lambda m: " " * len(m.group(0)), text)
     mentions = alias_mentions(scrubbed, registry)
-    version = customer_version(scrubbed, {m.end for m in mentions if m.names_sdk})
+    version = customer_version(scrubbed, _names(m for m in mentions if m.names_sdk))
     if version is None and mentions and not any(m.names_sdk for m in mentions):
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
-        version = customer_version(scrubbed, {m.end for m in mentions})
+        version = customer_version(scrubbed, _names(mentions))
     best = choose_alias(mentions, version, scrubbed)
+    unknown = _unknown_sdk(scrubbed, registry) if best is None or not best.names_sdk else None
+    if unknown is not None:  # "Roku SDK 2.1.0 on Android TV": a question about Roku, not a guess at Android
+        return Request(sdk=unknown, repo=None, version=version.text if version else None,
+                       problem=condense(scrubbed, [], version), links=list(dict.fromkeys(found_links)),
+                       raw_text=message or "")
     repo = best.repo if best else _repo_from_links(found_links, registry)
     sdk = scrubbed[best.start:best.end] if best else (repo.split("/", 1)[1] if repo else None)
     problem = condense(scrubbed, [m for m in mentions if best and m.repo == best.repo], version)
     return Request(sdk=sdk, repo=repo, version=version.text if version else None, problem=problem,
                    links=list(dict.fromkeys(found_links)), raw_text=message or "")
+
+
+_NOT_A_NAME = frozenset(STOPWORDS | {"our", "their", "my", "your", "the", "this", "that", "new", "old", "latest",
+                                      "same", "sentry", "official", "native", "mobile", "web", "js", "any"})
+_SDK_PHRASE = re.compile(r"\b(?P<name>[A-Z][\w.+#-]{1,30}(?: [A-Z][\w.+#-]{1,30}){0,2}) SDK\b")
+
+
+def _unknown_sdk(text: str, registry: Registry) -> str | None:
+    """An "<Name> SDK" the message names that the registry does not know ("Roku SDK"); None if there is none."""
+    for match in _SDK_PHRASE.finditer(text):
+        phrase = match.group(0)
+        words = match.group("name").split()
+        names = [" ".join(words[i:]) for i in range(len(words))]  # "Sentry Roku" → also "Roku"
+        if all(word.lower() in _NOT_A_NAME for word in words):  # "Our SDK", "The Sentry SDK"
+            continue
+        if not any(registry.lookup(name) or registry.lookup(f"{name} SDK") or registry.choices(name)
+                   for name in names):
+            return phrase
+    return None
+
+
+def _names(mentions: Iterable[AliasMention]) -> list[SdkName]:
+    return [SdkName(m.start, m.end, package=m.weight >= PACKAGE_WEIGHT) for m in mentions]
 
 
 def github_links(text: str) -> list[str]:
@@ -90,7 +120,7 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
     """
     name = repo.split("/", 1)[-1].lower()
     if re.search(r"[@/_:]|\w\.\w|-", alias) or "sentry" in alias or alias == name:
-        return 3.0, True
+        return PACKAGE_WEIGHT, True
     if alias.endswith(" sdk"):
         return 2.0, True
     if alias in name and alias not in PLATFORM_WORDS:

@@ -21,7 +21,12 @@ VERSION = re.compile(
 _UNIT = re.compile(r"\s*(?:%|x\b|ms\b|s\b|sec|seconds?|mins?\b|minutes?|hours?|h\b|[kmg]i?b\b|times\b|px\b|fps\b)",
                    re.IGNORECASE)
 _UPGRADE = r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b[^!?\n]{0,60}"
-_UPGRADED_TO = re.compile(rf"{_UPGRADE}\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
+_UPGRADED_TO = re.compile(r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b(?P<object>[^!?\n]{0,60})"
+                          r"\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
+# Words of an upgrade's object that name nothing but the SDK itself ("upgraded the SDK to", "moved from 7.0 to").
+_GENERIC_OBJECT = frozenset({"the", "our", "their", "my", "its", "it", "they", "we", "sdk", "sdks", "sentry", "version",
+                             "versions", "from", "v", "all", "app", "apps", "package", "packages", "latest", "and",
+                             "just", "recently", "also", "then", "have", "has", "had", "finally", "everything"})
 _UPGRADED_FROM = re.compile(rf"{_UPGRADE}\bfrom\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
 _SDK_WORDS = r"(?:sdk|package|gem|library|lib|plugin|client|integration|module|crate|agent|nuget|pod)"
 _FIXED_IN = re.compile(
@@ -49,6 +54,15 @@ MAX_MENTIONS = 200  # a support message names a handful of versions; bounds work
 
 
 @dataclass(frozen=True)
+class SdkName:
+    """Where the message names an SDK; `package`: by a name only one SDK has ("@sentry/react-native")."""
+
+    start: int
+    end: int
+    package: bool = False
+
+
+@dataclass(frozen=True)
 class VersionMention:
     text: str
     start: int
@@ -67,16 +81,24 @@ def _plausible(text: str, after: str) -> bool:
     return not _UNIT.match(after)
 
 
-def score_mention(before: str, after_sdk_name: bool) -> float:
-    """Evidence, from the text just before a version, that it is the customer's SDK version."""
+def score_mention(before: str, after_sdk_name: bool, after_package: bool = False,
+                  upgrade_object: str = "generic") -> float:
+    """Evidence, from the text just before a version, that it is the customer's SDK version.
+
+    `upgrade_object`: what an "upgraded X to" names: "generic" (nothing or the SDK itself), "package", "sdk"
+    (a name that could also be a platform or framework: "React Native") or "other" ("okhttp", "Xcode"): an
+    upgrade of something else is that thing's version, and a package name's own version beats an upgrade of
+    an ambiguous name."""
     if _FIXED_IN.search(before):
         return -4.0
     if _UPGRADED_TO.search(before):
-        return 5.0  # "upgraded from X to Y": the problem is seen on Y
+        return {"generic": 6.0, "package": 6.0, "sdk": 5.0}.get(upgrade_object, 0.5)
     if _UPGRADED_FROM.search(before):
         return 1.0
     if _LATER.search(before) or _WORKED.search(before):
         return -3.0
+    if after_package:
+        return 5.5
     if _SENTRY_BEFORE.search(before) or _SDK_WORD_BEFORE.search(before):
         return 4.0
     if after_sdk_name:
@@ -87,14 +109,30 @@ def score_mention(before: str, after_sdk_name: bool) -> float:
     return 2.0 if _CUE.search(before) else 0.0
 
 
-def find_versions(text: str, sdk_name_ends: set[int]) -> list[VersionMention]:
+def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkName]) -> str:
+    """What the "upgraded … to" right before a version names (see `score_mention`)."""
+    match = _UPGRADED_TO.search(before)
+    if match is None:
+        return "generic"
+    start, end = before_start + match.start("object"), before_start + match.end("object")
+    inside = [name for name in names if start <= name.start and name.end <= end]
+    if any(name.package for name in inside):
+        return "package"
+    if inside:
+        return "sdk"
+    words = re.findall(r"[A-Za-z][\w+#.-]*", VERSION.sub(" ", text[start:end]).lower())
+    return "other" if any(word not in _GENERIC_OBJECT for word in words) else "generic"
+
+
+def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
     """Plausible version mentions with scores, in text order.
 
-    `sdk_name_ends` are offsets where a name of an SDK package ends ("sentry_flutter",
-    "Cocoa", "pydantic"); a version right after one is very likely the customer's.
+    `names` are where the message names an SDK ("sentry_flutter", "Cocoa", "pydantic"); a version right after
+    one is very likely the customer's.
     """
     found: list[VersionMention] = []
-    ends = sorted(sdk_name_ends)
+    ends = sorted({name.end for name in names})
+    package_ends = {name.end for name in names if name.package}
     for match in VERSION.finditer(text):
         if len(found) >= MAX_MENTIONS:
             break
@@ -104,9 +142,11 @@ def find_versions(text: str, sdk_name_ends: set[int]) -> list[VersionMention]:
         window = max(0, match.start() - BEFORE_CHARS)
         line_start = max(text.rfind("\n", window, match.start()), text.rfind(". ", window, match.start()), window - 1)
         before = text[line_start + 1:match.start()]
-        adjacent = any(ADJACENT_GAP.fullmatch(text, end, match.start())
-                       for end in _ends_before(ends, match.start()))
-        found.append(VersionMention(value, match.start(), match.end(), score_mention(before, adjacent)))
+        adjacent = [end for end in _ends_before(ends, match.start())
+                    if ADJACENT_GAP.fullmatch(text, end, match.start())]
+        score = score_mention(before, bool(adjacent), any(end in package_ends for end in adjacent),
+                              _upgrade_object(text, line_start + 1, before, names))
+        found.append(VersionMention(value, match.start(), match.end(), score))
     return found
 
 
@@ -115,10 +155,10 @@ def _ends_before(ends: list[int], start: int) -> list[int]:
     return ends[bisect_left(ends, start - MAX_GAP):bisect_right(ends, start)]
 
 
-def customer_version(text: str, sdk_name_ends: set[int]) -> VersionMention | None:
+def customer_version(text: str, names: list[SdkName]) -> VersionMention | None:
     """The best-scoring mention that is not evidently something else; earliest on ties."""
     best = None
-    for mention in find_versions(text, sdk_name_ends):
+    for mention in find_versions(text, names):
         if mention.score >= 0 and (best is None or mention.score > best.score):
             best = mention
     return best
