@@ -166,6 +166,18 @@ def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) 
         != Confidence.HIGH
 
 
+@pytest.mark.parametrize(("title", "high"), [("feat(player): Crash with AVAssetDownloadTask in setState", False),
+                                            ("fix(player): Crash with AVAssetDownloadTask in setState", True),
+                                            ("Crash with AVAssetDownloadTask in setState", True)])
+def test_under_a_mixed_heading_the_pr_title_says_whether_it_is_a_feature(cache, judge, title, high) -> None:
+    """"Various fixes & improvements" files everything as `other`; a bug is fixed by a fix, and a PR titled
+    "feat(…): …" is a feature (HIGH only when the problem asks for missing functionality)."""
+    pr = pull(cache, 110).model_copy(update={"title": title})
+    entry = entry_with(cache, 110).model_copy(update={"section": "other"})
+    level = judge.score_pr_confidence(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence
+    assert (level == Confidence.HIGH) is high
+
+
 @pytest.mark.parametrize(("headline", "ships"), [
     ("refactor(samples): Compose replay", False), ("ci: cache pods", False), ("chore(tests,ci): x", False),
     ("fix(core): Send status", True), ("feat(browser): Add option", True), ("Fix crash on start", True),

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from indexer.release_notes import classify_bullet
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
 from wif_action.models import Entry, PullRequest
@@ -131,7 +132,8 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None) -> Evidence:
     """Everything the scorer needs about one candidate."""
     repo = pr.repo
-    evidence = Evidence(section_weight(entry.section, feature_request) if entry else 1.0,
+    section = _section_of(entry, pr) if entry else None
+    evidence = Evidence(section_weight(section, feature_request) if section else 1.0,
                         scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys))
     note = entry.text if entry else ""
     headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
@@ -150,6 +152,16 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
+
+
+def _section_of(entry: Entry, pr: PullRequest) -> str:
+    """The entry's section; under a mixed heading ("Various fixes & improvements": `other`), the PR title's
+    conventional-commit type says what the change is ("feat(celery): …" is a feature, "fix: …" a fix)."""
+    if entry.section != "other":
+        return entry.section
+    match = _COMMIT_PREFIX.match(pr.title)
+    implied = classify_bullet(pr.title) if match is not None else None
+    return implied or entry.section
 
 
 def ships_to_users(headline: str) -> bool:
