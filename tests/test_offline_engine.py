@@ -157,13 +157,13 @@ def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
 
 @pytest.mark.parametrize("prefix", ["refactor(samples): ", "ci: ", "docs: ", "test(e2e): ", "fix(internal): "])
 def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) -> None:
-    """The same strong match is HIGH as a fix and at most MEDIUM as CI/docs/tests/samples/internal work."""
+    """The same strong match is HIGH as a fix and LOW (not a candidate) as CI/docs/tests/samples/internal work."""
     fix = pull(cache, 110)
     tooling = fix.model_copy(update={"title": prefix + "Crash with AVAssetDownloadTask in setState"})
     entry = entry_with(cache, 110)
     assert judge.score_pr_confidence(fix, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence == Confidence.HIGH
-    assert judge.score_pr_confidence(tooling, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence \
-        != Confidence.HIGH
+    score = judge.score_pr_confidence(tooling, entry, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert score.confidence == Confidence.LOW and "never reach the customer's app" in score.reason
 
 
 @pytest.mark.parametrize(("title", "high"), [("feat(player): Crash with AVAssetDownloadTask in setState", False),
@@ -182,6 +182,8 @@ def test_under_a_mixed_heading_the_pr_title_says_whether_it_is_a_feature(cache, 
     ("refactor(samples): Compose replay", False), ("ci: cache pods", False), ("chore(tests,ci): x", False),
     ("fix(core): Send status", True), ("feat(browser): Add option", True), ("Fix crash on start", True),
     ("chore(deps): bump foo to 1.2.3", True),
+    ("Update `strict` docstring in `model_validate` method", False), ("Improve the README", False),
+    ("Fix crash when docs are loaded", True),
 ])
 def test_ships_to_users_reads_the_commit_type_and_scope(headline, ships) -> None:
     assert ships_to_users(headline) is ships
@@ -334,6 +336,20 @@ def test_one_phrase_of_the_headline_names_one_concept():
                                         url="https://example.invalid/2"),
                             query, stats)
     assert len(separately.named()) == 2  # "user" and "IP" in different phrases: two concepts
+
+
+def test_overlapping_phrases_of_the_problem_are_one_named_idea():
+    """"app hangs are reported twice" gives the concepts "app hangs" and "hangs reported"; a headline "App hangs
+    report with high durations" names both through one phrase, which is one idea (and not the "twice")."""
+    query = {term.key: term for term in analyse("App hangs are reported twice.")}
+    stats = RepositoryStats(BatchStatistics(["app hangs"] * 3 + ["hangs reported"] + ["twice"]
+                                            + ["reported"] * 9 + ["app start"] * 20))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=3, title="Fix App hangs report with high durations", body="",
+                     url="https://example.invalid/3")
+    evidence = gather_for(pr, query, stats)
+    assert len([c for c in evidence.concepts if evidence.credits[evidence.concepts.index(c)] >= 1]) >= 2
+    assert len(evidence.named()) == 1 and scoring.confidence(evidence) != Confidence.HIGH
 
 
 def gather_for(pr: PullRequest, query: dict, stats: RepositoryStats) -> Evidence:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from indexer.release_notes import classify_bullet
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
+from wif_action.engines.offline.vocabulary import WEAK_WORDS
 from wif_action.models import Entry, PullRequest
 
 KEY_CONCEPTS = 6  # how many of the problem's concepts a fix is measured against
@@ -30,6 +31,9 @@ HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is
 _NO_SHIP_TYPES = frozenset({"ci", "docs", "doc", "test", "tests", "style", "build"})
 _NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "sample", "example", "examples",
                              "internal", "dev", "deps-dev", "repo", "release", "e2e"})
+_DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|fix|add|clarify|correct|document|"
+                        r"tweak|reword|expand)\w*\s+(?:(?:the|a|an|some|missing|more|`[^`]{1,80}`)\s+){0,3}"
+                        r"(?:docstrings?|documentation|docs|readme|changelog|code comments?)\b", re.IGNORECASE)
 _COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
 
 
@@ -78,12 +82,17 @@ class Evidence:
     def named(self, at_least: float = 1.0) -> list[Concept]:
         """Key concepts the headline names with at least this credit (1.0 = verbatim).
 
-        A concept named only by a term inside another named concept's term is not a second idea: a headline
-        "… user IP …" names "IP" through "user IP", and its "user" does not count again."""
+        Named concepts that share a content word are one phrase of the headline, counted once: "… user IP …"
+        names "IP" through "user IP", and its "user" does not count again; "App hangs report …" names "app hangs"
+        and "hangs reported" of "app hangs are reported twice" as one idea, not two."""
         matched = self.matched or [set() for _ in self.concepts]
         hits = [(c, atoms) for c, credit, atoms in zip(self.concepts, self.credits, matched, strict=True)
                 if credit >= at_least]
-        return [c for c, atoms in hits if not any(atoms < other for _, other in hits)]
+        kept: list[tuple[Concept, set[str]]] = []
+        for concept, atoms in hits:  # heaviest first: a later one sharing a content word is the same phrase
+            if not any((atoms & other) - WEAK_WORDS for _, other in kept):
+                kept.append((concept, atoms))
+        return [c for c, _ in kept]
 
     @property
     def body_concepts(self) -> int:
@@ -165,7 +174,10 @@ def _section_of(entry: Entry, pr: PullRequest) -> str:
 
 
 def ships_to_users(headline: str) -> bool:
-    """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal."""
+    """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
+    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
+    if _DOCS_ONLY.match(headline):
+        return False
     match = _COMMIT_PREFIX.match(headline)
     if match is None:
         return True

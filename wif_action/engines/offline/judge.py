@@ -103,6 +103,10 @@ class OfflineJudge:
 
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
         _, evidence = self._evidence(pr, entry, problem, request_text)
+        if not evidence.ships and evidence.linked_issue is None:
+            return Score(confidence=Confidence.LOW,
+                         reason=f"PR {quote_title(pr.title)} changes CI, docs, tests, samples or internal code only, "
+                                "which never reach the customer's app.")
         level = scoring.confidence(evidence)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level))
 
