@@ -84,6 +84,18 @@ def test_problem_keeps_the_symptom_and_drops_greeting_sdk_phrase_urls_and_bare_q
     assert len(extract("crash " * 5000, REGISTRY).problem) <= 400
 
 
+@pytest.mark.parametrize(("message", "problem"), [
+    ("Hi team! Quick one: customer on Java SDK v8.10.0 reports that OkHttp spans have no status code. Thanks!",
+     "OkHttp spans have no status code."),
+    ("sentry-cocoa 8.1.0: they see crashes on launch. Thanks in advance!", "crashes on launch."),
+    ("FYI - sentry-ruby 5.18.0, the customer says that Sidekiq jobs are reported twice. Cheers",
+     "Sidekiq jobs are reported twice."),
+])
+def test_who_speaks_asides_and_thanks_are_not_the_problem(message: str, problem: str) -> None:
+    """"customer reports that" made "reports" a concept that matched an unrelated "Fix reporting …" entry."""
+    assert extract(message, REGISTRY).problem == problem
+
+
 @pytest.mark.parametrize(("message", "repo", "version"), [
     ("iOS 8.48.0 app crashes on launch with a watchdog termination", "getsentry/sentry-cocoa", "8.48.0"),
     ("Android 8.39.0 ANR reported twice", "getsentry/sentry-java", "8.39.0"),

@@ -193,8 +193,10 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
     kept = []
     for sentence in _SENTENCE_BREAK.split(text):
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
+        cleaned = _REPORTED_SPEECH.sub("", _ASIDE.sub("", cleaned.lstrip(" -–—:;,.+)'\"")))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
-        if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned):
+        if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned) \
+                and not _COURTESY.fullmatch(cleaned):
             kept.append(cleaned)
     return _bounded(kept)
 
@@ -207,6 +209,16 @@ _STATUS = re.compile(r"\b(?:i|we|they|customer|user)\s+(?:found|checked|tried|se
                      r"|\bthe fix (?:for|is)\b|\b(?:been using|have been on|has been on)\b"
                      r"|\bno (?:improvement|change|difference)\b|\b(?:did ?n[o']t|does ?n[o']t) help\b"
                      r"|\bmade no difference\b", re.IGNORECASE)
+
+
+# "Quick one:", "FYI -": an aside before the message proper.
+_ASIDE = re.compile(r"^(?:quick (?:one|question|q)|fyi|question|q|heads up)\b\s*[:,\-–—]\s*", re.IGNORECASE)
+# "customer (on) reports that …", "they say …": who is speaking, not the symptom.
+_REPORTED_SPEECH = re.compile(r"^(?:(?:the|a|our|one|my)\s+)?(?:customer|user|client|they|he|she|we)s?\s+(?:on\s+)?"
+                              r"(?:report(?:s|ed)?|say(?:s)?|said|see(?:s)?|saw|notice(?:s|d)?|mention(?:s|ed)?|"
+                              r"observe(?:s|d)?|complain(?:s|ed)?)\s+(?:that\s+)?", re.IGNORECASE)
+_COURTESY = re.compile(r"(?:thanks|thank you|thx|ty|cheers|appreciated?|much appreciated)(?:\s+(?:a lot|so much|in "
+                       r"advance|all|team))?[\s.!]*", re.IGNORECASE)
 
 
 def _is_status(sentence: str) -> bool:
