@@ -354,3 +354,21 @@ def test_overlapping_phrases_of_the_problem_are_one_named_idea():
 
 def gather_for(pr: PullRequest, query: dict, stats: RepositoryStats) -> Evidence:
     return gather(pr, None, query, stats, False, [])
+
+
+@pytest.mark.parametrize(("title", "high"), [
+    ("Normalize the spotlight upload option URL", False),  # the subject, not the symptom
+    ("Fix the spotlight upload option URL", True),  # says it fixes the subject
+    ("Spotlight upload option URL no longer ignored", True),  # names the symptom
+])
+def test_a_high_names_the_symptom_or_says_it_fixes_it(title, high):
+    """"the spotlight upload option URL is ignored": a headline about the option that neither says "ignored"
+    nor says it fixes anything matches the subject only, and the spec's HIGH needs the symptom."""
+    problem = "The spotlight upload option URL is ignored."
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["spotlight upload"] * 2 + ["option URL"] * 2 + ["ignored"] * 3
+                                            + ["release health"] * 40))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    evidence = gather(pr, None, query, stats, False, [], frozenset(query))
+    assert (scoring.confidence(evidence) == Confidence.HIGH) is high

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from indexer.release_notes import classify_bullet
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
-from wif_action.engines.offline.vocabulary import WEAK_WORDS
+from wif_action.engines.offline.vocabulary import SYNONYMS, WEAK_WORDS
 from wif_action.models import Entry, PullRequest
 
+SYMPTOM_TERMS = frozenset(SYNONYMS.values())  # crash, hang, memory, duplicate, ignore, missing (folded stems)
 KEY_CONCEPTS = 6  # how many of the problem's concepts a fix is measured against
 MIN_PROBLEM_CONCEPTS = 3  # known terms the condensed problem needs before its context words are left out
 CANDIDATE_TERMS = 14  # heaviest terms considered when forming concepts
@@ -34,6 +35,9 @@ _NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "s
 _DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|fix|add|clarify|correct|document|"
                         r"tweak|reword|expand)\w*\s+(?:(?:the|a|an|some|missing|more|`[^`]{1,80}`)\s+){0,3}"
                         r"(?:docstrings?|documentation|docs|readme|changelog|code comments?)\b", re.IGNORECASE)
+_FIX_VERB = re.compile(r"^\W*(?:fix(?:\([^)]*\))?!?:|(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"
+                       r"(?:fix|fixe[sd]|fixing|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|"
+                       r"handle[sd]?)\b)", re.IGNORECASE)
 _COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
 
 
@@ -62,6 +66,9 @@ class Evidence:
     credits: list[float] = field(default_factory=list)
     matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
     linked_issue: int | None = None
+    symptoms_asked: frozenset[str] = frozenset()  # symptom classes the problem names (crash, hang, missing, …)
+    symptoms_named: frozenset[str] = frozenset()  # … and those the headline names
+    says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
 
     @property
@@ -159,6 +166,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
     evidence.linked_issue = _references(pr, linked_issues)
+    evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
+    evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
+    evidence.says_fix = bool(_FIX_VERB.match(note) or _FIX_VERB.match(pr.title))
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
 

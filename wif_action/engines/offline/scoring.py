@@ -45,6 +45,8 @@ def confidence(evidence: Evidence) -> Confidence:
 
 
 def _strong_headline(evidence: Evidence) -> bool:
+    if evidence.symptoms_asked and not evidence.symptoms_asked & evidence.symptoms_named and not evidence.says_fix:
+        return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
     named, coverage = len(evidence.named(NAMED_CREDIT)), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
