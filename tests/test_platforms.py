@@ -34,19 +34,28 @@ def test_repository_platforms_come_from_registry_aliases():
     assert repository_platforms(registry, "getsentry/sentry-native") == set()
 
 
-def test_a_fix_scoped_to_other_platforms_is_not_the_high_answer(tmp_path):
-    notes = "### Fixes\n\n- Fix absurdly long frame delays reported by the frame tracker {where} (#{pr})\n"
-    releases = [{"tag_name": f"1.{minor}.0", "body": notes.format(where=where, pr=pr) if pr else "- Initial"}
-                for minor, where, pr in [(2, "on iOS", 12), (1, "on web, linux and windows", 11), (0, "", 0)]]
-    pulls = [{"number": pr, "title": f"Fix absurdly long frame delays in the frame tracker {where}", "merged": True}
-             for pr, where in [(11, "on web, linux and windows"), (12, "on iOS")]]
+IOS_FRAME_DELAYS = "On iOS, the frame tracker reports absurdly long frame delays."
+
+
+def _ask_frames(tmp_path, headline: str, scopes: list[tuple[int, int, str]]):
+    """Ask about IOS_FRAME_DELAYS over acme/frames: release 1.0.0, then per (minor, PR, scope) a release whose
+    one fix is "<headline> <scope>" (PR title the same)."""
+    notes = "### Fixes\n\n- {text} (#{pr})\n"
+    releases = [{"tag_name": "1.0.0", "body": "- Initial"}]
+    releases += [{"tag_name": f"1.{minor}.0", "body": notes.format(text=f"{headline} {where}".strip(), pr=pr)}
+                 for minor, pr, where in scopes]
+    pulls = [{"number": pr, "title": f"{headline} {where}".strip(), "merged": True} for _, pr, where in scopes]
     with FakeGitHub() as github:
-        github.add_repo("acme/frames", releases=releases, pulls=pulls)
+        github.add_repo("acme/frames", releases=list(reversed(releases)), pulls=pulls)
         db = tmp_path / "cache.db"
         build_cache(db, github, ["acme/frames"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/frames", version="1.0.0",
-                                                 problem="On iOS, the frame tracker reports absurdly long frame "
-                                                         "delays."))
+        answer, _ = ask(db, github.url, AskInput(repo="acme/frames", version="1.0.0", problem=IOS_FRAME_DELAYS))
+    return answer
+
+
+def test_a_fix_scoped_to_other_platforms_is_not_the_high_answer(tmp_path):
+    answer = _ask_frames(tmp_path, "Fix absurdly long frame delays reported by the frame tracker",
+                         [(1, 11, "on web, linux and windows"), (2, 12, "on iOS")])
     assert (answer.outcome.value, answer.candidates[0].version, answer.candidates[0].pr) == ("high", "1.2.0", 12)
     scoped = [line for line in answer.trace if line.startswith("PR #11")]
     assert scoped and "medium" in scoped[0] and "about linux, web, windows" in scoped[0], answer.trace
@@ -55,18 +64,7 @@ def test_a_fix_scoped_to_other_platforms_is_not_the_high_answer(tmp_path):
 def test_a_medium_scoped_to_other_platforms_is_listed_after_one_that_is_not(tmp_path):
     """Without a HIGH the answer leads with the oldest MEDIUM, unless a check objects to it: an older change
     "on web, linux and windows" cannot fix an iOS problem, so the newer candidate leads."""
-    notes = "### Fixes\n\n- Fix frame tracker delays {where} (#{pr})\n"
-    releases = [{"tag_name": f"1.{minor}.0", "body": notes.format(where=where, pr=pr) if pr else "- Initial"}
-                for minor, where, pr in [(2, "", 12), (1, "on web, linux and windows", 11), (0, "", 0)]]
-    pulls = [{"number": pr, "title": f"Fix frame tracker delays {where}".strip(), "merged": True}
-             for pr, where in [(11, "on web, linux and windows"), (12, "")]]
-    with FakeGitHub() as github:
-        github.add_repo("acme/frames", releases=releases, pulls=pulls)
-        db = tmp_path / "cache.db"
-        build_cache(db, github, ["acme/frames"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/frames", version="1.0.0",
-                                                 problem="On iOS, the frame tracker reports absurdly long frame "
-                                                         "delays."))
+    answer = _ask_frames(tmp_path, "Fix frame tracker delays", [(1, 11, "on web, linux and windows"), (2, 12, "")])
     assert answer.outcome.value == "medium", answer.trace
     assert [(c.pr, c.objected) for c in answer.candidates] == [(12, False), (11, True)]
     assert answer.message.startswith("**v1.2.0** includes changes"), answer.message
