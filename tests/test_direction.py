@@ -76,3 +76,24 @@ def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(t
                         engine="openai", openai_url=openai_fake.url)
     assert answer.candidates and answer.candidates[0].pr == 11
     assert answer.candidates[0].confidence.value == "medium" and why in answer.candidates[0].reason
+
+
+@pytest.mark.parametrize(("problem", "level"), [
+    ("The gizmo flickers when the screen rotates.", "medium"),  # a broken behaviour: a feature is not its fix
+    ("There is no option to keep the gizmo still when the screen rotates.", "high"),  # missing functionality
+])
+def test_an_llm_high_on_a_feature_entry_is_medium_for_a_broken_behaviour(tmp_path, openai_fake, problem, level):
+    """The spec prioritises Fixes; features answer requests for missing functionality only."""
+    openai_fake.responder = keyword_responder("gizmo")
+    line = "Add a gizmo option to keep it still when the screen rotates"
+    releases = [{"tag_name": "1.1.0", "body": f"### Features\n\n- {line} (#11)\n"},
+                {"tag_name": "1.0.0", "body": "- x"}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": line, "merged": True}])
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
+                        engine="openai", openai_url=openai_fake.url)
+    top = answer.candidates[0]
+    assert (top.pr, top.confidence.value, top.objected) == (11, level, level == "medium")
+    assert (level == "medium") == ("it adds functionality" in top.reason)

@@ -15,6 +15,7 @@ from wif_action.direction import opposite
 from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Request, Score, Via
 from wif_action.platforms import named_platforms
 from wif_action.ports import ToolError
+from wif_action.problem_kind import FEATURE_SECTIONS, wants_functionality
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
@@ -71,7 +72,8 @@ class PrEvaluator:
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
         objected = False
-        for check in (_not_on_a_reference_alone, self._on_the_platform, self._in_the_asked_direction):
+        checks = (_not_on_a_reference_alone, self._on_the_platform, self._in_the_asked_direction, self._a_fix_for_a_bug)
+        for check in checks:
             objection = check(score, pull, entry)
             if objection is not None:
                 score, objected = objection, True
@@ -112,6 +114,16 @@ class PrEvaluator:
         if against is None:
             return None
         return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
+
+    def _a_fix_for_a_bug(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
+        """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
+        MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
+        if score.confidence == Confidence.LOW or entry is None or entry.section not in FEATURE_SECTIONS:
+            return None
+        if wants_functionality(f"{self.request.problem}\n{self.request.raw_text}"):
+            return None
+        return Score(confidence=Confidence.MEDIUM,
+                     reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
