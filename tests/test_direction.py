@@ -10,6 +10,7 @@ from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask, keyword_responder
 from wif_action.direction import change_direction, opposite
 from wif_action.models import AskInput
+from wif_action.problem_kind import wants_functionality
 
 
 @pytest.mark.parametrize(("headline", "direction"), [
@@ -97,3 +98,17 @@ def test_an_llm_high_on_a_feature_entry_is_medium_for_a_broken_behaviour(tmp_pat
     top = answer.candidates[0]
     assert (top.pr, top.confidence.value, top.objected) == (11, level, level == "medium")
     assert (level == "medium") == ("it adds functionality" in top.reason)
+
+
+@pytest.mark.parametrize(("text", "wanted"), [
+    ("crashedLastRun is false both when it did not crash and when it is unknown, so the app cannot tell them apart",
+     True),
+    ("There is no option to drop transactions by name", True),
+    ("Is there an API that gives the last run's status?", True),
+    ("Can a newer version take a callable that returns the current key?", True),
+    ("The app crashes when the screen rotates", False),
+    ("Events are sent twice since 8.2.0", False),
+    ("The customer does not know whether the fix shipped", False),
+])
+def test_a_request_for_missing_functionality_is_told_from_a_broken_behaviour(text, wanted):
+    assert wants_functionality(text) is wanted

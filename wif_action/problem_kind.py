@@ -18,6 +18,7 @@ _MISSING_FUNCTIONALITY = re.compile("|".join([
     rf"\bis there (?:an?|any|some|something|anything)\b(?: \w+){{0,2}} ?{_THING}",
     r"\bno way to\b", r"\bthere(?: is|'s) no\b", r"\bno (?:option|api|setting|support|handler|way)\b",
     r"\b(?:does ?n[o']t|do ?n[o']t|can ?n[o']t|cannot) (?:support|configure|customi[sz]e)",
+    r"\b(?:can ?n[o']t|cannot|unable to|no way to) (?:tell|distinguish|differentiate|know whether)\b",
     r"\bnot supported\b", r"\bsupport for\b",
     r"\bonly (?:accepts?|supports?|allows?|takes?|reads?|sends?|carry|carries)\b",
     r"(?<!n't )(?<!not )\bwants? to\b", r"\bwould like\b", r"\bfeature request\b", r"\bis it possible\b",
