@@ -372,3 +372,18 @@ def test_a_high_names_the_symptom_or_says_it_fixes_it(title, high):
     pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
     evidence = gather(pr, None, query, stats, False, [], frozenset(query))
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
+
+
+def test_an_un_word_the_notes_never_use_stands_for_the_word_they_use():
+    """Customers write "unsymbolicated", notes write "symbolication": the idea is kept as a key concept (that a
+    note about symbolication names), instead of dropping out as a word no note uses."""
+    query = {term.key: term for term in analyse("Fatal app hang events show unsymbolicated stack traces.")}
+    stats = RepositoryStats(BatchStatistics(["Fix symbolication of fatal app hangs", "stack traces"] * 2
+                                            + ["app hang events"] * 3 + ["release health"] * 30))
+    stats.load("r", list(query.values()))
+    names = {t.key for c in key_concepts(query, stats, "r", frozenset(query)) for t in c.terms}
+    assert "symbol" in names and "unsymbol" not in names
+    handled = {term.key: term for term in analyse("Unhandled exceptions are not reported.")}
+    stats = RepositoryStats(BatchStatistics(["Unhandled exceptions", "handled flag", "release health"]))
+    stats.load("r", list(handled.values()))
+    assert "handl" not in {t.key for c in key_concepts(handled, stats, "r") for t in c.terms}  # a word notes use

@@ -118,6 +118,10 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
 
     `problem_keys`: the terms of the condensed problem; when it has MIN_PROBLEM_CONCEPTS known terms, the key
     concepts come from it alone, so context words of a pasted message ("Discover query") cannot dilute them."""
+    plain = _without_negation(query, stats, repo)
+    query = {**query, **{key: term for key, (term, _) in plain.items()}}
+    if problem_keys is not None:
+        problem_keys = problem_keys | {key for key, (_, origin) in plain.items() if origin in problem_keys}
     values = {key: term.weight * stats.idf(repo, key) for key, term in query.items()
               if term.kind != "synonym" and stats.df(repo, key) > 0}
     own = {key: value for key, value in values.items() if problem_keys is not None and key in problem_keys}
@@ -133,6 +137,21 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
             home.terms.append(term)
             pass
     return concepts[:KEY_CONCEPTS]
+
+
+def _without_negation(query: dict[str, Term], stats: RepositoryStats, repo: str) -> dict[str, tuple[Term, str]]:
+    """"unsymbolicated" is a word no note uses, while notes say "symbolication": an "un-" word the repository's
+    notes never use stands for the idea without "un" when they know that one. Returns key → (term, the un-word's
+    key)."""
+    found: dict[str, tuple[Term, str]] = {}
+    for key, term in query.items():
+        if term.kind == "word" and term.surface.lower().startswith("un") and len(term.surface) >= 7 \
+                and stats.df(repo, key) == 0:
+            found.update({t.key: (Term(t.key, t.surface, term.weight, "word"), key)
+                          for t in analyse(term.surface[2:]) if t.kind == "word" and t.key not in query})
+    if found:
+        stats.load(repo, [term for term, _ in found.values()])
+    return {key: value for key, value in found.items() if stats.df(repo, key) > 0}
 
 
 def _atoms(term: Term) -> set[str]:
