@@ -80,10 +80,13 @@ class Registry:
         return list(dict.fromkeys(listed + bundled))
 
     def add_repositories(self, slugs: list[str]) -> None:
-        """Make repositories known (e.g. those in the cache): slug and repo name become aliases."""
+        """Make repositories known (e.g. those in the cache): slug and repo name become aliases, the name also
+        as people write it in prose ("widget-sdk" as "Widget SDK")."""
         for slug in slugs:
             self.repositories.setdefault(slug, {})
-            for alias in (slug, slug.split("/", 1)[-1]):
+            name = slug.split("/", 1)[-1]
+            spelled = re.sub(r"[-_]+", " ", name).strip()
+            for alias in {slug, name, *([spelled] if " " in spelled else [])}:
                 self.aliases.setdefault(_normalise(alias), slug)
         self._pattern = None
 

@@ -44,6 +44,14 @@ def test_unknown_name(registry) -> None:
     assert registry.choices("cobol") == []
 
 
+def test_cached_repositories_are_known_by_slug_name_and_name_in_prose() -> None:
+    registry = load_registry()
+    registry.add_repositories(["acme/widget-sdk", "encode/httpx"])
+    assert {registry.lookup(name) for name in ("acme/widget-sdk", "widget-sdk", "Widget SDK")} == {"acme/widget-sdk"}
+    assert registry.lookup("httpx") == "encode/httpx" and registry.lookup("widget") is None
+    assert ("widget sdk", "acme/widget-sdk") in registry.find_in_text("Customer on Widget SDK 1.2.0")
+
+
 def test_free_text_prefers_the_longest_name(registry) -> None:
     found = dict(registry.find_in_text("Our React Native app (@sentry/react-native 5.1) crashes on start"))
     assert found["react native"] == "getsentry/sentry-react-native"
