@@ -387,3 +387,13 @@ def test_an_un_word_the_notes_never_use_stands_for_the_word_they_use():
     stats = RepositoryStats(BatchStatistics(["Unhandled exceptions", "handled flag", "release health"]))
     stats.load("r", list(handled.values()))
     assert "handl" not in {t.key for c in key_concepts(handled, stats, "r") for t in c.terms}  # a word notes use
+
+
+@pytest.mark.parametrize(("text", "folded"), [
+    ("events are discarded", "drop"), ("logs get lost", "drop"), ("the SDK swallows errors", "drop"),
+    ("the app freezes", "hang"), ("tags are empty", "miss"), ("sent twice", "duplic"), ("SIGSEGV on start", "crash"),
+])
+def test_symptom_words_people_spell_differently_fold_onto_one_term(text, folded):
+    """A note saying "dropped" names the customer's "discarded" (at synonym credit), and the symptom check of a
+    HIGH knows both are the same symptom."""
+    assert folded in {term.key for term in analyse(text) if term.kind in ("synonym", "word")}

@@ -67,10 +67,11 @@ SYNONYMS: dict[str, str] = {
     "twice": "duplic", "doubl": "duplic",
     "skip": "ignor", "exclud": "ignor",
     "empti": "miss", "blank": "miss", "absent": "miss",
+    "discard": "drop", "lost": "drop", "lose": "drop", "swallow": "drop",
 }
 # How a folded term reads in an answer's reason (the stems above are not words).
 SYNONYM_NAMES = {"crash": "crash", "hang": "hang", "memori": "memory", "duplic": "duplicate", "ignor": "ignore",
-                 "miss": "missing"}
+                 "miss": "missing", "drop": "dropped"}
 
 # Words whose own version people state: a number right after one ("Kotlin 2.1.0") is not the SDK version.
 PLATFORM_WORDS = _words("""
