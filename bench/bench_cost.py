@@ -194,7 +194,8 @@ def summary_rows(name: str, costs: list[Cost]) -> list:
 
 
 def run(args: argparse.Namespace) -> None:
-    cases = [c for c in load_cases(args.cases) if c.category not in SKIPPED_CATEGORIES and c.repo and c.version]
+    cases = [c for c in load_cases(args.cases) if c.category not in SKIPPED_CATEGORIES and c.repo and c.version
+             and (c.category == "bundled_fix") == args.bundled]
     with tempfile.TemporaryDirectory() as tmp, FakeGitHub() as fake:
         fake.rate_limit_remaining = fake.rate_limit_limit = 10**9
         db = args.db or build_cache(Path(tmp) / "cache.db", [(r, r) for r in all_fixture_repos()])
@@ -252,6 +253,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=str(ROOT / "tests/data/eval/cases.jsonl"))
     parser.add_argument("--db", help="release cache (default: built from the fixtures in a temp dir)")
+    parser.add_argument("--bundled", action="store_true",
+                        help="the bundled_fix cases instead of the others (reported apart, as in `wif eval`)")
     parser.add_argument("--oracle", action="store_true", help="also run the OpenAI engine against an oracle fake LLM")
     parser.add_argument("--per-case", action="store_true", help="print the per-case table too")
     run(parser.parse_args())

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from indexer.registry import load_registry
 from tests.fakes.github_server import FakeGitHub
 from wif_action.cli import main
+from wif_action.engines.offline import OfflineJudge
 from wif_action.evaluation import (
     Case,
     CaseFileError,
@@ -19,6 +21,7 @@ from wif_action.evaluation import (
     summarize,
     top_candidate,
 )
+from wif_action.tools.cache import SqliteReleaseCache
 
 CASES = Path(__file__).parent / "data" / "eval" / "cases.jsonl"
 
@@ -219,3 +222,33 @@ def test_harness_failures_exit_2(capsys, monkeypatch, fake_github, example_cache
     code = main(["eval", str(bad_cases), "--db", str(example_cache_path), "--engine", "offline"])
     assert code == 2 and ":1:" in capsys.readouterr().err
     assert run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--only", "nonexistent")[0] == 2
+
+
+@pytest.mark.parametrize("mode", ["fields", "message"])
+def test_the_llm_shortlist_keeps_every_public_fix_at_the_shipped_size(example_cache_path, mode):
+    """The LLM reads only each batch's SHORTLIST_SIZE best entries (by the offline ranker): the expected fix's
+    entry must be among them for the public fix/feature cases (bundled_fix apart), or the LLM never sees it."""
+    registry = load_registry()
+    cache = SqliteReleaseCache.open(example_cache_path)
+    judge = OfflineJudge(cache, registry)
+    cases = [json.loads(line) for line in CASES.read_text().splitlines()]
+    cases = [c for c in cases if c["category"] in ("fix", "feature") and c["expect"].get("prs")]
+    missed = [c["id"] for c in cases if not _fix_in_shortlist(cache, judge, c, mode)]
+    assert len(cases) >= 30 and missed == []
+
+
+def _fix_in_shortlist(cache, judge, case: dict, mode: str) -> bool:
+    """Whether the expected PR's entry is in the shortlist of the first batch (of 5, oldest first) holding it."""
+    if mode == "fields":
+        problem, text = case["problem"], case["problem"]
+    else:
+        request = judge.extract_request(case["message"])
+        problem, text = request.problem, request.raw_text
+    user = cache.find_release(case["repo"], case["version"])
+    want = set(case["expect"]["prs"]) | {a["pr"] for a in case["expect"].get("also_acceptable", [])}
+    releases = cache.stable_after(case["repo"], user.version_key, 101)
+    for start in range(0, len(releases), 5):
+        entries = cache.entries([r.id for r in releases[start:start + 5]])
+        if any(set(e.prs) & want for e in entries):
+            return any(set(e.prs) & want for e in judge.shortlist(entries, problem, text))
+    return False

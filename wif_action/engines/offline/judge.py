@@ -27,7 +27,7 @@ from wif_action.problem_kind import wants_functionality
 
 _QUERY_CACHE = 16
 MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
-SHORTLIST_SIZE = 8  # entries per batch an LLM reads: public fix cases keep their fix at 6+ in both modes
+SHORTLIST_SIZE = 6  # entries per batch an LLM reads: the smallest size keeping every public fix in both modes
 
 
 class OfflineJudge:
