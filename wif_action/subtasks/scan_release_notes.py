@@ -19,6 +19,7 @@ from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
 from wif_action.problem_kind import wants_functionality
 from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
+from wif_action.subtasks.cited_prs import cited_pr, repository_names
 from wif_action.subtasks.judging import judged
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 
@@ -47,11 +48,12 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     text = f"{evaluator.request.problem}\n{evaluator.request.raw_text}"
     bundles = BundleFollower(run, repo, user_release, wants_functionality(text),
                              frozenset(named_platforms(text)), registry)
+    names = repository_names(registry, repo, tools.cache.repositories())
     for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
         entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
-        _scan_batch(batch, entries + bundles.entries(batch), tools, evaluator, journal, result, max_high)
+        _scan_batch(batch, entries + bundles.entries(batch), tools, evaluator, journal, result, max_high, names)
         if result.unavailable:
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
@@ -68,8 +70,8 @@ def _confirmed_high(result: ScanResult) -> int:
     return sum(1 for c in result.candidates if c.confidence == Confidence.HIGH)
 
 
-def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools,
-                evaluator: PrEvaluator, journal: Journal, result: ScanResult, max_high: int) -> None:
+def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools, evaluator: PrEvaluator,
+                journal: Journal, result: ScanResult, max_high: int, names: dict[str, str]) -> None:
     if not entries:
         return
     try:
@@ -89,7 +91,7 @@ def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
-        _consider(entry, item.pr, evaluator, journal, result)
+        _consider(entry, item.pr, evaluator, journal, result, names)
 
 
 def _relevant_entries(entries: list[Entry], batch: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
@@ -126,12 +128,18 @@ def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: 
     return [entry for entry in entries if not (entry.prs and all(pr in has for pr in entry.prs))]
 
 
-def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult) -> None:
+def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult,
+              names: dict[str, str]) -> None:
+    pr_repo = entry.release.repo
+    cited = cited_pr(entry, names) if pr is None and not entry.prs else None
+    if cited is not None:  # "… in pydantic-core#1833": the change is that repository's PR
+        pr_repo, pr = cited
+        journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} has no PR of its own; judging "
+                     f"the one it cites, {pr_repo}#{pr}.")
     if pr is None:
         journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} looked relevant but names no PR: "
                      f"\u201c{entry.text[:160]}\u201d.")
         return
-    pr_repo = entry.release.repo
     if any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
         return
     candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)

@@ -66,6 +66,7 @@ class Evidence:
     credits: list[float] = field(default_factory=list)
     matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
     linked_issue: int | None = None
+    repo: str = ""  # whose notes weighed the terms
     symptoms_asked: frozenset[str] = frozenset()  # symptom classes the problem names (crash, hang, missing, …)
     symptoms_named: frozenset[str] = frozenset()  # … and those the headline names
     says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
@@ -164,9 +165,10 @@ def _atoms(term: Term) -> set[str]:
 
 
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
-           feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None) -> Evidence:
-    """Everything the scorer needs about one candidate."""
-    repo = pr.repo
+           feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
+           repo: str | None = None) -> Evidence:
+    """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
+    repo = repo or pr.repo
     section = _section_of(entry, pr) if entry else None
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0,
                         scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys))
@@ -185,6 +187,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
     evidence.linked_issue = _references(pr, linked_issues)
+    evidence.repo = repo
     evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
     evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
     evidence.says_fix = bool(_FIX_VERB.match(note) or _FIX_VERB.match(pr.title))

@@ -113,15 +113,16 @@ class OfflineJudge:
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Verdict:
         """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
         stats, evidence = self._evidence(pr, entry, problem, request_text)
+        repo = evidence.repo or pr.repo
         title = quote_title(pr.title)
         if evidence.linked_issue is not None:
             return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
         named = evidence.named()
         covered = term_list([c.name for c in named]) or "none of them"
-        if scoring.verified(evidence, stats, pr.repo):
+        if scoring.verified(evidence, stats, repo):
             return Verdict(confirmed=True, reason=f"PR title {title} and its release note name {covered}, "
                                                   "the problem's most specific terms.")
-        missing = term_list([c.name for c in scoring.rarest(evidence, stats, pr.repo) if c not in named])
+        missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo) if c not in named])
         return Verdict(confirmed=False, reason=f"PR title {title} and its release note name {covered}, "
                                                f"but not enough of the problem's most specific terms "
                                                f"({missing or 'the rest'}).")
@@ -165,13 +166,24 @@ class OfflineJudge:
                   request_text: str) -> tuple[RepositoryStats, Evidence]:
         query = self._query(problem, request_text)
         texts = [entry.text] if entry else [pr.title]
-        stats = self._statistics([pr.repo], query, texts)
+        repo = self._vocabulary_of(pr, entry)
+        stats = self._statistics([repo], query, texts)
         linked = [int(link.rsplit("/", 1)[-1]) for link in github_links(request_text or "")
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         problem_keys = frozenset(term.key for term in analyse(problem))
         evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked,
-                          problem_keys)
+                          problem_keys, repo)
         return stats, evidence
+
+    def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:
+        """Whose notes the terms are weighed against: the PR's repository, or — for a PR of an uncached
+        repository that a line cites ("… in pydantic-core#1879") — the repository of that line."""
+        if entry is None or entry.release.repo == pr.repo or self._stats is None:
+            return pr.repo
+        try:
+            return pr.repo if self.cache.has_repository(pr.repo) else entry.release.repo
+        except ToolError:
+            return pr.repo
 
 
 def _code_names(text: str) -> list[Term]:
