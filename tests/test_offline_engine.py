@@ -16,7 +16,7 @@ from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.engines.offline.text import analyse
-from wif_action.models import Confidence, Entry, PullRequest, Usage
+from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
 from wif_action.tools.cache import SqliteReleaseCache
 
 REPO = "acme/widget-sdk"
@@ -397,3 +397,27 @@ def test_symptom_words_people_spell_differently_fold_onto_one_term(text, folded)
     """A note saying "dropped" names the customer's "discarded" (at synonym credit), and the symptom check of a
     HIGH knows both are the same symptom."""
     assert folded in {term.key for term in analyse(text) if term.kind in ("synonym", "word")}
+
+
+@pytest.mark.parametrize(("quoted", "title", "high"), [
+    (True, "Fix the `http_ssl_verify_peer` option to set the correct value", True),
+    (False, "Fix the `http_ssl_verify_peer` option to set the correct value", False),  # not quoted by the customer
+    (True, "Document the `http_ssl_verify_peer` option", False),  # names it, but fixes nothing
+])
+def test_a_fix_naming_the_one_code_name_the_customer_quoted_is_high(quoted, title, high):
+    """A code name copied in quotes from the customer's setup, that only one entry of the repository names,
+    is named by that entry's fix: the one change that ever touched it."""
+    name = "'http_ssl_verify_peer'" if quoted else "http_ssl_verify_peer"
+    problem = f"They set {name} => false; curl still fails against self-hosted Sentry with a self-signed chain."
+    texts = [title, "Fix curl handle reuse", "Fix self-hosted DSN parsing", "Fix certificate chain loading",
+             "Fix failing uploads", "Support self-signed certificates"] + ["release health"] * 30
+    stats = RepositoryStats(BatchStatistics(texts))
+    query = {term.key: term for term in analyse(problem)}
+    stats.load("r", list(query.values()))
+    quoted_keys = frozenset({"http_ssl_verify_peer"} if quoted else set())
+    release = Release(id=1, repo="r", tag="4.4.0", version="4.4.0", version_key="k")
+    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
+    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+    evidence = gather(pr, entry, query, stats, False, [], frozenset(query), "r", quoted_keys)
+    assert (scoring.confidence(evidence) == Confidence.HIGH) is high
+    assert scoring.verified(evidence, stats, "r") is high

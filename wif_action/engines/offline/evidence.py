@@ -67,6 +67,7 @@ class Evidence:
     matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
     linked_issue: int | None = None
     repo: str = ""  # whose notes weighed the terms
+    quoted_unique: bool = False  # names verbatim a code name the customer quoted that no other entry names
     symptoms_asked: frozenset[str] = frozenset()  # symptom classes the problem names (crash, hang, missing, …)
     symptoms_named: frozenset[str] = frozenset()  # … and those the headline names
     says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
@@ -166,7 +167,7 @@ def _atoms(term: Term) -> set[str]:
 
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
-           repo: str | None = None) -> Evidence:
+           repo: str | None = None, quoted: frozenset[str] = frozenset()) -> Evidence:
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
     repo = repo or pr.repo
     section = _section_of(entry, pr) if entry else None
@@ -188,6 +189,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.matched.append(atoms)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
+    evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
     evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
     evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
     evidence.says_fix = bool(_FIX_VERB.match(note) or _FIX_VERB.match(pr.title))

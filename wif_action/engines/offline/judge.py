@@ -20,7 +20,7 @@ from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.engines.offline.summary import summarize
-from wif_action.engines.offline.text import Term, analyse
+from wif_action.engines.offline.text import Term, analyse, quoted_spans
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
 from wif_action.problem_kind import wants_functionality
@@ -171,8 +171,10 @@ class OfflineJudge:
         linked = [int(link.rsplit("/", 1)[-1]) for link in github_links(request_text or "")
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         problem_keys = frozenset(term.key for term in analyse(problem))
+        quoted = frozenset(term.key for span in quoted_spans(f"{problem}\n{request_text}") for term in analyse(span)
+                           if term.identifier)
         evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked,
-                          problem_keys, repo)
+                          problem_keys, repo, quoted)
         return stats, evidence
 
     def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:

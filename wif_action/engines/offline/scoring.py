@@ -38,10 +38,18 @@ def confidence(evidence: Evidence) -> Confidence:
         return Confidence.HIGH
     if fixes and _strong_headline(evidence):
         return Confidence.HIGH
+    if fixes and _quoted_unique_fix(evidence):
+        return Confidence.HIGH
     area = len(evidence.named(0.5)) >= MEDIUM_CONCEPTS or evidence.body_concepts >= BODY_CONCEPTS
     if area and evidence.total_mass * max(evidence.section_weight, 0.5) >= MEDIUM_MASS * evidence.scale:
         return Confidence.MEDIUM
     return Confidence.LOW
+
+
+def _quoted_unique_fix(evidence: Evidence) -> bool:
+    """A fix that names, verbatim, a code name the customer quoted ('http_ssl_verify_peer') that no other entry
+    of the repository names: the one change that ever touched what they copied from their setup."""
+    return evidence.quoted_unique and evidence.says_fix and evidence.section_weight >= 1.0 and evidence.ships
 
 
 def _strong_headline(evidence: Evidence) -> bool:
@@ -74,7 +82,7 @@ def _symptom_class(concept: Concept) -> bool:
 
 def verified(evidence: Evidence, stats: RepositoryStats, repo: str) -> bool:
     """A strong headline that names one of the rarest key concepts, or a reference to the linked issue."""
-    if evidence.linked_issue is not None:
+    if evidence.linked_issue is not None or _quoted_unique_fix(evidence):
         return True
     named = evidence.named()
     return _strong_headline(evidence) and any(concept in named for concept in rarest(evidence, stats, repo))
