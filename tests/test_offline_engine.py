@@ -11,7 +11,8 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from wif_action.engines.offline import OfflineJudge, scoring
-from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts, ships_to_users
+from wif_action.engines.offline.change_kind import ships_to_users
+from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS

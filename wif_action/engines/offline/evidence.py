@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from indexer.release_notes import classify_bullet
+from wif_action.engines.offline.change_kind import says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
 from wif_action.engines.offline.vocabulary import SYNONYMS, WEAK_WORDS
@@ -27,18 +27,6 @@ PART_CREDIT = 0.5  # an identifier named only by its words ("breadcrumb" for Sen
 SYNONYM_CREDIT = 0.5  # a term named by its synonym ("404" by "4xx", "EXC_BAD_ACCESS" by "crash")
 BODY_FACTOR = 0.5  # a term only in the PR description counts half
 HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
-# A change of this conventional-commit type or scope never reaches the customer's app
-# (CI, docs, tests, samples, internal tooling), so it cannot be the fix of their symptom.
-_NO_SHIP_TYPES = frozenset({"ci", "docs", "doc", "test", "tests", "style", "build"})
-_NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "sample", "example", "examples",
-                             "internal", "dev", "deps-dev", "repo", "release", "e2e"})
-_DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|fix|add|clarify|correct|document|"
-                        r"tweak|reword|expand)\w*\s+(?:(?:the|a|an|some|missing|more|`[^`]{1,80}`)\s+){0,3}"
-                        r"(?:docstrings?|documentation|docs|readme|changelog|code comments?)\b", re.IGNORECASE)
-_FIX_VERB = re.compile(r"^\W*(?:fix(?:\([^)]*\))?!?:|(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"
-                       r"(?:fix|fixe[sd]|fixing|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|"
-                       r"handle[sd]?)\b)", re.IGNORECASE)
-_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
 
 
 @dataclass
@@ -170,7 +158,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
            repo: str | None = None, quoted: frozenset[str] = frozenset()) -> Evidence:
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
     repo = repo or pr.repo
-    section = _section_of(entry, pr) if entry else None
+    section = section_of(entry, pr) if entry else None
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0,
                         scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys))
     note = entry.text if entry else ""
@@ -192,31 +180,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
     evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
     evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
-    evidence.says_fix = bool(_FIX_VERB.match(note) or _FIX_VERB.match(pr.title))
+    evidence.says_fix = says_fix(note) or says_fix(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
-
-
-def _section_of(entry: Entry, pr: PullRequest) -> str:
-    """The entry's section; under a mixed heading ("Various fixes & improvements": `other`), the PR title's
-    conventional-commit type says what the change is ("feat(celery): …" is a feature, "fix: …" a fix)."""
-    if entry.section != "other":
-        return entry.section
-    match = _COMMIT_PREFIX.match(pr.title)
-    implied = classify_bullet(pr.title) if match is not None else None
-    return implied or entry.section
-
-
-def ships_to_users(headline: str) -> bool:
-    """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
-    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
-    if _DOCS_ONLY.match(headline):
-        return False
-    match = _COMMIT_PREFIX.match(headline)
-    if match is None:
-        return True
-    scopes = {part.strip().lower() for part in re.split(r"[,/ ]", match["scope"] or "") if part.strip()}
-    return match["type"].lower() not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
 
 
 def _credit(term: Term, headline: Counter[str]) -> float:

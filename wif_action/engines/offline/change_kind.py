@@ -1,0 +1,52 @@
+"""What kind of change a release-note line and its PR are: does it ship, is it a fix, which section.
+
+Why apart from `evidence.py`: these read the change's own words (its conventional-commit type and scope,
+its first verb), not what it shares with the problem.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.release_notes import classify_bullet
+from wif_action.models import Entry, PullRequest
+
+# A change of this conventional-commit type or scope never reaches the customer's app
+# (CI, docs, tests, samples, internal tooling), so it cannot be the fix of their symptom.
+_NO_SHIP_TYPES = frozenset({"ci", "docs", "doc", "test", "tests", "style", "build"})
+_NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "sample", "example", "examples",
+                             "internal", "dev", "deps-dev", "repo", "release", "e2e"})
+_DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|fix|add|clarify|correct|document|"
+                        r"tweak|reword|expand)\w*\s+(?:(?:the|a|an|some|missing|more|`[^`]{1,80}`)\s+){0,3}"
+                        r"(?:docstrings?|documentation|docs|readme|changelog|code comments?)\b", re.IGNORECASE)
+_FIX_VERB = re.compile(r"^\W*(?:fix(?:\([^)]*\))?!?:|(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"
+                       r"(?:fix|fixe[sd]|fixing|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|"
+                       r"handle[sd]?)\b)", re.IGNORECASE)
+_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
+
+
+def says_fix(headline: str) -> bool:
+    """Whether the headline says it fixes something ("Fix …", "fix(x): …", "Prevent …", "Handle …")."""
+    return bool(_FIX_VERB.match(headline))
+
+
+def section_of(entry: Entry, pr: PullRequest) -> str:
+    """The entry's section; under a mixed heading ("Various fixes & improvements": `other`), the PR title's
+    conventional-commit type says what the change is ("feat(celery): …" is a feature, "fix: …" a fix)."""
+    if entry.section != "other":
+        return entry.section
+    match = _COMMIT_PREFIX.match(pr.title)
+    implied = classify_bullet(pr.title) if match is not None else None
+    return implied or entry.section
+
+
+def ships_to_users(headline: str) -> bool:
+    """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
+    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
+    if _DOCS_ONLY.match(headline):
+        return False
+    match = _COMMIT_PREFIX.match(headline)
+    if match is None:
+        return True
+    scopes = {part.strip().lower() for part in re.split(r"[,/ ]", match["scope"] or "") if part.strip()}
+    return match["type"].lower() not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
