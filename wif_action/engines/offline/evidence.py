@@ -123,9 +123,8 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
         home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms), None)
         if home is None:
             concepts.append(Concept([term], value, atoms))
-        else:  # "user ip" joins "ip" and brings "user" with it: "user" alone is no second idea
+        else:
             home.terms.append(term)
-            pass
     return concepts[:KEY_CONCEPTS]
 
 
