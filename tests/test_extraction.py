@@ -90,6 +90,7 @@ def test_problem_keeps_the_symptom_and_drops_greeting_sdk_phrase_urls_and_bare_q
     ("sentry-cocoa 8.1.0: they see crashes on launch. Thanks in advance!", "crashes on launch."),
     ("FYI - sentry-ruby 5.18.0, the customer says that Sidekiq jobs are reported twice. Cheers",
      "Sidekiq jobs are reported twice."),
+    ("On 8.45.0 (sentry-cocoa) session replays are blank.", "session replays are blank."),  # SDK after its version
 ])
 def test_who_speaks_asides_and_thanks_are_not_the_problem(message: str, problem: str) -> None:
     """"customer reports that" made "reports" a concept that matched an unrelated "Fix reporting …" entry."""

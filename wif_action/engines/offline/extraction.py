@@ -237,6 +237,11 @@ def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: Version
     start = _lead_in_start(text, start, alias_words)
     after = _AFTER_VERSION.match(text, version.end)
     end = after.end() if after else version.end
+    for mention in mentions:  # "8.45.0 (sentry-cocoa)": the SDK named in parentheses after its version
+        named_after = re.fullmatch(r"\s*\(\s*", text[version.end:mention.start])
+        closing = re.match(r"\s*\)", text[mention.end:])
+        if named_after and closing:
+            end = max(end, mention.end + closing.end())
     return text[:start] + " " * (end - start) + text[end:]
 
 
