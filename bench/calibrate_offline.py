@@ -4,9 +4,10 @@ Per case: extract the request with the offline engine, gate it like Subtasks 2 a
 (unknown SDK / missing or invalid version / too old / already latest), follow linked
 issues through the fixtures' `closes_issues` (the workflow asks GitHub), then scan the
 stable releases after the user's version in batches of 5, oldest first:
-filter → score → verify, stopping at the first confirmed HIGH. PRs the user already has
-(`cache.user_has_pr`) are skipped, as the workflow does. The answer is the first HIGH,
-else the oldest MEDIUM. It runs in seconds, so thresholds can be tried quickly; `wif eval`
+filter → score → verify → the engine-independent checks (wif_action/objections.py), stopping at
+the first confirmed HIGH. PRs the user already has (`cache.user_has_pr`) are skipped, as the
+workflow does. The answer is the first HIGH, else the oldest MEDIUM nothing objects to. It runs
+in seconds, so thresholds can be tried quickly; `wif eval`
 (the real workflow against the fake GitHub) gives the same numbers within a case or two.
 
     python bench/calibrate_offline.py                        # builds a scratch cache from the fixtures
@@ -32,7 +33,8 @@ from indexer.registry import load_registry  # noqa: E402
 from indexer.schema import open_cache  # noqa: E402
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry  # noqa: E402
 from wif_action.engines.offline import OfflineJudge  # noqa: E402
-from wif_action.models import Confidence, Entry, PullRequest, Release, Request  # noqa: E402
+from wif_action.models import Confidence, Entry, PullRequest, Release, Request, Score  # noqa: E402
+from wif_action.objections import weighed  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "data" / "github"
@@ -49,6 +51,7 @@ class Found:
     confidence: Confidence
     source: str
     reason: str
+    objected: bool = False  # an engine-independent check (wif_action/objections.py) found a reason against it
 
 
 @dataclass
@@ -163,9 +166,11 @@ class Emulator:
             verdict = self.judge.verify_pr_match(pull, entry, request.problem, request.raw_text)
             if not verdict.confirmed:
                 level, reason = Confidence.MEDIUM, f"{reason} [verify: {verdict.reason}]"
+        weighed_score, objected = weighed(Score(confidence=level, reason=reason), pull, entry, request)
+        level, reason = weighed_score.confidence, weighed_score.reason
         outcome.trace.append(f"{source} {release.tag} #{pr} {level.value}: {reason}")
         if level != Confidence.LOW:
-            outcome.candidates.append(Found(release.tag, pr, level, source, reason))
+            outcome.candidates.append(Found(release.tag, pr, level, source, reason, objected))
 
 
 def _norm(version: str | None) -> str:
@@ -175,7 +180,7 @@ def _norm(version: str | None) -> str:
 def judge_case(case: dict, request: Request, outcome: Outcome) -> dict:
     """Per-case metrics: extraction, outcome, top-1 and found (fix cases), HIGH correctness, must-not-claim.
 
-    The answer is the first HIGH, else the oldest MEDIUM (as the workflow renders it). An
+    The answer is the first HIGH, else the oldest MEDIUM nothing objects to (as the workflow renders it). An
     `already_has_fix` case's outcome is right when no fix is claimed HIGH (a MEDIUM is tolerated).
     """
     expect = case["expect"]
@@ -183,7 +188,7 @@ def judge_case(case: dict, request: Request, outcome: Outcome) -> dict:
     good |= {(_norm(a["fixed_in"]), a["pr"]) for a in expect.get("also_acceptable", [])}
     bad = {a["pr"] for a in expect.get("must_not_claim", [])}
     highs = [c for c in outcome.candidates if c.confidence == Confidence.HIGH]
-    answer = highs[0] if highs else min(outcome.candidates, key=lambda c: _key(c.version), default=None)
+    answer = highs[0] if highs else min(outcome.candidates, key=lambda c: (c.objected, _key(c.version)), default=None)
     fix_case = expect["outcome"] == "high"
     wanted = {expect["outcome"]} | ({"medium"} if expect["outcome"] == "no_result" else set())
     return {

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 
-from indexer.bumps import parse_bump
 from indexer.versions import display_version
-from wif_action.direction import opposite
 from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Request, Score, Via
-from wif_action.platforms import named_platforms
+from wif_action.objections import weighed
 from wif_action.ports import ToolError
-from wif_action.problem_kind import FEATURE_SECTIONS, wants_functionality
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
@@ -71,12 +68,7 @@ class PrEvaluator:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
-        objected = False
-        checks = (_not_on_a_reference_alone, self._on_the_platform, self._in_the_asked_direction, self._a_fix_for_a_bug)
-        for check in checks:
-            objection = check(score, pull, entry)
-            if objection is not None:
-                score, objected = objection, True
+        score, objected = weighed(score, pull, entry, self.request)
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
         name = _pr_name(repo, number, self.repo)
@@ -89,41 +81,6 @@ class PrEvaluator:
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=repo, via=via,
                          objected=objected)
-
-    def _on_the_platform(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
-        """A fix its own words scope to other platforms ("… on web, linux and windows") than the problem's
-        ("On iOS, …") cannot fix it: at most MEDIUM, saying why."""
-        if score.confidence == Confidence.LOW:
-            return None
-        wanted = named_platforms(f"{self.request.problem}\n{self.request.raw_text}")
-        scoped = named_platforms(entry.text if entry is not None else pull.title)
-        if not wanted or not scoped or wanted & scoped:
-            return None
-        return Score(confidence=Confidence.MEDIUM,
-                     reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
-                            f"{', '.join(sorted(wanted))}.")
-
-    def _in_the_asked_direction(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
-        """A change the opposite way (adding what the customer has too much of, removing what they miss) is
-        about the same thing but not its fix: at most MEDIUM, saying why."""
-        if score.confidence == Confidence.LOW:
-            return None
-        problem = f"{self.request.problem}\n{self.request.raw_text}"
-        against = next((reason for headline in (pull.title, entry.text if entry else "")
-                        if (reason := opposite(headline, problem))), None)
-        if against is None:
-            return None
-        return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
-
-    def _a_fix_for_a_bug(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score | None:
-        """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
-        MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
-        if score.confidence == Confidence.LOW or entry is None or entry.section not in FEATURE_SECTIONS:
-            return None
-        if wants_functionality(f"{self.request.problem}\n{self.request.raw_text}"):
-            return None
-        return Score(confidence=Confidence.MEDIUM,
-                     reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
@@ -186,33 +143,6 @@ def _via(entry: Entry | None) -> Via | None:
     if entry is None or entry.bundled_in is None:
         return None
     return Via(repo=entry.release.repo, version=display_version(entry.release.tag))
-
-
-# "Bump `pydantic-core` to v2.14.3", "chore(deps): update Cocoa SDK to v9.8.0", "Upgrade okhttp from 4.9 to 4.12".
-_DEPENDENCY_UPDATE = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)s?:?\s+.{1,80}?"
-                                r"\bto\s+[`\[]?v?\d", re.IGNORECASE)
-# "Fixed upstream in getsentry/sentry-cocoa#1234", "fixed in pydantic/pydantic-core#987".
-_UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in|by)\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+",
-                       re.IGNORECASE)
-
-
-def _not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | None) -> Score | None:
-    """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
-    releases of something else came in, not what they fixed, and a line pointing at a fix in another
-    repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
-    entries, followed by the scan, carry the evidence."""
-    if entry is None or score.confidence == Confidence.LOW:
-        return None
-    bump, upstream = parse_bump(entry.text), _UPSTREAM.search(entry.text)
-    if bump is not None:
-        why = f"only a bump of the bundled {bump.name} SDK; what it fixed is in that SDK's own notes"
-    elif _DEPENDENCY_UPDATE.match(entry.text):
-        why = "only a dependency update; what it fixed is in that dependency's own notes"
-    elif upstream is not None and upstream.group("repo").lower() != entry.release.repo.lower():
-        why = f"the fix it points at is in {upstream.group('repo')}"
-    else:
-        return None
-    return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} ({why})")
 
 
 def _pr_name(repo: str, number: int, own: str) -> str:

@@ -1,0 +1,97 @@
+"""Engine-independent reasons a candidate cannot be the fix, whatever an engine scored it.
+
+Why its own module: every engine's score goes through them (`subtasks/pr_evaluation.py`), and the offline
+emulator of `bench/calibrate_offline.py` applies the same ones, so cross-validation measures what ships.
+Each check lowers a HIGH to MEDIUM and says why; the candidate is then marked `objected` and listed after the
+others of its level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from indexer.bumps import parse_bump
+from wif_action.direction import opposite
+from wif_action.models import Confidence, Entry, PullRequest, Request, Score
+from wif_action.platforms import named_platforms
+from wif_action.problem_kind import FEATURE_SECTIONS, wants_functionality
+
+# "Bump `pydantic-core` to v2.14.3", "chore(deps): update Cocoa SDK to v9.8.0", "Upgrade okhttp from 4.9 to 4.12".
+_DEPENDENCY_UPDATE = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)s?:?\s+.{1,80}?"
+                                r"\bto\s+[`\[]?v?\d", re.IGNORECASE)
+# "Fixed upstream in getsentry/sentry-cocoa#1234", "fixed in pydantic/pydantic-core#987".
+_UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in|by)\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+",
+                       re.IGNORECASE)
+
+Check = Callable[[Score, PullRequest, "Entry | None", Request], "Score | None"]
+
+
+def weighed(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> tuple[Score, bool]:
+    """The score after every check, and whether any objected."""
+    objected = False
+    for check in CHECKS:
+        objection = check(score, pull, entry, request)
+        if objection is not None:
+            score, objected = objection, True
+    return score, objected
+
+
+def not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
+    """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
+    releases of something else came in, not what they fixed, and a line pointing at a fix in another
+    repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
+    entries, followed by the scan, carry the evidence."""
+    if entry is None or score.confidence == Confidence.LOW:
+        return None
+    bump, upstream = parse_bump(entry.text), _UPSTREAM.search(entry.text)
+    if bump is not None:
+        why = f"only a bump of the bundled {bump.name} SDK; what it fixed is in that SDK's own notes"
+    elif _DEPENDENCY_UPDATE.match(entry.text):
+        why = "only a dependency update; what it fixed is in that dependency's own notes"
+    elif upstream is not None and upstream.group("repo").lower() != entry.release.repo.lower():
+        why = f"the fix it points at is in {upstream.group('repo')}"
+    else:
+        return None
+    return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} ({why})")
+
+
+def on_the_platform(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+    """A fix its own words scope to other platforms ("… on web, linux and windows") than the problem's
+    ("On iOS, …") cannot fix it: at most MEDIUM, saying why."""
+    if score.confidence == Confidence.LOW:
+        return None
+    wanted = named_platforms(f"{request.problem}\n{request.raw_text}")
+    scoped = named_platforms(entry.text if entry is not None else pull.title)
+    if not wanted or not scoped or wanted & scoped:
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
+                        f"{', '.join(sorted(wanted))}.")
+
+
+def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+    """A change the opposite way (adding what the customer has too much of, removing what they miss) is
+    about the same thing but not its fix: at most MEDIUM, saying why."""
+    if score.confidence == Confidence.LOW:
+        return None
+    problem = f"{request.problem}\n{request.raw_text}"
+    against = next((reason for headline in (pull.title, entry.text if entry else "")
+                    if (reason := opposite(headline, problem))), None)
+    if against is None:
+        return None
+    return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
+
+
+def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+    """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
+    MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
+    if score.confidence == Confidence.LOW or entry is None or entry.section not in FEATURE_SECTIONS:
+        return None
+    if wants_functionality(f"{request.problem}\n{request.raw_text}"):
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
+
+
+CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_fix_for_a_bug)
