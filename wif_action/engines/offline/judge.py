@@ -8,6 +8,7 @@ and release note name the problem's specific terms, and says which ones.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from indexer.registry import Registry
@@ -30,6 +31,18 @@ MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
 SHORTLIST_SIZE = 6  # entries per batch an LLM reads: the smallest size keeping every public fix in both modes
 
 
+@dataclass(frozen=True)
+class _Question:
+    """The per-question inputs of every judgement: query terms, the condensed problem's terms, code names the
+    customer quoted, whether it asks for missing functionality, and the links it gives."""
+
+    terms: dict[str, Term]
+    problem_keys: frozenset[str]
+    quoted: frozenset[str]
+    wants_functionality: bool
+    links: list[str]
+
+
 class OfflineJudge:
     """`ports.Judge` without a language model."""
 
@@ -41,7 +54,7 @@ class OfflineJudge:
         self.registry = registry
         self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
         self.rejected_claims: list[str] = []  # the offline engine only quotes its input
-        self._queries: dict[tuple[str, str], dict[str, Term]] = {}
+        self._questions: dict[tuple[str, str], _Question] = {}
 
     # --- Subtasks 1 and 2 -------------------------------------------------------------
 
@@ -88,18 +101,18 @@ class OfflineJudge:
     def filter_relevant_entries(self, entries: list[Entry], problem: str, request_text: str) -> list[RelevantEntry]:
         if not entries:
             return []
-        query = self._query(problem, request_text)
-        stats = self._statistics(_repositories(entries), query, [entry.text for entry in entries])
-        return rank_entries(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"))
+        question = self._question(problem, request_text)
+        stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
+        return rank_entries(entries, question.terms, stats, question.wants_functionality)
 
     def shortlist(self, entries: list[Entry], problem: str, request_text: str,
                   size: int = SHORTLIST_SIZE) -> list[Entry]:
         """The entries of a batch worth an LLM's reading (see `relevance.shortlist`)."""
         if not entries:
             return []
-        query = self._query(problem, request_text)
-        stats = self._statistics(_repositories(entries), query, [entry.text for entry in entries])
-        return relevance_shortlist(entries, query, stats, wants_functionality(f"{problem}\n{request_text}"), size)
+        question = self._question(problem, request_text)
+        stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
+        return relevance_shortlist(entries, question.terms, stats, question.wants_functionality, size)
 
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
         _, evidence = self._evidence(pr, entry, problem, request_text)
@@ -135,14 +148,20 @@ class OfflineJudge:
     def usage(self) -> Usage:
         return Usage()
 
-    def _query(self, problem: str, request_text: str) -> dict[str, Term]:
-        """Query terms, computed once per question (the workflow asks per batch and per PR)."""
+    def _question(self, problem: str, request_text: str) -> _Question:
+        """What the judge reads from a question, computed once (the workflow asks per batch and twice per PR)."""
         key = (problem or "", request_text or "")
-        if key not in self._queries:
-            if len(self._queries) >= _QUERY_CACHE:
-                self._queries.clear()
-            self._queries[key] = build_query(key[0], key[1], self.registry)
-        return self._queries[key]
+        if key not in self._questions:
+            if len(self._questions) >= _QUERY_CACHE:
+                self._questions.clear()
+            both = f"{key[0]}\n{key[1]}"
+            self._questions[key] = _Question(
+                terms=build_query(key[0], key[1], self.registry),
+                problem_keys=frozenset(term.key for term in analyse(key[0])),
+                quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
+                wants_functionality=wants_functionality(both),
+                links=github_links(key[1]))
+        return self._questions[key]
 
     def _statistics(self, repos: list[str], query: dict[str, Term], texts: list[str]) -> RepositoryStats:
         """Whole-repository statistics from the cache, for each repository whose entries are judged (a
@@ -164,17 +183,14 @@ class OfflineJudge:
 
     def _evidence(self, pr: PullRequest, entry: Entry | None, problem: str,
                   request_text: str) -> tuple[RepositoryStats, Evidence]:
-        query = self._query(problem, request_text)
+        question = self._question(problem, request_text)
         texts = [entry.text] if entry else [pr.title]
         repo = self._vocabulary_of(pr, entry)
-        stats = self._statistics([repo], query, texts)
-        linked = [int(link.rsplit("/", 1)[-1]) for link in github_links(request_text or "")
+        stats = self._statistics([repo], question.terms, texts)
+        linked = [int(link.rsplit("/", 1)[-1]) for link in question.links
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
-        problem_keys = frozenset(term.key for term in analyse(problem))
-        quoted = frozenset(term.key for span in quoted_spans(f"{problem}\n{request_text}") for term in analyse(span)
-                           if term.identifier)
-        evidence = gather(pr, entry, query, stats, wants_functionality(f"{problem}\n{request_text}"), linked,
-                          problem_keys, repo, quoted)
+        evidence = gather(pr, entry, question.terms, stats, question.wants_functionality, linked,
+                          question.problem_keys, repo, question.quoted)
         return stats, evidence
 
     def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from indexer.registry import Registry
-from wif_action.engines.offline.extraction import alias_kind_weight
+from wif_action.engines.offline.extraction import PACKAGE_WEIGHT, alias_kind_weight
 from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, query_terms
 
 SDK_NAME_WEIGHT = 0.3
-PACKAGE_KIND_WEIGHT = 3.0  # alias_kind_weight of package names ("@sentry/hono", "sentry-okhttp")
 
 
 def build_query(problem: str, request_text: str, registry: Registry) -> dict[str, Term]:
@@ -29,6 +28,6 @@ def _sdk_name_keys(request_text: str, registry: Registry) -> set[str]:
     keys: set[str] = set()
     for alias, repo in registry.find_in_text(request_text[:MAX_ANALYSED_CHARS]):
         own = {term.key for term in analyse(repo.replace("/", " ").replace("-", " "))}
-        package = alias_kind_weight(alias, repo)[0] >= PACKAGE_KIND_WEIGHT
+        package = alias_kind_weight(alias, repo)[0] >= PACKAGE_WEIGHT
         keys |= {term.key for term in analyse(alias) if not package or term.key in own}
     return keys

@@ -20,9 +20,8 @@ VERSION = re.compile(
 )
 _UNIT = re.compile(r"\s*(?:%|x\b|ms\b|s\b|sec|seconds?|mins?\b|minutes?|hours?|h\b|[kmg]i?b\b|times\b|px\b|fps\b)",
                    re.IGNORECASE)
-_UPGRADE = r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b[^!?\n]{0,60}"
-_UPGRADED_TO = re.compile(r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b(?P<object>[^!?\n]{0,60})"
-                          r"\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
+_UPGRADE = r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b(?P<object>[^!?\n]{0,60})"  # object: what was upgraded
+_UPGRADED_TO = re.compile(rf"{_UPGRADE}\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
 # Words of an upgrade's object that name nothing but the SDK itself ("upgraded the SDK to", "moved from 7.0 to").
 _GENERIC_OBJECT = frozenset({"the", "our", "their", "my", "its", "it", "they", "we", "sdk", "sdks", "sentry", "version",
                              "versions", "from", "v", "all", "app", "apps", "package", "packages", "latest", "and",
