@@ -197,3 +197,18 @@ def test_wif_index_with_a_users_registry_indexes_and_follows_what_it_declares(tm
     assert code == 0, err
     with sqlite3.connect(db) as conn:
         assert conn.execute("select bundled_repo from bundle_bumps where name = 'cli'").fetchone() == (None,)
+
+
+def test_a_ruled_out_pr_of_a_bundled_sdk_names_its_repository():
+    """Near misses link like candidates: a PR of another repository than the answer's says which one."""
+    from wif_action.models import NearMiss, Outcome
+    from wif_action.rendering import render
+
+    misses = [NearMiss(version="5.12.0", pr=3333, url="https://github.com/getsentry/sentry-cocoa/pull/3333",
+                       reason="shares only “timer”", repo="getsentry/sentry-cocoa"),
+              NearMiss(version="5.13.0", pr=12, url="https://github.com/getsentry/sentry-react-native/pull/12",
+                       reason="shares only “span”", repo="getsentry/sentry-react-native")]
+    message = render(Answer(outcome=Outcome.NO_RESULT, repo="getsentry/sentry-react-native", user_version="5.9.1",
+                            near_misses=misses))
+    assert "[PR getsentry/sentry-cocoa#3333](https://github.com/getsentry/sentry-cocoa/pull/3333)" in message
+    assert "[PR #12](https://github.com/getsentry/sentry-react-native/pull/12)" in message

@@ -171,7 +171,7 @@ class NearMiss(BaseModel):
 class ExtractedRequest(BaseModel):
     """What the run understood the question to be, and where each field came from
     ("given": a structured input; "message": read from the free text; "link": the linked issue's repository;
-    "registry": the repository the SDK name resolved to)."""
+    "registry": the repository the SDK name resolved to; "inferred": no SDK named, chosen from the wording)."""
 
     sdk: str | None = None
     repo: str | None = None

@@ -8,7 +8,7 @@ delivery channel can re-render with its own maintainer mention.
 from __future__ import annotations
 
 from indexer.versions import parse_tag, version_key
-from wif_action.models import Answer, Candidate, Confidence, Outcome
+from wif_action.models import Answer, Candidate, Confidence, NearMiss, Outcome
 
 DEFAULT_MENTION = "SDK maintainers"
 
@@ -25,7 +25,7 @@ def _v(version: str | None) -> str:
     return version if version[:1] in ("v", "V") else f"v{version}"
 
 
-def _pr_link(candidate: Candidate, home: str | None) -> str:
+def _pr_link(candidate: Candidate | NearMiss, home: str | None) -> str:
     """`[PR #5242](url)`; a PR of another repository than the answer's (a bundled SDK's, a linked one) names it:
     `[PR owner/repo#3333](url)`."""
     where = f"{candidate.repo}#" if candidate.repo and candidate.repo != home else "#"
@@ -124,7 +124,7 @@ def _near_misses(answer: Answer) -> str:
     if answer.outcome != Outcome.NO_RESULT or not answer.near_misses:
         return ""
     lines = ["**Closest, ruled out**"]
-    lines += [f"- **{_v(miss.version)}** [PR #{miss.pr}]({miss.url}): {miss.reason}" for miss in answer.near_misses]
+    lines += [f"- **{_v(miss.version)}** {_pr_link(miss, answer.repo)}: {miss.reason}" for miss in answer.near_misses]
     return "\n".join(lines)
 
 
