@@ -81,16 +81,16 @@ def _plausible(text: str, after: str) -> bool:
 
 
 def score_mention(before: str, after_sdk_name: bool, after_package: bool = False,
-                  upgrade_object: str = "generic") -> float:
+                  upgrade_object: str | None = None) -> float:
     """Evidence, from the text just before a version, that it is the customer's SDK version.
 
-    `upgrade_object`: what an "upgraded X to" names: "generic" (nothing or the SDK itself), "package", "sdk"
-    (a name that could also be a platform or framework: "React Native") or "other" ("okhttp", "Xcode"): an
-    upgrade of something else is that thing's version, and a package name's own version beats an upgrade of
-    an ambiguous name."""
+    `upgrade_object`: None without an "upgraded X to" right before; else what X is: "generic" (nothing or the
+    SDK itself), "package", "sdk" (a name that could also be a platform or framework: "React Native") or
+    "other" ("okhttp", "Xcode"): an upgrade of something else is that thing's version, and a package name's
+    own version beats an upgrade of an ambiguous name."""
     if _FIXED_IN.search(before):
         return -4.0
-    if _UPGRADED_TO.search(before):
+    if upgrade_object is not None:
         return {"generic": 6.0, "package": 6.0, "sdk": 5.0}.get(upgrade_object, 0.5)
     if _UPGRADED_FROM.search(before):
         return 1.0
@@ -108,11 +108,11 @@ def score_mention(before: str, after_sdk_name: bool, after_package: bool = False
     return 2.0 if _CUE.search(before) else 0.0
 
 
-def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkName]) -> str:
-    """What the "upgraded … to" right before a version names (see `score_mention`)."""
+def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkName]) -> str | None:
+    """What the "upgraded … to" right before a version names (see `score_mention`); None without one."""
     match = _UPGRADED_TO.search(before)
     if match is None:
-        return "generic"
+        return None
     start, end = before_start + match.start("object"), before_start + match.end("object")
     inside = [name for name in names if start <= name.start and name.end <= end]
     if any(name.package for name in inside):
