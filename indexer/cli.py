@@ -112,8 +112,8 @@ def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict
     for registry in registries:
         slugs += registry.all_repositories()
         for slug in registry.repositories:
-            if registry.bundles(slug):
-                bundles.setdefault(slug, registry.bundles(slug))
+            if declared := registry.bundles(slug):
+                bundles.setdefault(slug, declared)
     if not slugs:
         return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all", {}
     return list(dict.fromkeys(slugs)), None, bundles

@@ -66,7 +66,7 @@ class Claim(BaseModel):
     confidence: str
     reason: str = ""
     repo: str | None = None  # the PR's repository
-    objected: bool = False  # a check objected (other platform, opposite change, bump alone): rendered last
+    objected: bool = False  # a check of wif_action/objections.py objected: rendered last
 
 
 class CaseResult(BaseModel):

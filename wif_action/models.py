@@ -148,7 +148,7 @@ class Candidate(BaseModel):
     source: str = "scan"
     repo: str | None = None
     via: Via | None = None
-    objected: bool = False  # a check found a reason it cannot be the fix (other platform, opposite change, bump)
+    objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
 
 
 class Checked(BaseModel):

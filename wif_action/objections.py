@@ -24,7 +24,7 @@ _DEPENDENCY_UPDATE = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:bump|upd
 _UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in|by)\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+",
                        re.IGNORECASE)
 
-Check = Callable[[Score, PullRequest, "Entry | None", Request], "Score | None"]
+Check = Callable[[Score, PullRequest, Entry | None, Request], Score | None]
 
 
 def weighed(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> tuple[Score, bool]:
