@@ -16,7 +16,7 @@ from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_c
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
-from wif_action.engines.offline.text import analyse
+from wif_action.engines.offline.text import alternatives, analyse
 from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
 from wif_action.tools.cache import SqliteReleaseCache
 
@@ -422,3 +422,28 @@ def test_a_fix_naming_the_one_code_name_the_customer_quoted_is_high(quoted, titl
     evidence = gather(pr, entry, query, stats, False, [], frozenset(query), "r", quoted_keys)
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
     assert scoring.verified(evidence, stats, "r") is high
+
+
+def test_words_written_as_alternatives_are_one_idea():
+    """"slow/frozen frames" asks about one kind of frame: a note naming "slow" and "frozen" names that idea
+    once, not twice (which alone made an unrelated frame-rounding fix HIGH for "long frame delays")."""
+    problem = "Transactions report long frame delays (slow/frozen frame durations longer than the transaction)."
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["slow frames", "frozen frames", "frame delay", "long tasks",
+                                             "durations", "longer"] + ["transaction"] * 10))
+    stats.load("r", list(query.values()))
+    together = key_concepts(query, stats, "r", alternatives=alternatives(problem))
+    assert any({"slow", "frozen"} <= {t.key for t in c.terms} for c in together)
+    apart = key_concepts(query, stats, "r")
+    assert not any({"slow", "frozen"} <= {t.key for t in c.terms} for c in apart)
+
+
+@pytest.mark.parametrize(("text", "groups"), [
+    ("slow/frozen frames", [{"slow", "frozen"}]),
+    ("timeouts/refused connections and type/message", [{"timeout", "refus"}, {"type", "messag"}]),
+    ("@sentry/react 5.0 and sentry/sentry", []),  # package names
+    ("see https://example.com/a/b and src/app/main.py", []),  # URLs and paths
+    ("I/O instrumentation", []),  # one letter is not a word
+])
+def test_alternatives_are_words_joined_by_a_slash(text, groups):
+    assert [set(group) for group in alternatives(text)] == groups

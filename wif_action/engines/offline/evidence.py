@@ -103,7 +103,8 @@ class Evidence:
 
 
 def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
-                 problem_keys: frozenset[str] | None = None) -> list[Concept]:
+                 problem_keys: frozenset[str] | None = None,
+                 alternatives: tuple[frozenset[str], ...] = ()) -> list[Concept]:
     """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes.
 
     `problem_keys`: the terms of the condensed problem; when it has MIN_PROBLEM_CONCEPTS known terms, the key
@@ -120,7 +121,8 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
     concepts: list[Concept] = []
     for key, value in sorted(values.items(), key=lambda item: -item[1])[:CANDIDATE_TERMS]:
         term, atoms = query[key], _atoms(query[key])
-        home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms), None)
+        home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms
+                     or any(atoms | c.atoms <= group for group in alternatives)), None)
         if home is None:
             concepts.append(Concept([term], value, atoms))
         else:
@@ -154,12 +156,13 @@ def _atoms(term: Term) -> set[str]:
 
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
-           repo: str | None = None, quoted: frozenset[str] = frozenset()) -> Evidence:
+           repo: str | None = None, quoted: frozenset[str] = frozenset(),
+           alternatives: tuple[frozenset[str], ...] = ()) -> Evidence:
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0,
-                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys))
+                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys, alternatives))
     note = entry.text if entry else ""
     headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
     body = term_counts(note[HEADLINE_CHARS:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])

@@ -21,7 +21,7 @@ from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.engines.offline.summary import summarize
-from wif_action.engines.offline.text import Term, analyse, quoted_spans
+from wif_action.engines.offline.text import Term, alternatives, analyse, quoted_spans
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
 from wif_action.problem_kind import wants_functionality
@@ -41,6 +41,7 @@ class _Question:
     quoted: frozenset[str]
     wants_functionality: bool
     links: list[str]
+    alternatives: tuple[frozenset[str], ...] = ()
 
 
 class OfflineJudge:
@@ -160,7 +161,8 @@ class OfflineJudge:
                 problem_keys=frozenset(term.key for term in analyse(key[0])),
                 quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
                 wants_functionality=wants_functionality(both),
-                links=github_links(key[1]))
+                links=github_links(key[1]),
+                alternatives=alternatives(both))
         return self._questions[key]
 
     def _statistics(self, repos: list[str], query: dict[str, Term], texts: list[str]) -> RepositoryStats:
@@ -190,7 +192,7 @@ class OfflineJudge:
         linked = [int(link.rsplit("/", 1)[-1]) for link in question.links
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         evidence = gather(pr, entry, question.terms, stats, question.wants_functionality, linked,
-                          question.problem_keys, repo, question.quoted)
+                          question.problem_keys, repo, question.quoted, question.alternatives)
         return stats, evidence
 
     def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:

@@ -167,6 +167,21 @@ def term_counts(text: str) -> Counter[str]:
     return Counter(term.key for term in analyse(text))
 
 
+_ALTERNATIVES = re.compile(r"(?<![\w@/.:-])[A-Za-z]{2,}(?:/[A-Za-z]{2,})+(?![\w/.-])")
+
+
+def alternatives(text: str) -> tuple[frozenset[str], ...]:
+    """Words written as alternatives of one idea ("slow/frozen frames", "timeouts/refused connections"), as
+    groups of stems: naming both is naming that idea once. Package names (@sentry/react), paths and URLs
+    are not alternatives."""
+    groups = []
+    for match in _ALTERNATIVES.finditer((text or "")[:MAX_ANALYSED_CHARS]):
+        stems = frozenset(t.key for word in match.group().split("/") for t in analyse(word) if t.kind == "word")
+        if len(stems) > 1:
+            groups.append(stems)
+    return tuple(groups)
+
+
 def quoted_spans(text: str) -> list[str]:
     """Text inside backticks or quotes: error messages and API names people copy verbatim."""
     found = []
