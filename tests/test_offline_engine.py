@@ -375,6 +375,23 @@ def test_a_high_names_the_symptom_or_says_it_fixes_it(title, high):
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
 
 
+@pytest.mark.parametrize(("title", "high"), [
+    ("Fix fatal app hang events reported as handled in crash reports", False),  # the subject only
+    ("Fix symbolication of fatal app hang events in crash reports", True),  # names the defect
+])
+def test_a_high_names_what_an_un_word_says_is_wrong(title, high):
+    """"fatal app hang events show unsymbolicated stack traces": the "un-" word is the defect itself, so a fix
+    of fatal app hang events that never names symbolication is another fix of the same subject, not HIGH."""
+    problem = "Fatal app hang events in crash reports show unsymbolicated stack traces."
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["symbolication"] * 2 + ["fatal app hang"] * 2 + ["stack traces"] * 3
+                                            + ["crash reports"] * 3 + ["release health"] * 40))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=5, title=title, body="", url="https://example.invalid/5")
+    evidence = gather(pr, None, query, stats, False, [], frozenset(query), "r")
+    assert (scoring.confidence(evidence) == Confidence.HIGH) is high
+
+
 def test_an_un_word_the_notes_never_use_stands_for_the_word_they_use():
     """Customers write "unsymbolicated", notes write "symbolication": the idea is kept as a key concept (that a
     note about symbolication names), instead of dropping out as a word no note uses."""

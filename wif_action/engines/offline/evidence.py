@@ -58,6 +58,8 @@ class Evidence:
     quoted_unique: bool = False  # names verbatim a code name the customer quoted that no other entry names
     symptoms_asked: frozenset[str] = frozenset()  # symptom classes the problem names (crash, hang, missing, …)
     symptoms_named: frozenset[str] = frozenset()  # … and those the headline names
+    defects: frozenset[str] = frozenset()  # what an "un-" word of the problem lacks ("symbol" of "unsymbolicated")
+    defects_named: frozenset[str] = frozenset()  # … and those the headline names
     says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
 
@@ -182,6 +184,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
     evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
     evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
+    evidence.defects = frozenset(key for key, (_, origin) in _without_negation(query, stats, repo).items()
+                                 if problem_keys is None or origin in problem_keys)
+    evidence.defects_named = evidence.defects & frozenset(headline)
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence

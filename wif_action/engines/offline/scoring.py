@@ -55,6 +55,8 @@ def _quoted_unique_fix(evidence: Evidence) -> bool:
 def _strong_headline(evidence: Evidence) -> bool:
     if evidence.symptoms_asked and not evidence.symptoms_asked & evidence.symptoms_named and not evidence.says_fix:
         return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
+    if evidence.defects and not evidence.defects_named:
+        return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
     named, coverage = len(evidence.named(NAMED_CREDIT)), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
