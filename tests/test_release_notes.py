@@ -744,3 +744,28 @@ def test_dependabot_redirect_links_are_github_links() -> None:
 def test_common_formats_beyond_the_shared_data(body: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
     entries = parse_release_notes(body, "acme/sdk")
     assert [(e.section, e.prs) for e in entries] == expected
+
+
+def test_html_headings_and_lists_are_read_like_markdown() -> None:
+    """A body published as HTML has entries: headings name sections, items are bullets, <a href> links cite
+    PRs, a nested item belongs to its parent, and a <details> block keeps its own section."""
+    body = (
+        "<h3>Bug Fixes</h3>\n<ul>\n  <li>Fix a crash when the\n      socket closes "
+        '(<a href="https://github.com/o/r/pull/45">#45</a>)</li>\n'
+        "  <li>Fix memory leak (#46)\n    <ul><li>also in the worker (#47)</li></ul>\n  </li>\n</ul>\n"
+        "<h3>Features</h3>\n<ol><li>Add <code>retry</code> option (#48)</li></ol>\n"
+        "<details><summary>Internal</summary><ul><li>CI tweak (#49)</li></ul></details>\n"
+    )
+    entries = [(e.section, e.text, e.prs) for e in parse_release_notes(body, "o/r")]
+    assert entries == [
+        ("fix", "Fix a crash when the socket closes (#45)", (45,)),
+        ("fix", "Fix memory leak (#46) also in the worker (#47)", (46, 47)),
+        ("feature", "Add retry option (#48)", (48,)),
+        ("internal", "CI tweak (#49)", (49,)),
+    ]
+
+
+def test_a_markdown_bullet_mentioning_an_html_tag_is_not_an_html_list() -> None:
+    body = "### Fixes\n\n- Fix rendering of `<li>` and <ul> elements (#5)\n"
+    assert [(e.section, e.text) for e in parse_release_notes(body, "o/r")] == [
+        ("fix", "Fix rendering of `<li>` and <ul> elements (#5)")]

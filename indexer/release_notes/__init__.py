@@ -29,7 +29,8 @@ kept as text but often mention older PRs ("Re-lands #6380, reverted by #6491"), 
 numbers are not claimed (explicit issue links there are).
 
 Entries are list items (``-``, ``*``, ``+``, ``1.``). Prose, blockquotes/alerts, admonitions,
-code fences, tables, HTML and "New Contributors" lists are skipped; the one exception is old
+code fences, tables, other HTML and "New Contributors" lists are skipped (HTML headings and lists are
+read as their Markdown equivalents, see ``html.py``); the one exception is old
 plain-text changelogs whose paragraph lines each end in ``(#N)``, where every line is an entry.
 """
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import logging
 
+from indexer.release_notes.html import html_lists_to_markdown
 from indexer.release_notes.model import ReleaseNoteEntry
 from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
 from indexer.release_notes.sections import SECTIONS, classify_bullet, classify_heading
@@ -49,7 +51,7 @@ _log = logging.getLogger(__name__)
 def _parse(body: str, repo: str | None) -> list[ReleaseNoteEntry]:
     """Scan the body line by line; see module docstring for the rules."""
     state = _State(repo=repo)
-    text = body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    text = html_lists_to_markdown(body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
     for line in text.split("\n"):
         _handle_line(state, line[:_MAX_LINE].expandtabs(4))
     _close_bullet(state)
