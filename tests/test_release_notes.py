@@ -379,6 +379,17 @@ def test_changesets_credit_prefix_leaves_the_change_first_and_keeps_its_pr() -> 
     assert only("- Thanks to everyone! - the team").text == "Thanks to everyone! - the team"  # not a credit prefix
 
 
+@pytest.mark.parametrize(("bullet", "section", "text"), [
+    ("* 1a2b3c4 fix: handle a None body (#12)", "fix", "fix: handle a None body (#12)"),  # GoReleaser's list
+    ("* 5d6e7f8 feat(api)!: add streaming", "feature", "feat(api)!: add streaming"),
+    ("* deadbeef fix: words", "other", "deadbeef fix: words"),  # no digit: a word, not a commit hash
+    ("* facade1 some words", "other", "facade1 some words"),  # no commit type after it
+])
+def test_a_commit_hash_before_a_commit_type_is_moved_out_of_the_way(bullet: str, section: str, text: str) -> None:
+    entry = only("## Changelog\n" + bullet)
+    assert (entry.section, entry.text) == (section, text)
+
+
 def test_restructuredtext_links_cite_their_pr() -> None:
     entry = only("Fixes\n-----\n\n- Fix race in flush (`#101 <https://github.com/acme/sdk/pull/101>`_)", "acme/sdk")
     assert (entry.section, entry.text, entry.prs) == ("fix", "Fix race in flush (#101)", (101,))

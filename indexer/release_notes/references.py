@@ -303,12 +303,18 @@ _CHANGESET_CREDIT = re.compile(
     r"^(?P<refs>[#\d\s]{0,60})(?:`?[0-9a-f]{7,40}`?\s+)?Thanks\s+@[@\w\s,-]{0,300}?!\s+-\s+(?P<rest>\S.*)$",
     re.DOTALL,
 )
-_COMMIT_PREFIX = re.compile(r"^`?[0-9a-f]{7,40}`?:\s+(?P<rest>\S.*)$", re.DOTALL)
+# "1a2b3c4: Fix …", and GoReleaser's "1a2b3c4 fix(api): …" (a hash with a digit, then a commit type)
+_COMMIT_PREFIX = re.compile(
+    r"^`?(?:[0-9a-f]{7,40}`?:\s+|(?=[a-f]{0,39}\d)[0-9a-f]{7,40}`?\s+(?=[a-z]{2,12}(?:\([^()]{0,40}\))?!?:\s))"
+    r"(?P<rest>\S.*)$",
+    re.DOTALL,
+)
 
 
 def _without_credit_prefix(text: str) -> str:
-    """Changesets write "#512 `9f8e7d6` Thanks @carol! - Fix wrong timestamps" and "1a2b3c4: Fix …": the change
-    comes first, its PR stays cited at the end ("Fix wrong timestamps (#512)")."""
+    """Changesets write "#512 `9f8e7d6` Thanks @carol! - Fix wrong timestamps", others "1a2b3c4: Fix …" or
+    "1a2b3c4 fix(api): …": the change comes first, its PR stays cited at the end ("Fix wrong timestamps
+    (#512)")."""
     match = _CHANGESET_CREDIT.match(text)
     if match is not None:
         cited = " ".join(f"({ref})" for ref in match.group("refs").split() if ref.startswith("#"))
