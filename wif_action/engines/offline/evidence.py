@@ -106,15 +106,17 @@ class Evidence:
 
 def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
                  problem_keys: frozenset[str] | None = None,
-                 alternatives: tuple[frozenset[str], ...] = ()) -> list[Concept]:
+                 alternatives: tuple[frozenset[str], ...] = (),
+                 plain: dict[str, tuple[Term, str]] | None = None) -> list[Concept]:
     """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes.
 
     `problem_keys`: the terms of the condensed problem; when it has MIN_PROBLEM_CONCEPTS known terms, the key
-    concepts come from it alone, so context words of a pasted message ("Discover query") cannot dilute them."""
-    plain = _without_negation(query, stats, repo)
+    concepts come from it alone, so context words of a pasted message ("Discover query") cannot dilute them.
+    `plain`: `_without_negation` of the query, when the caller has it already."""
+    plain = _without_negation(query, stats, repo) if plain is None else plain
     query = {**query, **{key: term for key, (term, _) in plain.items()}}
     if problem_keys is not None:
-        problem_keys = problem_keys | {key for key, (_, origin) in plain.items() if origin in problem_keys}
+        problem_keys = problem_keys | _positive_forms(plain, problem_keys)
     values = {key: term.weight * stats.idf(repo, key) for key, term in query.items()
               if term.kind != "synonym" and stats.df(repo, key) > 0}
     own = {key: value for key, value in values.items() if problem_keys is not None and key in problem_keys}
@@ -147,6 +149,11 @@ def _without_negation(query: dict[str, Term], stats: RepositoryStats, repo: str)
     return {key: value for key, value in found.items() if stats.df(repo, key) > 0}
 
 
+def _positive_forms(plain: dict[str, tuple[Term, str]], problem_keys: frozenset[str] | None) -> frozenset[str]:
+    """The words the notes use for the problem's own "un-" words (all of the query's without `problem_keys`)."""
+    return frozenset(key for key, (_, origin) in plain.items() if problem_keys is None or origin in problem_keys)
+
+
 def _atoms(term: Term) -> set[str]:
     """The word stems a term is made of (a bigram's two words, an identifier's parts)."""
     if term.kind == "bigram":
@@ -163,8 +170,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
-    evidence = Evidence(section_weight(section, feature_request) if section else 1.0,
-                        scale=stats.scale(repo), concepts=key_concepts(query, stats, repo, problem_keys, alternatives))
+    plain = _without_negation(query, stats, repo)
+    evidence = Evidence(section_weight(section, feature_request) if section else 1.0, scale=stats.scale(repo),
+                        concepts=key_concepts(query, stats, repo, problem_keys, alternatives, plain))
     note = entry.text if entry else ""
     headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
     body = term_counts(note[HEADLINE_CHARS:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
@@ -184,8 +192,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
     evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
     evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
-    evidence.defects = frozenset(key for key, (_, origin) in _without_negation(query, stats, repo).items()
-                                 if problem_keys is None or origin in problem_keys)
+    evidence.defects = _positive_forms(plain, problem_keys)
     evidence.defects_named = evidence.defects & frozenset(headline)
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
