@@ -776,6 +776,12 @@ def test_html_headings_and_lists_are_read_like_markdown() -> None:
     ]
 
 
+def test_html_notes_on_one_line_are_read_too() -> None:
+    body = '<h3>Bug Fixes</h3><ul><li>Fix race in flush (#41)</li><li>Fix leak (#42)</li></ul>'
+    assert [(e.section, e.text) for e in parse_release_notes(body, "o/r")] == [
+        ("fix", "Fix race in flush (#41)"), ("fix", "Fix leak (#42)")]
+
+
 def test_a_markdown_bullet_mentioning_an_html_tag_is_not_an_html_list() -> None:
     body = "### Fixes\n\n- Fix rendering of `<li>` and <ul> elements (#5)\n"
     assert [(e.section, e.text) for e in parse_release_notes(body, "o/r")] == [

@@ -3,23 +3,27 @@
 Why: GitHub renders HTML in a release body, and some projects publish their notes that way; the line
 scanner skips HTML lines, so such a release would have no entries at all. Headings become ``#``
 headings, list items ``-`` bullets (nested lists indented), and ``<a href>`` links Markdown links so
-their PR references are read like any other. Bodies where no line starts an HTML list are left untouched.
+their PR references are read like any other. Bodies where no line starts with an HTML heading or list
+are left untouched.
 """
 
 from __future__ import annotations
 
 import re
 
-_LIST_START = re.compile(r"^[ \t]{0,8}<(?:ul|ol|li)[\s>]", re.IGNORECASE | re.MULTILINE)  # a list, not a mention
+# A line that starts with a heading or list tag ("<h3>Bug Fixes</h3><ul><li>…" may be one line), in a body with
+# list items: HTML notes, not a Markdown bullet that mentions a tag.
+_BLOCK_LINE = re.compile(r"^[ \t]{0,8}<(?:ul|ol|li|h[1-6])[\s>]", re.IGNORECASE | re.MULTILINE)
+_LIST_ITEM = re.compile(r"<li[\s>]", re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"<(/?)(ul|ol|li|h[1-6])\b[^<>]{0,300}>", re.IGNORECASE)
 _ANCHOR = re.compile(r"<a\s[^<>]{0,300}?href=[\"'](?P<url>[^\"'<>\s]{1,500})[\"'][^<>]{0,300}>"
                      r"(?P<label>[^<>]{0,300})</a>", re.IGNORECASE)
 
 
 def html_lists_to_markdown(body: str) -> str:
-    """`body` with its HTML headings and lists as Markdown; unchanged when no line starts an HTML list
-    (a bullet about "`<li>` rendering" is Markdown)."""
-    if not _LIST_START.search(body):
+    """`body` with its HTML headings and lists as Markdown; unchanged unless a line starts with a heading or
+    list tag and the body has list items (a bullet about "`<li>` rendering" is Markdown)."""
+    if not (_BLOCK_LINE.search(body) and _LIST_ITEM.search(body)):
         return body
     body = _ANCHOR.sub(lambda m: f"[{m.group('label').strip()}]({m.group('url')})", body)
     out: list[str] = []
