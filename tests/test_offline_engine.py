@@ -464,3 +464,17 @@ def test_words_written_as_alternatives_are_one_idea():
 ])
 def test_alternatives_are_words_joined_by_a_slash(text, groups):
     assert [set(group) for group in alternatives(text)] == groups
+
+
+def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> None:
+    """Equally relevant entries beyond the cap are not judged (each costs a PR lookup); up to it, all are."""
+    from wif_action.engines.offline.relevance import MAX_PER_BATCH
+    base = entry_with(cache, 121)
+    problem = "Transactions whose name is empty are dropped."
+
+    def batch(size: int) -> list[Entry]:
+        return [base.model_copy(update={"id": 5000 + i, "prs": [5000 + i], "text": f"{base.text} ({i})"})
+                for i in range(size)]
+
+    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH), problem, problem)) == MAX_PER_BATCH
+    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH + 1), problem, problem)) == MAX_PER_BATCH

@@ -19,7 +19,7 @@ from wif_action.models import Entry, RelevantEntry
 # Chosen by bench/crossval_offline.py (leave-one-repository-out on tests/data/eval).
 MIN_RELEVANCE = 0.0  # BM25 × section weight an entry needs at all (rank and relative score decide)
 RELATIVE_TO_BEST = 0.5  # ... and this share of the batch's best entry
-MAX_PER_BATCH = 3
+MAX_PER_BATCH = 4
 
 
 def score_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
