@@ -397,6 +397,32 @@ def test_restructuredtext_links_cite_their_pr() -> None:
     assert other.prs == () and "other/lib#7" in other.text
 
 
+def test_towncrier_sphinx_roles_cite_their_numbers() -> None:
+    """towncrier notes (aiohttp, yarl, …) cite with Sphinx roles; :pr: is a PR, :issue: a PR unless closed by it."""
+    entry = only("### Bugfixes\n\n- Fixed a leak in the pool -- by :user:`alice` (:pr:`1240`).")
+    assert (entry.text, entry.prs) == ("Fixed a leak in the pool -- by @alice (#1240).", (1240,))
+    assert only("- Fix the pool (:issue:`1234`)").prs == (1234,)
+    closing = only("- Fix the pool (#1300), fixes :issue:`1234`")
+    assert (closing.prs, closing.issues) == ((1300,), (1234,))
+
+
+def test_towncrier_references_paragraph_counts_as_the_entrys_citations() -> None:
+    """towncrier puts an entry's references in a paragraph of their own, after its fixed phrase; any other
+    explanatory paragraph still cites nothing."""
+    body = ("### Bugfixes\n\n- Fixed a memory leak in the pool.\n\n"
+            "  *Related issues and pull requests on GitHub:*\n  :issue:`1234`, :issue:`1235`.\n")
+    entry = only(body)
+    assert (entry.text, entry.prs) == ("Fixed a memory leak in the pool. #1234, #1235.", (1234, 1235))
+    prose = only("### Bugfixes\n\n- Fixed a memory leak in the pool.\n\n  It came with :issue:`1234`.\n")
+    assert prose.prs == ()
+
+
+@pytest.mark.parametrize("bullet", ["- [#123] Don't panic on empty input", "- (#123) Don't panic on empty input",
+                                    "- [#123]: Don't panic on empty input"])
+def test_a_bracketed_number_leading_the_bullet_cites_its_pr(bullet: str) -> None:
+    assert only("## Fixes\n\n" + bullet).prs == (123,)
+
+
 def test_mid_sentence_bare_ref_is_not_claimed() -> None:
     bullet = f"- Fix iOS screenshots by reverting the migration from #6380 ([#6491]({PULL}/6491), [#6497]({PULL}/6497))"
     entry = only("### Fixes\n\n" + bullet)

@@ -26,6 +26,8 @@ _TOKEN = re.compile(
     r"|<(?P<auto>https?://[^\s<>]{1,500})>"
     r"|(?P<bare>https?://[^\s<>()\[\]`'\"]{1,500})"
     r"|`(?P<rst_label>[^`<\n]{0,300}?)\s*<(?P<rst_url>https?://[^\s<>`]{1,500})>`_{1,2}"  # reStructuredText link
+    r"|:(?P<role>pr|pull|issue|ghpull|ghissue|gh):`#?(?P<role_num>\d{1,7})`"  # Sphinx role (towncrier notes)
+    r"|:user:`(?P<role_user>[\w-]{1,60})`"
     r"|(?P<code>`[^`\n]{1,500}`)"
 )
 _GITHUB_REF = re.compile(
@@ -170,6 +172,13 @@ class _Renderer:
         match = _GITHUB_REPO_URL.fullmatch(url)
         return match is not None and "github.com/" in url.lower() and _same_repo(match.group(1), self.repo)
 
+    def role(self, role: str, number_text: str) -> None:
+        """Render a Sphinx role of towncrier notes: ``:pr:`N``` cites PR N; ``:issue:`N``` names a number
+        that is a PR unless a closing keyword precedes it (towncrier files fragments under either)."""
+        start = self.emit(f"#{number_text}")
+        kind = "pr" if role in ("pr", "pull", "ghpull") else "pr-or-issue"
+        self.refs.append(_Ref(kind, int(number_text), start, start + 1 + len(number_text)))
+
     def url(self, url: str) -> None:
         """Render a bare URL; same-repository PR/issue URLs become ``#N`` refs."""
         trail = len(url) - len(url.rstrip(".,;:!?"))
@@ -196,6 +205,10 @@ class _Renderer:
                 self.link(match.group("label"), match.group("url"))
             elif match.group("rst_url") is not None:
                 self.link(match.group("rst_label"), match.group("rst_url"))
+            elif match.group("role_num") is not None:
+                self.role(match.group("role").lower(), match.group("role_num"))
+            elif match.group("role_user") is not None:
+                self.emit(f"@{match.group('role_user')}")
             elif match.group("auto"):
                 self.url(match.group("auto"))
             elif match.group("bare"):
@@ -248,7 +261,7 @@ def _is_citation(text: str, ref: _Ref, tail: int) -> bool:
     """A bare ``#N`` cites a PR when parenthesised, trailing, leading or ending a title."""
     if ref.start >= tail or _paren_depth(text, ref.start) > 0:
         return True
-    if not text[: ref.start].strip(" -*:"):
+    if not text[: ref.start].strip(" -*:[("):  # leads the line: "#97 Sentry …", "[#123] Fix …"
         return True
     return _TITLE_END.match(text, ref.end) is not None
 

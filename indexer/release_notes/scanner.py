@@ -238,6 +238,9 @@ def _handle_bullet(state: _State, indent: int, content: str, bold: bool) -> None
     _start_bullet(state, indent, content, bold)
 
 
+_TOWNCRIER_REFS = re.compile(r"\*?Related issues and pull requests on GitHub:\*?\s*", re.IGNORECASE)
+
+
 def _handle_text(state: _State, indent: int, stripped: str) -> None:
     """A prose line: continuation of the open bullet, or a paragraph of its own."""
     bullet = state.bullet
@@ -247,9 +250,10 @@ def _handle_text(state: _State, indent: int, stripped: str) -> None:
             return
         indented = indent >= bullet.indent + 2
         if indented or (bullet.bold and bullet.paragraphs == 0):
-            unit = _Unit([], False)
+            cites = _TOWNCRIER_REFS.match(stripped)  # towncrier's own paragraph of the entry's references
+            unit = _Unit([], cites is not None)
             bullet.units.append(unit)
-            bullet.add(unit, stripped)
+            bullet.add(unit, stripped[cites.end():] if cites else stripped)
             bullet.open_unit = unit
             bullet.blank = False
             bullet.paragraphs += 1
