@@ -90,6 +90,11 @@ def only(body: str, repo: str | None = REPO) -> ReleaseNoteEntry:
         ("Important Changes", "feature"),
         ("v1.9.0a1 (2021-12-18) Changes", "improvement"),
         ("**Fixes**", "fix"),
+        ("Bug fixes (2 changes)", "fix"),  # GitLab counts its changes
+        ("Hotfixes", "fix"),
+        ("Continuous Integration", "internal"),
+        ("Maintenance", "internal"),
+        ("Under the hood", "internal"),
     ],
 )
 def test_classify_heading_known(heading: str, section: str) -> None:
@@ -395,6 +400,19 @@ def test_restructuredtext_links_cite_their_pr() -> None:
     assert (entry.section, entry.text, entry.prs) == ("fix", "Fix race in flush (#101)", (101,))
     other = only("- Bump (`#7 <https://github.com/other/lib/pull/7>`__)", "acme/sdk")
     assert other.prs == () and "other/lib#7" in other.text
+
+
+@pytest.mark.parametrize("heading", ["### Known issues", "### Known Bugs", "Known issues:", "**Known limitations**"])
+def test_known_issues_are_not_entries(heading: str) -> None:
+    """A release lists the bugs it still has under "Known issues": reading them as fixes would answer ✓."""
+    body = f"### Fixes\n\n- Fix crash in tracer (#1)\n\n{heading}\n\n- Crash when opening the camera (#2)\n"
+    assert [entry.prs for entry in parse(body)] == [(1,)]
+
+
+def test_upkeep_headings_let_a_bullets_own_wording_decide() -> None:
+    """"Maintenance" lists CI and bumps, and now and then a real fix: the fix keeps its section."""
+    entries = parse("### Maintenance\n\n- fix: crash in tracer (#1)\n- Update CI workflow (#2)\n")
+    assert [entry.section for entry in entries] == ["fix", "internal"]
 
 
 def test_towncrier_sphinx_roles_cite_their_numbers() -> None:

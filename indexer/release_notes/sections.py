@@ -51,6 +51,8 @@ _FIX_WORD = re.compile(r"\bfix|\bbugs?\b|\bbugfix")
 _MIXED_OTHER = re.compile(r"\bfeatures?\b|\bimprovements?\b|\benhancements?\b|\bchanges?\b")
 _HEADING_RULES: tuple[tuple[re.Pattern[str], _Rule], ...] = (
     (re.compile(r"\bnew contributors?\b"), _Rule("other", skip=True)),
+    # bugs still open in this release ("Known issues"): listing them is the opposite of fixing them
+    (re.compile(r"\bknown (?:issues?|bugs?|problems?|limitations?|regressions?)\b"), _Rule("other", skip=True)),
     (re.compile(r"\bwhat'?s changed\b|\bwhat changed\b"), _Rule("other", generic=True)),
     (re.compile(r"\bbreaking\b|\bbc break|\bremoved\b|\bremovals?\b|\bapi changes\b"), _Rule("breaking")),
     (re.compile(r"\bdeprecat|\bobsolet"), _Rule("deprecation")),
@@ -62,9 +64,14 @@ _HEADING_RULES: tuple[tuple[re.Pattern[str], _Rule], ...] = (
 )
 _HEADING_RULES_LATE: tuple[tuple[re.Pattern[str], _Rule], ...] = (
     (
-        re.compile(r"\binternals?\b|\bchores?\b|\brefactor|\btests?\b|\btesting\b|\bbuild\b|\bci\b|\btooling\b"),
+        re.compile(r"\binternals?\b|\bchores?\b|\brefactor|\btests?\b|\btesting\b|\bbuild\b|\bci\b|\btooling\b"
+                   r"|\bcontinuous integration\b"),
         _Rule("internal"),
     ),
+    # upkeep lists mix CI and bumps with the odd "fix: …": the bullet's own wording decides
+    (re.compile(r"\bmaintenance\b|\bhousekeeping\b|\bunder the hood\b|\bbehind the scenes\b"),
+     _Rule("internal", generic=True)),
+    (re.compile(r"\bhotfix(?:es)?\b|\bcorrections?\b"), _Rule("fix")),
     (re.compile(r"\bfeatures?\b|\badded\b|\bnew\b|\bexperimental\b|\bhighlights?\b|\badditions?\b"), _Rule("feature")),
     (re.compile(r"\bimprovements?\b|\benhancements?\b|\bimproved\b"), _Rule("improvement")),
     (re.compile(r"\bimportant\b|\bnotable\b"), _Rule("feature", generic=True)),
@@ -79,11 +86,13 @@ _DATE_IN_HEADING = re.compile(r"\d{4}-\d{2}-\d{2}")
 _VERSION_FILLER = frozenset({"", "v", "version", "release", "released", "unreleased"})
 _HEADING_JUNK = re.compile(r"[^a-z0-9'&/+. -]+")
 _MAX_HEADING_WORDS = 7
+_CHANGE_COUNT = re.compile(r"\(\s*\d+\s+changes?\s*\)")
 
 
 def _normalise_heading(heading: str) -> str:
     """Lower-case heading text without Markdown, emoji or punctuation noise."""
     text = _strip_inline_markup(heading[:_MAX_HEADING]).lower().replace("\u2019", "'")
+    text = _CHANGE_COUNT.sub(" ", text)  # GitLab: "Bug fixes (2 changes)"
     text = _HEADING_JUNK.sub(" ", text)
     return " ".join(text.split()).strip(" :.-")
 
