@@ -26,7 +26,7 @@ from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer.github_source import Page, ReleaseSource, SourceError, check_slug
-from indexer.release_notes import parse_release_notes
+from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.schema import open_cache
 from indexer.store import (
     ReleaseRecord,
@@ -34,6 +34,7 @@ from indexer.store import (
     apply_update,
     mark_checked,
     refresh_bundle_bumps,
+    reparse_if_stale,
     write_with_retry,
 )
 from indexer.versions import parse_tag, version_key
@@ -67,6 +68,7 @@ class RepoReport:
     pulls: int = 0
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    reparsed: int = 0  # stored releases re-parsed by a newer notes parser (no request)
 
     def summary(self) -> dict:
         """The `--json` shape."""
@@ -86,6 +88,8 @@ class RepoReport:
                     f"{self.stable} stable cached")
         if self.pulls:
             head += f", {_plural(self.pulls, 'PR')} fetched"
+        if self.reparsed:
+            head += f", {_plural(self.reparsed, 'stored release')} re-parsed (notes parser v{PARSER_VERSION})"
         return f"{self.repo}: {head}; {tail}"
 
 
@@ -207,19 +211,23 @@ class _RepositoryPass:
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
         report.releases, report.pulls = len(fetched), len(pull_rows)
         if report.not_modified and not pull_rows:
-            self._write(self._checked_unchanged)
+            report.reparsed = self._write(self._checked_unchanged)
             report.stable = _stable_count(self.db, self.slug)
             return
         update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, pulls=pull_rows,
                                   bundles=self.bundles)
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
+        report.reparsed = result.reparsed
         report.skipped_tags = list(result.skipped_tags)
 
-    def _checked_unchanged(self) -> None:
-        """A 304: nothing fetched, but the registry's `bundles` may have changed since the last run."""
+    def _checked_unchanged(self) -> int:
+        """A 304: nothing fetched, but the registry's `bundles` or the notes parser may have changed since the
+        last run. Returns how many stored releases were re-parsed."""
         mark_checked(self.db, self.slug)
+        reparsed = reparse_if_stale(self.db, self.slug)
         refresh_bundle_bumps(self.db, self.slug, self.bundles)
+        return reparsed
 
     def _write(self, work: Callable[[], Any]) -> Any:
         return write_with_retry(self.db, work, on_busy=lambda message: self.on_progress(f"{self.slug}: {message}"))

@@ -20,6 +20,9 @@ BUSY_TIMEOUT_MS = 30_000
 BUSY_RETRY_SECONDS = 0.2
 OPEN_BUSY_SECONDS = 30.0
 _KNOWN: dict[str, list[str]] = {}
+# Migrations that only add what the indexer reads: a reader (`wif ask`) opens a file without them, so upgrading
+# WIF never stops answers until the next index run.
+WRITER_ONLY = frozenset({"m003_notes_parser"})
 
 
 def migration(migrations: Migrations):
@@ -154,6 +157,13 @@ def m002_bundle_bumps(db: Database) -> None:
     backfill_bundle_bumps(db)
 
 
+@migration(MIGRATIONS)
+def m003_notes_parser(db: Database) -> None:
+    """Which parser version wrote each repository's entries; 0 (older caches) makes the next index run
+    re-parse the stored bodies (indexer.store.reparse_if_stale)."""
+    db.table("repositories").add_column("notes_parser", int, not_null_default=0)
+
+
 def _connect(path: Path) -> Database:
     # check_same_thread=False: a network call bounded by indexer.wall_clock runs in a worker thread and may
     # read PR details from the cache; Python's sqlite3 is built serialized (threadsafety 3), so sharing is safe.
@@ -265,7 +275,7 @@ def _check_schema(
         newer = ", ".join(sorted(applied - known))
         raise CacheError(f"{path} was written by a newer WIF (unknown migrations: {newer}). "
                          f"Upgrade WIF, or rebuild: {hint}")
-    if not create and known - applied:
+    if not create and known - applied - WRITER_ONLY:
         raise CacheError(f"{path} has an older schema. {hint}")
 
 

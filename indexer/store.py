@@ -20,7 +20,7 @@ from sqlite_utils import Database
 
 from indexer.bumps import bundled_name, parse_bumps
 from indexer.registry import Registry, RegistryError, load_registry
-from indexer.release_notes import parse_release_notes
+from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.versions import parse_tag, version_key
 
 
@@ -57,6 +57,7 @@ class UpdateResult:
     skipped_tags: list[str] = field(default_factory=list)
     releases: int = 0
     stable: int = 0
+    reparsed: int = 0  # stored releases re-parsed because an older parser wrote their entries
 
 
 def now() -> str:
@@ -123,7 +124,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     repo_id = repository_id(db, update.slug)
     existing = {row[0]: (row[1], row[2]) for row in db.execute(
         "select tag, body, id from releases where repo_id = ?", [repo_id])}
-    result = UpdateResult()
+    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug))
     for record in update.releases:
         row = _release_row(repo_id, record)
         if row["version"] is None:
@@ -146,6 +147,24 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     _rebuild_pr_first_release(db, repo_id)
     _update_repository_row(db, repo_id, update.etag, result)
     return result
+
+
+def reparse_if_stale(db: Database, slug: str) -> int:
+    """Re-parse every stored body of a repository whose entries an older parser wrote (`PARSER_VERSION`);
+    returns how many releases were re-parsed. Local only: the bodies are in the cache. Call inside a
+    transaction."""
+    repo_id = repository_id(db, slug)
+    written_by = db.execute("select notes_parser from repositories where id = ?", [repo_id]).fetchone()[0]
+    if (written_by or 0) >= PARSER_VERSION:
+        return 0
+    releases = db.execute("select id, body from releases where repo_id = ?", [repo_id]).fetchall()
+    for table in ("bundle_bumps", "entry_prs", "entries"):
+        db.execute(f"delete from {table} where repo_id = ?", [repo_id])
+    for release_id, body in releases:
+        _insert_entries(db, repo_id, release_id, slug, body or "")
+    _rebuild_pr_first_release(db, repo_id)
+    db.execute("update repositories set notes_parser = ? where id = ?", [PARSER_VERSION, repo_id])
+    return len(releases)
 
 
 def _delete_release(db: Database, release_id: int) -> None:

@@ -157,6 +157,28 @@ def test_new_then_edited_release_is_picked_up_with_few_requests(fake_github, env
     assert entry_prs(db, PHP, "4.99.0") == {10001}
 
 
+def test_a_newer_notes_parser_reparses_stored_bodies_without_requests(fake_github, env, tmp_path) -> None:
+    """Parser fixes reach an existing cache on the next run, even when GitHub answers 304 (nothing fetched)."""
+    from indexer.release_notes import PARSER_VERSION
+    env(fake_github)
+    db = tmp_path / "cache.db"
+    assert wif_index(db, "--repo", RUBY)[0] == 0
+    expected = entry_prs(db, RUBY, "5.15.0")
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("delete from entry_prs")
+        conn.execute("update repositories set notes_parser = ?", [PARSER_VERSION - 1])
+    conn.close()
+    fake_github.reset_counts()
+    code, _, err = wif_index(db, "--repo", RUBY)
+    assert code == 0, err
+    assert fake_github.total_requests() == 1 and {entry["status"] for entry in fake_github.log} == {304}
+    assert entry_prs(db, RUBY, "5.15.0") == expected and expected
+    assert f"re-parsed (notes parser v{PARSER_VERSION})" in err
+    code, _, err = wif_index(db, "--repo", RUBY)
+    assert code == 0 and "re-parsed" not in err  # once per parser version
+
+
 def test_refresh_window_rereads_recent_releases_beyond_the_first_page(env, tmp_path) -> None:
     with FakeGitHub(repos=[RUBY], per_page_max=10) as fake:
         env(fake)

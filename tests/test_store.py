@@ -150,3 +150,71 @@ def test_an_error_after_sqlite_rolled_back_by_itself_keeps_its_own_message(tmp_p
     with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
         write_with_retry(db, disk_full, on_busy=lambda _message: None)
     assert not db.conn.in_transaction
+
+
+def _stale(db, written_by: int) -> None:
+    """What an older parser left: other entries, and its version on the repository row."""
+    db.execute("update entries set section = 'other', text = 'stale'")
+    db.execute("update repositories set notes_parser = ?", [written_by])
+
+
+def test_entries_an_older_parser_wrote_are_reparsed_from_the_stored_bodies(db) -> None:
+    from indexer.release_notes import PARSER_VERSION
+    from indexer.store import reparse_if_stale
+    write(db, RELEASES)
+    fresh = db.execute("select release_id, section, text, prs from entries order by release_id, position").fetchall()
+    before = counts(db)
+    _stale(db, PARSER_VERSION - 1)
+    assert write_with_retry(db, lambda: reparse_if_stale(db, REPO), on_busy=print) == len(RELEASES)
+    assert db.execute("select release_id, section, text, prs from entries "
+                      "order by release_id, position").fetchall() == fresh
+    assert counts(db) == before  # entry_prs and pr_first_release rebuilt, nothing doubled
+    assert db.execute("select count(*) from entries_fts where entries_fts match 'leak'").fetchone()[0] == 2
+    assert db.execute("select notes_parser from repositories").fetchone()[0] == PARSER_VERSION
+
+
+def test_entries_the_current_parser_wrote_are_left_alone(db) -> None:
+    from indexer.release_notes import PARSER_VERSION
+    from indexer.store import reparse_if_stale
+    write(db, RELEASES)
+    _stale(db, PARSER_VERSION)
+    assert write_with_retry(db, lambda: reparse_if_stale(db, REPO), on_busy=print) == 0
+    assert {row[0] for row in db.execute("select text from entries")} == {"stale"}
+
+
+def test_a_write_brings_an_older_parsers_entries_up_to_date(db) -> None:
+    from indexer.release_notes import PARSER_VERSION
+    write(db, RELEASES)
+    _stale(db, 0)  # a cache from before the parser version was recorded
+    result = write(db, RELEASES)
+    assert (result.reparsed, result.new, result.updated) == (len(RELEASES), 0, 0)
+    assert "stale" not in {row[0] for row in db.execute("select text from entries")}
+    assert db.execute("select notes_parser from repositories").fetchone()[0] == PARSER_VERSION
+
+
+def _without_migration(path, name: str, drop: str) -> None:
+    """The file as an older WIF left it: without migration `name` (and what it added, `drop`)."""
+    import sqlite3
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("delete from _sqlite_migrations where name = ?", [name])
+        conn.execute(drop)
+    conn.close()
+
+
+def test_a_reader_opens_a_cache_missing_only_writer_only_migrations(tmp_path) -> None:
+    """Upgrading WIF must not stop answers until the next index run: `wif ask` reads a cache without the
+    parser-version column; the indexer adds it. A missing migration that readers need is still refused."""
+    from indexer.schema import CacheError
+    path = tmp_path / "cache.db"
+    database = open_cache(path, create=True)
+    write(database, RELEASES)
+    database.close()
+    _without_migration(path, "m003_notes_parser", "alter table repositories drop column notes_parser")
+    assert SqliteReleaseCache.open(path).latest_stable(REPO).tag == "2.0.0"
+    database = open_cache(path, create=True)
+    assert "notes_parser" in {column.name for column in database.table("repositories").columns}
+    database.close()
+    _without_migration(path, "m002_bundle_bumps", "drop table bundle_bumps")
+    with pytest.raises(CacheError, match="older schema"):
+        SqliteReleaseCache.open(path)
