@@ -194,3 +194,40 @@ def test_mid_sentence_reference_is_kept_in_text_only() -> None:
     entry = next(e for e in entries if 6491 in e.prs)
     assert entry.prs == (6491, 6497)
     assert "#6380" in entry.text
+
+
+# Bodies in formats the fixture repositories do not use, so their parsing is part of the digest too.
+FORMAT_SAMPLES = (
+    "## [1.2.0] - 2024-01-01\n### Added\n- New `foo` option (#10)\n### Fixed\n- Crash when bar is empty (#11)\n",
+    "## What's Changed\n* Fix crash on start by @alice in https://github.com/acme/widget/pull/45\n",
+    "### Bug Fixes\n\n* **client:** handle timeouts ([#88](https://github.com/acme/widget/issues/88)) "
+    "([abc1234](https://github.com/acme/widget/commit/abc1234))\n",
+    "### Bugfixes\n\n- Fixed a leak -- by :user:`alice`.\n\n  *Related issues and pull requests on GitHub:*\n"
+    "  :issue:`1234`.\n",
+    "Bugfixes\n--------\n\n- Fix crash when X (`#501 <https://github.com/acme/widget/issues/501>`_)\n",
+    "### Patch Changes\n\n- [#1234](https://github.com/acme/widget/pull/1234) [`abc1234`](https://github.com/"
+    "acme/widget/commit/abc1234) Thanks [@alice](https://github.com/alice)! - Fix hydration error\n",
+    "## 🐛 Bug Fixes\n- Fix login (#7)\n## 🧰 Maintenance\n- fix: crash (#8)\n- Update CI (#9)\n",
+    "<h3>Bug Fixes</h3><ul><li>Fix A (<a href=\"https://github.com/acme/widget/pull/3\">#3</a>)</li></ul>",
+    "## Changelog\n### Bug fixes\n* 1a2b3c4d fix(api): nil pointer on empty body\n",
+    "### Fixes\n\n- [#123] Don't panic on empty input\n\n### Known issues\n\n- Crash on start (#124)\n",
+    "### Bug fixes (2 changes)\n\n- Fix the thing (#5)\n",
+)
+# release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
+PARSER_DIGESTS = {2: "4ed23932c364e85754ea216886152d85bc6b672c2f4d68a1ec7761c44eb9bf05"}
+
+
+def test_parser_output_changes_only_with_a_new_parser_version() -> None:
+    """A cache re-parses its stored bodies when PARSER_VERSION rises (indexer.store.reparse_if_stale): a parser
+    change that alters entries without raising it would leave existing caches on the old entries."""
+    import hashlib
+
+    from indexer.release_notes import PARSER_VERSION
+    digest = hashlib.sha256()
+    bodies = [(r["body"], _fixture(path)["repo"]) for path in FIXTURES for r in _fixture(path)["releases"]]
+    for body, repo in bodies + [(sample, "acme/widget") for sample in FORMAT_SAMPLES]:
+        for e in parse_release_notes(body, repo):
+            digest.update(repr((e.section, e.heading, e.text, e.prs, e.issues, e.position)).encode())
+        digest.update(b"\0")
+    assert PARSER_DIGESTS.get(PARSER_VERSION) == digest.hexdigest(), (
+        f"The parser's output changed: raise release_notes.PARSER_VERSION and record {digest.hexdigest()} for it.")
