@@ -100,6 +100,31 @@ def test_an_llm_high_on_a_feature_entry_is_medium_for_a_broken_behaviour(tmp_pat
     assert (level == "medium") == ("it adds functionality" in top.reason)
 
 
+@pytest.mark.parametrize(("problem", "leads"), [
+    ("There is no option to keep the gizmo still when the screen rotates.", 12),  # missing: the feature leads
+    ("The gizmo flickers when the screen rotates.", 11),  # broken: the fix leads (and the feature is objected)
+])
+def test_a_feature_leads_the_mediums_of_a_request_for_functionality(tmp_path, openai_fake, problem, leads):
+    """The mirror of "prioritize Fixes": for missing functionality the feature that adds it is listed first;
+    the fix keeps its level (it may deliver it) and says why it comes second."""
+    openai_fake.responder = keyword_responder("gizmo", confidence="medium")
+    fix, feature = "Fix gizmo rotation flicker", "Add a gizmo option to keep it still when the screen rotates"
+    releases = [{"tag_name": "1.2.0", "body": f"### Features\n\n- {feature} (#12)\n"},
+                {"tag_name": "1.1.0", "body": f"### Fixes\n\n- {fix} (#11)\n"},
+                {"tag_name": "1.0.0", "body": "- x"}]
+    pulls = [{"number": 11, "title": fix, "merged": True}, {"number": 12, "title": feature, "merged": True}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases, pulls=pulls)
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
+                        engine="openai", openai_url=openai_fake.url)
+    assert answer.outcome.value == "medium" and [c.confidence.value for c in answer.candidates] == ["medium"] * 2
+    assert f"includes changes that may address this ([PR #{leads}]" in answer.message
+    second = next(c for c in answer.candidates if c.pr != leads)
+    assert second.objected and ("asks for functionality" in second.reason) == (leads == 12)
+
+
 @pytest.mark.parametrize(("text", "wanted"), [
     ("crashedLastRun is false both when it did not crash and when it is unknown, so the app cannot tell them apart",
      True),
@@ -108,6 +133,11 @@ def test_an_llm_high_on_a_feature_entry_is_medium_for_a_broken_behaviour(tmp_pat
     ("Can a newer version take a callable that returns the current key?", True),
     ("The app crashes when the screen rotates", False),
     ("Events are sent twice since 8.2.0", False),
+    ("The customer wants to know whether the crash on start is fixed", False),  # asks about a fix
+    ("They would like to confirm the leak is gone in 8.3.0", False),
+    ("Is it possible that the SDK drops these events?", False),
+    ("The customer wants to stop sending health-check transactions", True),
+    ("Is it possible to set a different DSN per thread?", True),
     ("The customer does not know whether the fix shipped", False),
 ])
 def test_a_request_for_missing_functionality_is_told_from_a_broken_behaviour(text, wanted):

@@ -94,4 +94,18 @@ def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, reque
                  reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
 
 
-CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_fix_for_a_bug)
+def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry: Entry | None,
+                                       request: Request) -> Score | None:
+    """The mirror of `a_fix_for_a_bug`: when the request asks for functionality that does not exist yet, the
+    spec prioritises the features that add it, so a fix in the same area is listed after them. Its level
+    stays: a fix can deliver what was missing, and only the order among MEDIUMs changes."""
+    if score.confidence != Confidence.MEDIUM or entry is None or entry.section in FEATURE_SECTIONS:
+        return None
+    if not wants_functionality(f"{request.problem}\n{request.raw_text}"):
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it changes existing behaviour, and the request asks for functionality.")
+
+
+CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_fix_for_a_bug,
+                             a_feature_for_missing_functionality)

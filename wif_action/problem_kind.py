@@ -12,6 +12,8 @@ import re
 FEATURE_SECTIONS = frozenset({"feature", "improvement"})
 
 _THING = r"(?:option|api|way|setting|config\w*|handler|method|hook|callback|integration|support|flag|parameter)"
+# "wants to know / confirm whether …" asks about the fix, not for functionality.
+_NOT_ASKING = r"(?! to (?:know|understand|confirm|check|verify|ask|find out|see|make sure|learn|hear|clarify)\b)"
 # Phrases of a request for functionality that does not exist yet (then features count like fixes).
 _MISSING_FUNCTIONALITY = re.compile("|".join([
     r"\bis there (?:something|anything) (?:like|similar)",
@@ -21,7 +23,8 @@ _MISSING_FUNCTIONALITY = re.compile("|".join([
     r"\b(?:can ?n[o']t|cannot|unable to|no way to) (?:tell|distinguish|differentiate|know whether)\b",
     r"\bnot supported\b", r"\bsupport for\b",
     r"\bonly (?:accepts?|supports?|allows?|takes?|reads?|sends?|carry|carries)\b",
-    r"(?<!n't )(?<!not )\bwants? to\b", r"\bwould like\b", r"\bfeature request\b", r"\bis it possible\b",
+    rf"(?<!n't )(?<!not )\bwants?{_NOT_ASKING} to\b", rf"\bwould like\b{_NOT_ASKING}",
+    r"\bfeature request\b", r"\bis it possible to\b",
     r"\bbe able to\b", r"\boption to\b", r"\bcan (?:a|the) (?:newer|later|new)\b",
 ]), re.IGNORECASE)
 

@@ -67,7 +67,7 @@ SYNONYMS: dict[str, str] = {
     "twice": "duplic", "doubl": "duplic",
     "skip": "ignor", "exclud": "ignor",
     "empti": "miss", "blank": "miss", "absent": "miss",
-    "discard": "drop", "lost": "drop", "lose": "drop", "swallow": "drop",
+    "discard": "drop", "lost": "drop", "lose": "drop", "swallow": "drop", "filter": "drop",
 }
 # How a folded term reads in an answer's reason (the stems above are not words).
 SYNONYM_NAMES = {"crash": "crash", "hang": "hang", "memori": "memory", "duplic": "duplicate", "ignor": "ignore",
