@@ -10,7 +10,7 @@ import pytest
 from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
-from wif_action.engines.offline import OfflineJudge, scoring
+from wif_action.engines.offline import OfflineJudge, relevance, scoring
 from wif_action.engines.offline.change_kind import ships_to_users
 from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
@@ -97,11 +97,18 @@ def test_identifiers_are_kept_whole_and_split() -> None:
     assert "hang" in keys  # "deadlock" also counts as the symptom "hang"
 
 
+def test_dunder_names_are_code_identifiers() -> None:
+    """"__init__" and "__cause__" are what people grep for, like "before_send"; a plain "init" is a word."""
+    terms = {t.key: t.kind for t in analyse("the model's own __init__ loses __cause__ on init")}
+    assert (terms["__init__"], terms["__cause__"], terms["init"]) == ("identifier", "identifier", "word")
+
+
 def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
     found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), AVASSET_PROBLEM, AVASSET_PROBLEM)
     assert found and found[0].pr == 110
     assert "AVAssetDownloadTask" in found[0].reason or "setState" in found[0].reason
-    assert len(found) <= 3 and all(a.relevance >= b.relevance for a, b in itertools.pairwise(found))
+    assert len(found) <= relevance.MAX_PER_BATCH and all(a.relevance >= b.relevance
+                                                         for a, b in itertools.pairwise(found))
 
 
 def test_fix_beats_feature_for_a_bug_but_not_for_missing_functionality(cache, judge) -> None:

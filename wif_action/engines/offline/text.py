@@ -41,6 +41,7 @@ _CLAUSE_BREAK = re.compile(r"[^\s'\"`*-]")
 _SEPARATORS = re.compile(r"[.:/-]+")
 _CAMEL = re.compile(r"[a-z]{2,}[A-Z]|[A-Z][a-z]+[A-Z]|[A-Z]{2,}[a-z]{2,}")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_DUNDER = re.compile(r"__[A-Za-z][A-Za-z0-9]*__")
 _QUOTED = re.compile(r"`([^`\n]{1,200})`|\"([^\"\n]{2,200})\"|'([^'\n]{3,200})'")
 
 
@@ -105,6 +106,8 @@ def _is_camel(segment: str) -> bool:
 
 def _segment_terms(segment: str, kind: str) -> list[Term]:
     """A snake_case or camelCase segment is kept whole (as people search for it) and split into words."""
+    if _DUNDER.fullmatch(segment):  # "__init__", "__cause__": a code name, as people grep for it
+        return [_identifier(segment), *_word_terms(segment.strip("_"), "part")]
     if "_" in segment.strip("_") and any(c.isalpha() for c in segment):
         terms = [_identifier(segment)]
         for part in segment.split("_"):
