@@ -417,3 +417,19 @@ def test_a_200_that_is_not_a_pr_is_a_failed_lookup_never_pr_details(cocoa_db, gi
     assert answer.outcome != Outcome.HIGH, answer.message
     text = skipped(answer)
     assert "not a PR or issue" in text or "unexpected response" in text, text
+
+
+def test_a_retried_connection_is_reported_once_in_words_not_by_urllib3(github):
+    """The CLI's stderr says what was skipped and why; urllib3's per-attempt warning (a raw exception repr)
+    is not shown on top of it."""
+    github.add_fault(None, r"/issues/", drop_connection=True, times=None)
+    result = subprocess.run(
+        [sys.executable, "-m", "wif_action.cli", "ask", "--db", "cache.db.example", "--sdk", "sentry-cocoa",
+         "--version", "8.48.0", "--problem", "WatchdogTermination issues have empty tags (e.g. OS)",
+         "--link", f"https://github.com/{COCOA}/issues/5397"],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url})
+    assert result.returncode == 0, result.stderr[-1000:]
+    assert "check link getsentry/sentry-cocoa#5397" in result.stdout + result.stderr
+    assert "urllib3" not in result.stderr and "Retrying" not in result.stderr, result.stderr
+    assert github.total_requests() >= 2, "the dropped connection was retried"

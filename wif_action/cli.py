@@ -60,6 +60,9 @@ def _log_to_stderr_redacted() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(RedactingFormatter())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])  # a no-op where logging is set up
+    # urllib3 warns on every retried attempt with a raw exception repr; WIF reports the outcome once, in words
+    # (a skipped step, or the failure with its reason), so only its errors are shown.
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
 
 
 def main(argv: list[str] | None = None) -> int:
