@@ -284,6 +284,7 @@ def _concept(text: str) -> Concept:
 @pytest.mark.parametrize(("text", "symptom"), [
     ("EXC_BAD_ACCESS", True), ("app crashes", True), ("SIGSEGV", True), ("frozen", True),
     ("SentryBreadcrumb", False), ("addBreadcrumb", False), ("scroll view", False), ("crash reporter", False),
+    ("leaks", True), ("memory leak", True), ("leaks in the uploader", False),
 ])
 def test_a_symptom_class_says_what_failed_not_where(text, symptom):
     assert scoring._symptom_class(_concept(text)) is symptom
@@ -298,6 +299,34 @@ def test_the_verify_step_needs_a_specific_concept_not_a_crash_signal():
     stats.load("r", [t for c in concepts for t in c.terms])
     rarest = scoring.rarest(Evidence(1.0, concepts=concepts, credits=[0, 1, 1, 0]), stats, "r")
     assert [c.name for c in rarest] == ["threads", "SentryBreadcrumb"]
+
+
+@pytest.mark.parametrize(("headline", "credit"), [
+    ("Raise RecursionError on deep structures", 1.0),  # the identifier itself
+    ("Stop the recursion error on deep structures", 1.0),  # a phrase of its words
+    ("Raise a clearer error on deep structures", 0.5),  # one everyday word of several: named in part
+    ("Avoid recursive calls on deep structures", 0.5),
+])
+def test_an_identifier_concept_is_named_in_full_only_by_itself_or_its_phrase(headline, credit):
+    """A fix saying "error" does not name the customer's RecursionError (which made an unrelated pydantic fix
+    HIGH); "recursion error" or RecursionError does."""
+    query = {term.key: term for term in analyse("Deep structures raise RecursionError")}
+    stats = RepositoryStats(BatchStatistics(["RecursionError", "recursion error", "error", "recursive", "deep"]))
+    stats.load("r", list(query.values()))
+    evidence = gather(PullRequest(repo="r", number=1, title=headline, url="u"), None, query, stats, False, [])
+    home = next(i for i, c in enumerate(evidence.concepts) if c.name == "RecursionError")
+    assert evidence.credits[home] == credit
+
+
+def test_an_sdk_prefixed_identifier_is_named_by_its_one_distinctive_word():
+    """SentryBreadcrumb's only word that is not the SDK's name is "breadcrumb": notes write "breadcrumbs"."""
+    query = {term.key: term for term in analyse("EXC_BAD_ACCESS inside SentryBreadcrumb")}
+    stats = RepositoryStats(BatchStatistics(["SentryBreadcrumb", "breadcrumbs", "EXC_BAD_ACCESS"]))
+    stats.load("r", list(query.values()))
+    pull = PullRequest(repo="r", number=1, title="Fix crash when modifying breadcrumbs", url="u")
+    evidence = gather(pull, None, query, stats, False, [])
+    home = next(i for i, c in enumerate(evidence.concepts) if c.name == "SentryBreadcrumb")
+    assert evidence.credits[home] == 1.0
 
 
 def test_key_concepts_come_from_the_problem_when_it_has_enough_of_them():

@@ -183,7 +183,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         elif body.get(key):
             evidence.body[key] = (term, value)
     for concept in evidence.concepts:
-        credit, atoms = max(((_credit(term, headline), _atoms(term)) for term in concept.terms),
+        credit, atoms = max(((_concept_credit(concept, term, headline), _atoms(term)) for term in concept.terms),
                             key=lambda item: (item[0], len(item[1])))
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
@@ -197,6 +197,19 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
+
+
+def _concept_credit(concept: Concept, term: Term, headline: Counter[str]) -> float:
+    """The credit `term` earns for its concept. A concept headed by an identifier ("RecursionError") is named in
+    full by the identifier, a phrase of its words ("recursion error") or its one distinctive word
+    ("breadcrumbs" for SentryBreadcrumb); one of several words alone ("error", "recursive") names it only in
+    part, as `_credit` scores an identifier's words."""
+    credit = _credit(term, headline)
+    head = concept.terms[0]
+    if not head.identifier or term.kind not in ("word", "part"):
+        return credit
+    distinctive = {t.key for t in analyse(head.surface) if t.kind == "part" and t.key not in WEAK_WORDS}
+    return credit if distinctive == {term.key} else min(credit, PART_CREDIT)
 
 
 def _credit(term: Term, headline: Counter[str]) -> float:
