@@ -55,12 +55,36 @@ def _quoted_unique_fix(evidence: Evidence) -> bool:
 def _strong_headline(evidence: Evidence) -> bool:
     if evidence.symptoms_asked and not evidence.symptoms_asked & evidence.symptoms_named and not evidence.says_fix:
         return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
+    if _another_failure(evidence):
+        return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
     if evidence.defects and not evidence.defects_named:
         return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
     named, coverage = len(evidence.named(NAMED_CREDIT)), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
             or (named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS))
+
+
+# Symptom terms (vocabulary.SYNONYMS' folded values) that name one kind of failure: "missing", "dropped" and
+# "ignored" all say something expected did not arrive.
+SYMPTOM_FAMILIES = ({"crash"}, {"hang"}, {"memori"}, {"duplic"}, {"miss", "drop", "ignor"})
+
+
+# Symptom terms a headline also uses for the remedy ("Skip UI crumbs when …", "Drop spans that …").
+REMEDY_SYMPTOMS = frozenset({"drop", "ignor"})
+
+
+def _another_failure(evidence: Evidence) -> bool:
+    """The problem names its failure (a crash, a hang, something missing…) and the headline names only other
+    failures: a fix of the same subject for another bug. Words a headline uses for its remedy ("Skip …") do
+    not name a failure there."""
+    asked = _families(evidence.symptoms_asked)
+    named = _families(evidence.symptoms_named - REMEDY_SYMPTOMS)
+    return bool(asked and named) and not asked & named
+
+
+def _families(symptoms: frozenset[str]) -> set[int]:
+    return {index for index, family in enumerate(SYMPTOM_FAMILIES) if family & symptoms}
 
 
 def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concept]:
