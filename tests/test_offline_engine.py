@@ -412,6 +412,34 @@ def test_a_high_names_the_symptom_or_says_it_fixes_it(title, high):
 
 
 @pytest.mark.parametrize(("title", "high"), [
+    ("Fix the spotlight upload option URL", True),  # names no failure: the fix of the subject
+    ("Fix spotlight upload option URL being ignored", True),  # the same kind of failure ("missing")
+    ("Fix a crash in the spotlight upload option URL", False),  # another failure of the same subject
+])
+def test_a_high_fixes_the_kind_of_failure_the_problem_has(title, high):
+    """"the spotlight upload option URL goes missing": a fix of a crash in the same subject is another bug."""
+    assert _high_for("The spotlight upload option URL goes missing.", title) is high
+
+
+@pytest.mark.parametrize(("title", "high"), [
+    ("fix: Skip the spotlight upload option URL when it is nil", True),  # "skip" is the remedy, not a failure
+    ("Fix spotlight upload option URL missing from events", False),  # another failure: something missing
+])
+def test_a_remedy_word_names_no_failure(title, high):
+    assert _high_for("The app crashes when the spotlight upload option URL is nil.", title) is high
+
+
+def _high_for(problem: str, title: str) -> bool:
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["spotlight upload"] * 2 + ["option URL"] * 2 + ["missing"] * 3
+                                            + ["crash"] * 5 + ["nil"] * 3 + ["release health"] * 40))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    evidence = gather(pr, None, query, stats, False, [], frozenset(query))
+    return scoring.confidence(evidence) == Confidence.HIGH
+
+
+@pytest.mark.parametrize(("title", "high"), [
     ("Fix fatal app hang events reported as handled in crash reports", False),  # the subject only
     ("Fix symbolication of fatal app hang events in crash reports", True),  # names the defect
 ])
