@@ -28,7 +28,7 @@ MIN_SECTION_FOR_HIGH = 0.75  # fixes (and features, for missing functionality) c
 NAMED_CREDIT = 0.5  # a folded synonym ("missing" for "empty") names a concept too
 
 
-SYMPTOM_CLASSES = frozenset({"crash", "hang", "memori", "leak"})  # symptom stems that say what, not where
+SYMPTOM_CLASSES = frozenset({"crash", "hang", "memori"})  # folded symptom terms that say what, not where
 
 
 def confidence(evidence: Evidence) -> Confidence:

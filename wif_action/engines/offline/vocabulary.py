@@ -63,7 +63,7 @@ SYNONYMS: dict[str, str] = {
     "segfault": "crash", "sigill": "crash",
     "freez": "hang", "frozen": "hang", "stuck": "hang", "unrespons": "hang", "anr": "hang",
     "deadlock": "hang",
-    "oom": "memori", "rss": "memori",
+    "oom": "memori", "rss": "memori", "leak": "memori",
     "twice": "duplic", "doubl": "duplic",
     "skip": "ignor", "exclud": "ignor",
     "empti": "miss", "blank": "miss", "absent": "miss", "truncat": "miss",
