@@ -1,6 +1,7 @@
 """Run `wif eval` on the public cases with GitHub served by the fake server (no network).
 
-Usage: python bench/eval_offline.py [--input fields|message] [other `wif eval` options]
+Usage: python bench/eval_offline.py [--cases FILE] [--input fields|message] [other `wif eval` options]
+(`--cases bench/data/holdout_cases.jsonl`: the holdout questions, see bench/README.md)
 
 Why: the cases' linked issues and PR lookups need a GitHub API; the fake serves the
 real fixture data (tests/data/github), so the numbers are reproducible offline.
@@ -20,10 +21,13 @@ from wif_action.cli import main  # noqa: E402
 
 
 def run(argv: list[str]) -> int:
+    cases = str(ROOT / "tests" / "data" / "eval" / "cases.jsonl")
+    if "--cases" in argv:
+        at = argv.index("--cases")
+        cases, argv = argv[at + 1], argv[:at] + argv[at + 2:]
     with FakeGitHub() as github:
         os.environ["GITHUB_API_URL"] = github.url
         os.environ.pop("GITHUB_TOKEN", None)
-        cases = str(ROOT / "tests" / "data" / "eval" / "cases.jsonl")
         return main(["eval", cases, "--db", str(ROOT / "cache.db.example"), "--engine", "offline", *argv])
 
 

@@ -1,0 +1,62 @@
+"""Check a cases file's expected answers against the release cache (no network).
+
+Usage: python bench/verify_cases.py [CASES] [--db cache.db.example]
+
+For each `fix`/`feature` case: the customer's version V and the fix release R are stable releases of the
+repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
+or between V and R. For `already_has_fix`: each `must_not_claim` PR first ships at or before V. Why: a
+hand- or helper-written case whose answer the data does not support measures nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
+
+
+def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
+    """What in the case the cache contradicts (empty when it holds)."""
+    repo, expect = case["repo"], case["expect"]
+    user = cache.find_release(repo, case["version"])
+    if user is None or not user.stable:
+        return [f"version {case['version']} is not a stable release"]
+    if case["category"] == "already_has_fix":
+        return [f"#{bad['pr']} ships after {user.version}" for bad in expect.get("must_not_claim", [])
+                if not cache.user_has_pr(repo, bad["pr"], user)]
+    fixed = cache.find_release(repo, expect["fixed_in"])
+    if fixed is None or not fixed.stable or fixed.version_key <= user.version_key:
+        return [f"fix release {expect['fixed_in']} is not a stable release after {user.version}"]
+    found = []
+    for pr in expect["prs"]:
+        first = cache.first_stable_release_with_pr(repo, pr)
+        if first is None or first.version_key != fixed.version_key:
+            found.append(f"#{pr} first ships in {first.version if first else 'no stable release'}")
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cases", nargs="?", default=str(ROOT / "bench" / "data" / "holdout_cases.jsonl"))
+    parser.add_argument("--db", default=str(ROOT / "cache.db.example"))
+    args = parser.parse_args()
+    cache = SqliteReleaseCache.open(args.db)
+    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
+    checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix") and c.get("repo")]
+    failed = 0
+    for case in checked:
+        for problem in problems(case, cache):
+            failed += 1
+            print(f"{case['id']}: {problem}")
+    print(f"{len(checked)} cases checked, {failed} problems")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
