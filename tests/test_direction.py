@@ -79,6 +79,29 @@ def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(t
     assert answer.candidates[0].confidence.value == "medium" and why in answer.candidates[0].reason
 
 
+@pytest.mark.parametrize(("title", "level"), [
+    ("ref(rate-limit): handle gizmo rate limiting", "medium"),
+    ("refactor: move gizmo rotation into its own module", "medium"),
+    ("chore(gizmo): tidy rotation code", "medium"),
+    ("fix(gizmo): stop the flicker on rotation", "high"),
+    ("Refactor the gizmo so it stops flickering on rotation", "high"),  # words, not a declared commit type
+])
+def test_an_llm_high_on_a_change_that_declares_no_behaviour_change_is_medium(tmp_path, openai_fake, title, level):
+    """A refactor or chore "neither fixes a bug nor adds a feature" by its own type: never the ✓ answer."""
+    openai_fake.responder = keyword_responder("gizmo")
+    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {title} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": title, "merged": True}])
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0",
+                                                problem="The gizmo flickers when the screen rotates."),
+                        engine="openai", openai_url=openai_fake.url)
+    top = answer.candidates[0]
+    assert (top.pr, top.confidence.value) == (11, level)
+    assert (level == "medium") == ("declares no change of behaviour" in top.reason)
+
+
 @pytest.mark.parametrize(("problem", "level"), [
     ("The gizmo flickers when the screen rotates.", "medium"),  # a broken behaviour: a feature is not its fix
     ("There is no option to keep the gizmo still when the screen rotates.", "high"),  # missing functionality

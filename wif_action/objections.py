@@ -83,6 +83,25 @@ def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None,
     return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
 
 
+# Conventional-commit types that declare no change of behaviour ("a code change that neither fixes a bug nor
+# adds a feature"): such a change cannot be the fix of a symptom, whatever words it shares with it.
+_NO_BEHAVIOUR_TYPES = frozenset({"refactor", "ref", "chore"})
+_COMMIT_TYPE = re.compile(r"^\W*(?P<type>[a-z]+)(?:\([^)]*\))?!?:", re.IGNORECASE)
+
+
+def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
+    """A `refactor:`/`ref:`/`chore:` change says it changes no behaviour: at most MEDIUM, saying why."""
+    if score.confidence != Confidence.HIGH:
+        return None
+    for headline in (pull.title, entry.text if entry is not None else ""):
+        match = _COMMIT_TYPE.match(headline)
+        if match is not None and match["type"].lower() in _NO_BEHAVIOUR_TYPES:
+            return Score(confidence=Confidence.MEDIUM,
+                         reason=f"{score.reason} But it is marked `{match['type']}`, a change that declares no "
+                                "change of behaviour.")
+    return None
+
+
 def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
     """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
     MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
@@ -107,5 +126,6 @@ def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry:
                  reason=f"{score.reason} But it changes existing behaviour, and the request asks for functionality.")
 
 
-CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_fix_for_a_bug,
+CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_behaviour_change,
+                             a_fix_for_a_bug,
                              a_feature_for_missing_functionality)
