@@ -33,7 +33,8 @@ def test_example_b_offline(example_cache_path, github):
     assert "✓ This was fixed in **v8.52.0**. See [PR #5242](https://github.com/getsentry/sentry-cocoa/pull/5242)." \
         in answer.message
     assert "Checked: releases 8.49.0–8.52.0 in getsentry/sentry-cocoa." in answer.message
-    assert "Relevant PRs evaluated" not in answer.message or answer.prs_evaluated > 1
+    # the spec's expected answer word for word: one PR evaluated, so no "Relevant PRs evaluated" line
+    assert answer.prs_evaluated == 1 and "Relevant PRs evaluated" not in answer.message
     assert any("#5397" in line and "discarded" in line for line in answer.trace)
     assert progress.lines[0] == "Analyzing…"
     assert "Checking linked issues…" in progress.lines

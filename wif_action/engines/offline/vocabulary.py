@@ -66,7 +66,7 @@ SYNONYMS: dict[str, str] = {
     "oom": "memori", "rss": "memori", "leak": "memori",
     "twice": "duplic", "doubl": "duplic",
     "skip": "ignor", "exclud": "ignor",
-    "empti": "miss", "blank": "miss", "absent": "miss", "truncat": "miss",
+    "empti": "miss", "blank": "miss", "absent": "miss",
     "discard": "drop", "lost": "drop", "lose": "drop", "swallow": "drop", "filter": "drop",
 }
 # How a folded term reads in an answer's reason (the stems above are not words).
