@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from indexer.bumps import parse_bump
+from indexer.release_notes import commit_prefix
 from wif_action.direction import opposite
 from wif_action.models import Confidence, Entry, PullRequest, Request, Score
 from wif_action.platforms import named_platforms
@@ -86,7 +87,6 @@ def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None,
 # Conventional-commit types that declare no change of behaviour ("a code change that neither fixes a bug nor
 # adds a feature"): such a change cannot be the fix of a symptom, whatever words it shares with it.
 _NO_BEHAVIOUR_TYPES = frozenset({"refactor", "ref", "chore"})
-_COMMIT_TYPE = re.compile(r"^\W*(?P<type>[a-z]+)(?:\([^)]*\))?!?:", re.IGNORECASE)
 
 
 def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
@@ -94,10 +94,10 @@ def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _re
     if score.confidence != Confidence.HIGH:
         return None
     for headline in (pull.title, entry.text if entry is not None else ""):
-        match = _COMMIT_TYPE.match(headline)
-        if match is not None and match["type"].lower() in _NO_BEHAVIOUR_TYPES:
+        prefix = commit_prefix(headline)
+        if prefix is not None and prefix[0] in _NO_BEHAVIOUR_TYPES:
             return Score(confidence=Confidence.MEDIUM,
-                         reason=f"{score.reason} But it is marked `{match['type']}`, a change that declares no "
+                         reason=f"{score.reason} But it is marked `{prefix[0]}`, a change that declares no "
                                 "change of behaviour.")
     return None
 

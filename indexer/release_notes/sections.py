@@ -229,6 +229,16 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     return _WEAK_WORDS.get(word) if weak else None
 
 
+_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
+
+
+def commit_prefix(headline: str) -> tuple[str, str] | None:
+    """The conventional-commit type (lower case) and scope a headline starts with ("fix(celery): …" →
+    ("fix", "celery")), else None."""
+    match = _COMMIT_PREFIX.match(headline)
+    return (match["type"].lower(), match["scope"] or "") if match is not None else None
+
+
 def classify_bullet(text: str) -> str | None:
     """Section implied by a bullet's own wording ("fix(x): …", "Fixed …", "Add …"), else None."""
     if not isinstance(text, str):

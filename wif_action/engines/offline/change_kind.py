@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.release_notes import classify_bullet
+from indexer.release_notes import classify_bullet, commit_prefix
 from wif_action.models import Entry, PullRequest
 
 # A change of this conventional-commit type or scope never reaches the customer's app
@@ -22,7 +22,6 @@ _DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|f
 _FIX_VERB = re.compile(r"^\W*(?:fix(?:\([^)]*\))?!?:|(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"
                        r"(?:fix|fixe[sd]|fixing|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|"
                        r"handle[sd]?)\b)", re.IGNORECASE)
-_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
 
 
 def says_fix(headline: str) -> bool:
@@ -35,8 +34,7 @@ def section_of(entry: Entry, pr: PullRequest) -> str:
     conventional-commit type says what the change is ("feat(celery): …" is a feature, "fix: …" a fix)."""
     if entry.section != "other":
         return entry.section
-    match = _COMMIT_PREFIX.match(pr.title)
-    implied = classify_bullet(pr.title) if match is not None else None
+    implied = classify_bullet(pr.title) if commit_prefix(pr.title) is not None else None
     return implied or entry.section
 
 
@@ -45,8 +43,9 @@ def ships_to_users(headline: str) -> bool:
     first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
     if _DOCS_ONLY.match(headline):
         return False
-    match = _COMMIT_PREFIX.match(headline)
-    if match is None:
+    prefix = commit_prefix(headline)
+    if prefix is None:
         return True
-    scopes = {part.strip().lower() for part in re.split(r"[,/ ]", match["scope"] or "") if part.strip()}
-    return match["type"].lower() not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
+    kind, scope = prefix
+    scopes = {part.strip().lower() for part in re.split(r"[,/ ]", scope) if part.strip()}
+    return kind not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
