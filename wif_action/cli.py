@@ -31,6 +31,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         prog="wif",
         description="WIF — Was It Fixed? Finds the release and PR that fixed an SDK bug, with evidence.",
     )
+    parser.add_argument("--version", action=VersionAction, help="print the installed version of WIF and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -38,6 +39,19 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         if name == _requested_command(argv):
             importlib.import_module(module_name).add_arguments(sub)
     return parser
+
+
+class VersionAction(argparse.Action):
+    """`wif --version`: the version is read from the installed package's metadata only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=str(kwargs.get("help")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from wif_action.version import installed_version
+
+        print(f"wif {installed_version()}")
+        parser.exit(0)
 
 
 def _requested_command(argv: list[str]) -> str | None:
