@@ -253,6 +253,26 @@ def test_configuration_error_exits_non_zero_but_writes_summary(runner):
     assert "Traceback" not in result.summary
 
 
+@pytest.mark.parametrize("value", ["0", "ten", "-5"])
+def test_a_bad_max_releases_input_is_a_configuration_error(runner, cache_db, value):
+    result = runner.run({**LATEST_PYTHON, "cache-db": cache_db, "engine": "offline", "max_releases": value},
+                        "workflow_dispatch", dispatch_event({}))
+    assert result.returncodes[-1] == 2
+    assert result.outputs["outcome"] == "failed"
+    assert f"the max_releases input must be a positive whole number, not '{value}'" in result.outputs["answer"]
+
+
+def test_the_max_releases_input_raises_the_guard(runner, cache_db):
+    """sentry-python 2.0.0 is more than 5 releases behind: with max_releases 5 it is too old, and the answer
+    names the setting."""
+    inputs = {"sdk": "sentry-python", "version": "2.0.0", "problem": "Spans are dropped when the app forks.",
+              "cache-db": cache_db, "engine": "offline", "max_releases": "5"}
+    result = runner.run(inputs, "workflow_dispatch", dispatch_event({}))
+    assert result.returncodes[-1] == 0, result.logs
+    assert result.outputs["outcome"] == "too_old"
+    assert "more than 5 releases behind" in result.outputs["answer"] and "max_releases" in result.outputs["answer"]
+
+
 def test_unexpected_error_is_a_failed_answer_without_traceback(runner, cache_db, tmp_path):
     broken = tmp_path / "registry.json"
     broken.write_text(json.dumps({"repositories": {"getsentry/sentry-python": {"aliases": 5}}}))

@@ -22,6 +22,10 @@ ASK = ["ask", "--db", "cache.db.example", "--engine", "offline", "--sdk", "sentr
     ([*ASK, "--deadline", "soon"], "--deadline: expected a number of seconds, got 'soon'"),
     ([*ASK, "--max-high", "7"], "--max-high must be 1, 2 or 3"),
     ([*ASK, "--max-high", "two"], "expected 1, 2 or 3, got 'two'"),
+    ([*ASK, "--max-releases", "0"], "--max-releases must be a positive whole number, not '0'"),
+    ([*ASK, "--max-releases", "-3"], "--max-releases must be a positive whole number, not '-3'"),
+    ([*ASK, "--max-releases", "1.5"], "--max-releases must be a positive whole number, not '1.5'"),
+    ([*ASK, "--max-releases", "lots"], "--max-releases must be a positive whole number, not 'lots'"),
     (["ask", "--db", "x.db", "--repo", "not a repo", "--version", "1.0.0", "--problem", "p"],
      "--repo: expected a repository as owner/name, got 'not a repo'"),
     (["index", "--db", "x.db", "--repo", "getsentry/sentry-cocoa", "--timeout", "0"], "--timeout: must be >= 1"),
@@ -59,3 +63,18 @@ def test_an_answer_exits_zero_and_says_done():
 def test_a_missing_problem_is_a_usage_error(capsys):
     assert main(["ask", "--db", "cache.db.example", "--sdk", "sentry-cocoa", "--version", "8.48.0"]) == 2
     assert "give --problem" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many", "2.5"])
+def test_a_bad_wif_max_releases_is_a_usage_error(value, capsys, monkeypatch):
+    monkeypatch.setenv("WIF_MAX_RELEASES", value)
+    assert main([*ASK, "--deadline", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"WIF_MAX_RELEASES must be a positive whole number, not '{value}'" in err and "Traceback" not in err
+
+
+def test_help_says_the_llm_cost_grows_with_max_releases(capsys):
+    with pytest.raises(SystemExit):
+        main(["ask", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--max-releases N" in text and "WIF_MAX_RELEASES" in text and "token cost grows" in text

@@ -295,6 +295,41 @@ def test_the_release_count_guard_allows_exactly_100_releases(tmp_path, github, v
         assert answer.checked is not None and answer.checked.releases == 100
 
 
+def _ask_cli(db, github_url: str, version: str, *args: str, env: dict[str, str] | None = None) -> dict:
+    """`wif ask --json` in a subprocess (the real argument parsing and WIF_MAX_RELEASES reading)."""
+    result = subprocess.run([sys.executable, "-m", "wif_action.cli", "ask", "--db", str(db), "--engine", "offline",
+                             "--repo", "acme/linear", "--version", version, "--problem",
+                             "The gizmo flickers when the screen rotates.", "--json", "--quiet", *args],
+                            capture_output=True, text=True, timeout=120,
+                            env={"PATH": "/usr/bin:/bin", "GITHUB_API_URL": github_url, **(env or {})})
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(("version", "setting", "outcome"), [
+    ("1.1.0", ("--max-releases", "120"), "scanned"),  # 120 releases after: exactly the guard
+    ("1.0.0", ("--max-releases", "120"), "too_old"),  # 121 releases after: one too many
+    ("1.1.0", ("WIF_MAX_RELEASES", "120"), "scanned"),
+    ("1.0.0", ("WIF_MAX_RELEASES", "120"), "too_old"),
+    ("1.0.0", ("--max-releases", "121"), "scanned"),
+    ("1.21.0", (), "scanned"),  # no setting: the spec's 100 still holds (101 after 1.20.0: too old)
+    ("1.20.0", (), "too_old"),
+], ids=["flag-N", "flag-N+1", "env-N", "env-N+1", "flag-raised", "default-100", "default-101"])
+def test_an_operator_can_raise_the_release_count_guard(tmp_path, github, version, setting, outcome):
+    db = _linear_cache(tmp_path, 122)
+    args, env = (setting, None) if setting[:1] == ("--max-releases",) else ((), dict([setting]) if setting else None)
+    answer = _ask_cli(db, github.url, version, *args, env=env)
+    guard = int(setting[1]) if setting else 100
+    if outcome == "too_old":
+        assert answer["outcome"] == "too_old"
+        assert f"more than {guard} releases behind" in answer["message"]
+        assert "`--max-releases`" in answer["message"] and "`WIF_MAX_RELEASES`" in answer["message"]
+        assert any(f"at most {guard} (the release-count guard" in line for line in answer["trace"])
+    else:
+        assert answer["outcome"] in ("no_result", "medium")
+        assert answer["checked"]["releases"] == 121 - int(version.split(".")[1])
+
+
 def test_a_no_result_says_what_was_judged_and_ruled_out(tmp_path, github):
     db = _linear_cache(tmp_path, 4)
     answer, _ = ask(db, github.url, AskInput(repo="acme/linear", version="1.0.0",

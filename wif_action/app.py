@@ -36,6 +36,7 @@ class AppConfig:
     registry: str | Path | None = None
     max_high: int = 1
     deadline_seconds: float = 240.0
+    max_releases: int = 100  # the release-count guard (spec: 100; an operator may raise it)
     github_timeout: float = 10.0
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     runs_db: str | Path | None = None  # run-records file (None: not recorded)
@@ -65,7 +66,8 @@ def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
 
         fallback = OfflineJudge(cache, registry)
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
-    options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds)
+    options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds,
+                              max_releases=config.max_releases)
     workflow = Workflow(tools=tools, registry=registry, progress=progress, options=options, events=events)
     if config.runs_db:
         from wif_action.run_records.hook import with_run_records

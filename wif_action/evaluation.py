@@ -55,6 +55,8 @@ class Case(BaseModel):
     message: str | None = None
     links: list[str] = Field(default_factory=list)
     difficulty: str | None = None
+    max_releases: int | None = Field(default=None, ge=1)  # asked with the release-count guard raised to this
+    unreleased_newest: int | None = Field(default=None, ge=1)  # the fake GitHub withholds the newest K releases
 
 
 class Claim(BaseModel):

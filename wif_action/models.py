@@ -210,6 +210,7 @@ class Answer(BaseModel):
     question: str = ""  # the clarification / failure text, so each channel can re-render the message
     near_misses: list[NearMiss] = Field(default_factory=list)
     request: ExtractedRequest | None = None
+    max_releases: int = 100  # the release-count guard this run applied
 
     def public_json(self) -> dict:
         """The `--json` object of `wif ask` (the documented keys, nothing internal)."""

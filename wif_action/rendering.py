@@ -75,8 +75,10 @@ def _no_result(answer: Answer, mention: str, question: str) -> str:
 
 
 def _too_old(answer: Answer, mention: str, question: str) -> str:
-    return (f"The reported version ({_v(answer.user_version)}) is more than 100 releases behind\n"
-            f"the latest stable release. Unable to look this up efficiently.\nDeferring to {mention}.")
+    return (f"The reported version ({_v(answer.user_version)}) is more than {answer.max_releases} releases behind\n"
+            f"the latest stable release. Unable to look this up efficiently.\nDeferring to {mention}.\n\n"
+            f"(The limit of {answer.max_releases} is the release-count guard; an operator can raise it with "
+            f"`--max-releases`, the Action input `max_releases` or `WIF_MAX_RELEASES`.)")
 
 
 def _already_latest(answer: Answer, mention: str, question: str) -> str:

@@ -21,6 +21,7 @@ class WorkflowOptions:
 
     max_high: int = 1
     deadline_seconds: float = 240.0
+    max_releases: int = 100  # the release-count guard: more releases after the user's version is too_old
     mention: str = DEFAULT_MENTION
 
 

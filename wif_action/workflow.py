@@ -93,7 +93,8 @@ class Workflow:
         request = extracted.request
         understood = ExtractedRequest(**request.model_dump(include={"sdk", "repo", "version", "problem", "links"}),
                                       sources=extracted.sources)
-        findings = Findings(user_version=request.version, question=extracted.question, request=understood)
+        findings = Findings(user_version=request.version, question=extracted.question, request=understood,
+                            max_releases=run.options.max_releases)
         if extracted.outcome != "ok" and not (request.sdk or request.repo or request.version):
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
         repository = self._step("resolve_repository", lambda: resolve_repository(
@@ -119,7 +120,8 @@ class Workflow:
             return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
                                                "prs_evaluated": evaluator.evaluated})
         span = self._step("fetch_release_range",
-                          lambda: fetch_release_range(repo, version, tools.cache, journal))
+                          lambda: fetch_release_range(repo, version, tools.cache, journal,
+                                                      guard=run.options.max_releases))
         findings.user_release = span.user_release
         if span.outcome != "ok":
             outcome = Outcome(span.outcome)

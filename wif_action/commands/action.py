@@ -45,6 +45,8 @@ ENVIRONMENT = """environment (set by action.yml; every value arrives as data, ne
   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP                       outputs, summary, result files
   WIF_RESULT_JSON, WIF_RUNS_DB, WIF_PROGRESS_INTERVAL                   result paths, progress edit interval
   WIF_DEADLINE                                                          seconds for the analysis (default 240)
+  INPUT_MAX_RELEASES (or WIF_MAX_RELEASES)                              release-count guard (default 100; the LLM
+                                                                        engine's token cost grows with it)
 """
 
 

@@ -16,7 +16,7 @@ from indexer.redaction import Redactor
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
-from wif_action.delivery.settings import deadline_from
+from wif_action.delivery.settings import MAX_RELEASES_HELP, deadline_from, max_releases_from, positive_count
 from wif_action.models import AskInput
 from wif_action.tools.progress import ConsoleProgress, RecordingProgress
 
@@ -32,6 +32,7 @@ environment:
   OPENAI_API_KEY, OPENAI_BASE_URL  enable the OpenAI engine (any OpenAI-compatible server)
   WIF_MODEL, WIF_VERIFY_MODEL      models for judging and for the adversarial double-check
   WIF_DEADLINE                     default of --deadline (seconds)
+  WIF_MAX_RELEASES                 default of --max-releases (a positive whole number; else 100)
 """
 
 
@@ -62,6 +63,7 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deadline", type=seconds, default=deadline_from(os.environ), metavar="SECONDS",
                         help="time budget for the whole run (default: WIF_DEADLINE, else 240); once spent, "
                              "GitHub and the LLM are no longer called and the answer says what was skipped")
+    parser.add_argument("--max-releases", type=_max_releases, default=None, metavar="N", help=MAX_RELEASES_HELP)
 
 
 def _max_high(text: str) -> int:
@@ -74,6 +76,18 @@ def _max_high(text: str) -> int:
     return value
 
 
+def _max_releases(text: str) -> int:
+    try:
+        return positive_count(text, "--max-releases")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def release_guard(args: argparse.Namespace) -> int:
+    """--max-releases, else WIF_MAX_RELEASES, else 100; raises ValueError for a bad WIF_MAX_RELEASES."""
+    return args.max_releases if args.max_releases is not None else max_releases_from(os.environ)
+
+
 def ask_input(args: argparse.Namespace) -> AskInput:
     return AskInput(sdk=args.sdk, repo=args.repo, version=args.sdk_version, problem=args.problem,
                     links=list(args.link or []), message=args.message)
@@ -83,8 +97,13 @@ def run(args: argparse.Namespace) -> int:
     if not (args.message or args.problem):
         print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        guard = release_guard(args)
+    except ValueError as error:
+        print(f"wif ask: {error}", file=sys.stderr)
+        return EXIT_USAGE
     config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, max_high=args.max_high,
-                       deadline_seconds=args.deadline, runs_db=args.runs_db)
+                       deadline_seconds=args.deadline, runs_db=args.runs_db, max_releases=guard)
     progress = RecordingProgress() if args.quiet else ConsoleProgress()
     try:
         workflow = build_workflow(config, progress)

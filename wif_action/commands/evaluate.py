@@ -88,7 +88,9 @@ def case_input(case: Case, mode: str) -> AskInput:
 def run_case(case: Case, mode: str, config: AppConfig) -> CaseResult:
     """One case through a fresh workflow; an exception inside the run is a result, not a harness failure."""
     started = time.perf_counter()
-    workflow = build_workflow(dataclasses.replace(config, run_source=f"eval:{case.id}"), RecordingProgress())
+    guard = case.max_releases or config.max_releases  # the case is asked as `wif ask --max-releases N` would
+    workflow = build_workflow(dataclasses.replace(config, run_source=f"eval:{case.id}", max_releases=guard),
+                              RecordingProgress())
     try:
         answer = workflow.run(case_input(case, mode))
     except Exception as error:  # the harness reports a crashing case and goes on

@@ -54,7 +54,7 @@ def _build(settings: ActionSettings, db: str, env: Mapping[str, str], progress: 
 
 def app_config(settings: ActionSettings, db: str, env: Mapping[str, str], *, record: bool = True) -> AppConfig:
     return AppConfig(db=db, engine=settings.engine, registry=settings.registry, env=dict(env),
-                     deadline_seconds=settings.deadline,
+                     deadline_seconds=settings.deadline, max_releases=settings.max_releases,
                      runs_db=(settings.runs_db or None) if record else None, run_source="action")
 
 

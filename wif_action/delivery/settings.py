@@ -21,6 +21,10 @@ _URL = re.compile(r"https?://[^\s,]+")
 
 
 DEFAULT_DEADLINE = 240.0  # seconds for the whole analysis (WIF_DEADLINE)
+DEFAULT_MAX_RELEASES = 100  # the spec's release-count guard; an operator may raise it (WIF_MAX_RELEASES)
+MAX_RELEASES_HELP = ("scan at most N stable releases after the customer's version; more is answered too_old "
+                     "(default: WIF_MAX_RELEASES, else the spec's 100). Raising it costs little offline, but the LLM "
+                     "engine's token cost grows with every release scanned")
 
 
 class ConfigError(Exception):
@@ -51,6 +55,7 @@ class ActionSettings:
     runs_db: str = ""
     progress_interval: float = 1.0
     deadline: float = DEFAULT_DEADLINE
+    max_releases: int = DEFAULT_MAX_RELEASES
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
@@ -66,6 +71,7 @@ class ActionSettings:
             runs_db=_value(env, "WIF_RUNS_DB") or (str(temp / "wif-runs.db") if env.get("RUNNER_TEMP") else ""),
             progress_interval=_interval(env),
             deadline=deadline_from(env),
+            max_releases=_action_max_releases(env),
         )
         settings._validate()
         return settings
@@ -88,6 +94,36 @@ def deadline_from(env: Mapping[str, str], default: float = DEFAULT_DEADLINE) -> 
     except ValueError:
         return default
     return value if value >= 0 else default
+
+
+def max_releases_from(env: Mapping[str, str], name: str = "WIF_MAX_RELEASES") -> int:
+    """The release-count guard from `name` (unset: the spec's 100). Raises ValueError for anything but a
+    positive whole number: a guard silently left at 100, or turned off, is not what the operator asked for."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return DEFAULT_MAX_RELEASES
+    return positive_count(text, name)
+
+
+def positive_count(text: str, name: str) -> int:
+    """`text` as a whole number >= 1; ValueError naming `name` otherwise."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"{name} must be a positive whole number, not '{text[:40]}'") from None
+    if value < 1:
+        raise ValueError(f"{name} must be a positive whole number, not '{text[:40]}'")
+    return value
+
+
+def _action_max_releases(env: Mapping[str, str]) -> int:
+    """The `max_releases` input, else WIF_MAX_RELEASES; a bad value is a configuration error."""
+    try:
+        if (env.get("INPUT_MAX_RELEASES") or "").strip():
+            return max_releases_from(env, "INPUT_MAX_RELEASES")
+        return max_releases_from(env)
+    except ValueError as error:
+        raise ConfigError(str(error).replace("INPUT_MAX_RELEASES", "the max_releases input")) from None
 
 
 def _interval(env: Mapping[str, str]) -> float:

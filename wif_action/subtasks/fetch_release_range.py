@@ -43,7 +43,8 @@ def fetch_release_range(repo: str, version: str, cache: ReleaseCache, journal: J
     if count > guard:
         newest = f" (the newest is {display_version(latest.tag)})" if latest else ""
         journal.note(f"{count} stable releases of {repo} came after {display_version(user_release.tag)}{newest}; "
-                     f"the scan reads at most {guard}, so the version is too old to look up.")
+                     f"the scan reads at most {guard} (the release-count guard: --max-releases, the Action input "
+                     f"max_releases, WIF_MAX_RELEASES), so the version is too old to look up.")
         return RangeResult(outcome="too_old", user_release=user_release, count=count, latest=latest)
     if count == 0:
         return RangeResult(outcome="already_latest", user_release=user_release, latest=latest)

@@ -36,6 +36,7 @@ class Findings(BaseModel):
     entries_reviewed: int = 0
     near_misses: list[NearMiss] = Field(default_factory=list)
     request: ExtractedRequest | None = None
+    max_releases: int = 100  # the release-count guard the run applied (named by a too_old answer)
 
 
 def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: str = DEFAULT_MENTION) -> Answer:
@@ -51,7 +52,7 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
         candidates=sorted(candidates, key=lambda c: (_RANK[c.confidence], c.objected)),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
-        question=findings.question, request=findings.request,
+        question=findings.question, request=findings.request, max_releases=findings.max_releases,
         near_misses=_closest(findings.near_misses) if outcome == Outcome.NO_RESULT else [],
     )
     answer.message = render(answer, mention)
