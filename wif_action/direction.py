@@ -10,37 +10,23 @@ from __future__ import annotations
 
 import re
 
-_PREFIX = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?", re.IGNORECASE)
-_ADDS = frozenset({"add", "adds", "added", "send", "sends", "set", "sets", "include", "includes", "capture",
-                   "captures", "report", "reports", "record", "records", "attach", "attaches", "enable", "enables",
-                   "emit", "emits", "track", "tracks", "create", "creates"})
-_REMOVES = frozenset({"remove", "removes", "removed", "drop", "drops", "stop", "stops", "skip", "skips", "ignore",
-                      "ignores", "filter", "filters", "disable", "disables", "exclude", "excludes", "avoid",
-                      "avoids", "omit", "omits", "suppress", "suppresses"})
-_NEGATED_VERB = re.compile(r"^(?:don'?t|do not|does not|no longer|never)\s+(\w+)", re.IGNORECASE)
-_ABSENT = re.compile(r"\b(?:missing|without|empty|lost|lose|loses|lack|lacks|no|none|never|not (?:sent|captured|"
-                     r"reported|recorded|shown|attached|included|set)|dropped|disappear\w*)\b", re.IGNORECASE)
-_PRESENT = re.compile(r"\b(?:(?:recorded|reported|captured|sent|shown|marked|counted|flagged|treated) as|too many|"
-                      r"shows? up(?: as| in)?|not real|false positives?|"
-                      r"duplicate[sd]?|spurious|unexpected|unwanted|inflat\w*|noise|shouldn'?t|should not|"
-                      r"even though|every (?:\w+ ){0,2}(?:is|are) (?:recorded|reported|captured|sent|marked))\b",
-                      re.IGNORECASE)
+from wif_action import lexicon
+
+# The verbs (lexicon `direction_adds`/`direction_removes`), the complaints (patterns `complains_absent`/
+# `complains_present`) and the words that name nothing (`direction_common`) are lexicon data.
 _WORD = re.compile(r"[A-Za-z_][\w.]{2,}")
-_COMMON = frozenset({"the", "and", "for", "with", "when", "that", "this", "from", "into", "are", "was", "were",
-                     "not", "all", "any", "its", "has", "have", "sdk", "sentry", "error", "errors", "event",
-                     "events", "issue", "issues", "fix", "fixes", "fixed"})
 
 
 def change_direction(headline: str) -> str | None:
     """"adds" or "removes" when the headline starts with such a verb ("Send …", "Do not capture …")."""
-    text = _PREFIX.sub("", headline.strip(), count=1)
-    negated = _NEGATED_VERB.match(text)
+    text = lexicon.pattern("headline_prefix").sub("", headline.strip(), count=1)
+    negated = lexicon.pattern("negated_verb").match(text)
     if negated:
-        return "removes" if negated.group(1).lower() in _ADDS else None
+        return "removes" if negated.group(1).lower() in lexicon.words("direction_adds") else None
     first = text.split(maxsplit=1)[0].strip("`*").lower() if text.split() else ""
-    if first in _ADDS:
+    if first in lexicon.words("direction_adds"):
         return "adds"
-    if first in _REMOVES:
+    if first in lexicon.words("direction_removes"):
         return "removes"
     return None
 
@@ -55,7 +41,8 @@ def opposite(headline: str, problem: str) -> str | None:
         named = objects & _words(sentence)
         if not named:
             continue
-        complains_present, complains_absent = bool(_PRESENT.search(sentence)), bool(_ABSENT.search(sentence))
+        complains_present = bool(lexicon.pattern("complains_present").search(sentence))
+        complains_absent = bool(lexicon.pattern("complains_absent").search(sentence))
         thing = sorted(named)[0]
         if direction == "adds" and complains_present and not complains_absent:
             return f"it adds {thing}, and the problem is that {thing} is there when it should not be"
@@ -64,16 +51,13 @@ def opposite(headline: str, problem: str) -> str | None:
     return None
 
 
-_CLAUSE = re.compile(r"\s(?:when|if|for|as|in|on|instead|to|from|with|after|before|during|by|because|so|that|"
-                     r"unless|while|and|or)\s|[,;:(]", re.IGNORECASE)
-
-
 def _objects(headline: str) -> set[str]:
     """What the verb acts on: the words up to the first clause ("Skip UI crumbs when sender is nil" → UI crumbs)."""
-    text = _PREFIX.sub("", headline.strip(), count=1)
-    text = _CLAUSE.split(text, maxsplit=1)[0]
-    return _words(text) - _ADDS - _REMOVES - {"don't", "do", "does", "longer", "never"}
+    text = lexicon.pattern("headline_prefix").sub("", headline.strip(), count=1)
+    text = lexicon.pattern("clause_break").split(text, maxsplit=1)[0]
+    return _words(text) - lexicon.words("direction_adds", "direction_removes", "direction_not_object")
 
 
 def _words(text: str) -> set[str]:
-    return {word.lower().strip(".") for word in _WORD.findall(text.replace("`", ""))} - _COMMON
+    found = {word.lower().strip(".") for word in _WORD.findall(text.replace("`", ""))}
+    return found - lexicon.words("direction_common")

@@ -8,22 +8,15 @@ others of its level.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from indexer.bumps import parse_bump
 from indexer.release_notes import commit_prefix
+from wif_action import lexicon
 from wif_action.direction import opposite
 from wif_action.models import Confidence, Entry, PullRequest, Request, Score
 from wif_action.platforms import named_platforms
-from wif_action.problem_kind import FEATURE_SECTIONS, wants_functionality
-
-# "Bump `pydantic-core` to v2.14.3", "chore(deps): update Cocoa SDK to v9.8.0", "Upgrade okhttp from 4.9 to 4.12".
-_DEPENDENCY_UPDATE = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)s?:?\s+.{1,80}?"
-                                r"\bto\s+[`\[]?v?\d", re.IGNORECASE)
-# "Fixed upstream in getsentry/sentry-cocoa#1234", "fixed in pydantic/pydantic-core#987".
-_UPSTREAM = re.compile(r"\b(?:fixed|fix(?:es)?|resolved)\s+(?:upstream\s+)?(?:in|by)\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+",
-                       re.IGNORECASE)
+from wif_action.problem_kind import feature_sections, wants_functionality
 
 Check = Callable[[Score, PullRequest, Entry | None, Request], Score | None]
 
@@ -45,10 +38,10 @@ def not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | No
     entries, followed by the scan, carry the evidence."""
     if entry is None or score.confidence == Confidence.LOW:
         return None
-    bump, upstream = parse_bump(entry.text), _UPSTREAM.search(entry.text)
+    bump, upstream = parse_bump(entry.text), lexicon.pattern("upstream_fix").search(entry.text)
     if bump is not None:
         why = f"only a bump of the bundled {bump.name} SDK; what it fixed is in that SDK's own notes"
-    elif _DEPENDENCY_UPDATE.match(entry.text):
+    elif lexicon.pattern("dependency_update").match(entry.text):
         why = "only a dependency update; what it fixed is in that dependency's own notes"
     elif upstream is not None and upstream.group("repo").lower() != entry.release.repo.lower():
         why = f"the fix it points at is in {upstream.group('repo')}"
@@ -84,18 +77,13 @@ def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None,
     return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
 
 
-# Conventional-commit types that declare no change of behaviour ("a code change that neither fixes a bug nor
-# adds a feature"): such a change cannot be the fix of a symptom, whatever words it shares with it.
-_NO_BEHAVIOUR_TYPES = frozenset({"refactor", "ref", "chore"})
-
-
 def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
     """A `refactor:`/`ref:`/`chore:` change says it changes no behaviour: at most MEDIUM, saying why."""
     if score.confidence != Confidence.HIGH:
         return None
     for headline in (pull.title, entry.text if entry is not None else ""):
         prefix = commit_prefix(headline)
-        if prefix is not None and prefix[0] in _NO_BEHAVIOUR_TYPES:
+        if prefix is not None and prefix[0] in lexicon.words("no_behaviour_types"):
             return Score(confidence=Confidence.MEDIUM,
                          reason=f"{score.reason} But it is marked `{prefix[0]}`, a change that declares no "
                                 "change of behaviour.")
@@ -105,7 +93,7 @@ def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _re
 def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
     """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
     MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
-    if score.confidence == Confidence.LOW or entry is None or entry.section not in FEATURE_SECTIONS:
+    if score.confidence == Confidence.LOW or entry is None or entry.section not in feature_sections():
         return None
     if wants_functionality(f"{request.problem}\n{request.raw_text}"):
         return None
@@ -118,7 +106,7 @@ def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry:
     """The mirror of `a_fix_for_a_bug`: when the request asks for functionality that does not exist yet, the
     spec prioritises the features that add it, so a fix in the same area is listed after them. Its level
     stays: a fix can deliver what was missing, and only the order among MEDIUMs changes."""
-    if score.confidence != Confidence.MEDIUM or entry is None or entry.section in FEATURE_SECTIONS:
+    if score.confidence != Confidence.MEDIUM or entry is None or entry.section in feature_sections():
         return None
     if not wants_functionality(f"{request.problem}\n{request.raw_text}"):
         return None

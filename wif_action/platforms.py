@@ -8,34 +8,31 @@ as the one that works ("Android looks fine", "works on Android") is not the cust
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from indexer.registry import Registry
+from wif_action import lexicon
 
-PLATFORMS = {
-    "ios": "ios", "ipados": "ios", "iphone": "ios", "ipad": "ios", "macos": "macos", "mac catalyst": "macos",
-    "tvos": "tvos", "watchos": "watchos", "visionos": "visionos", "android": "android", "web": "web",
-    "browser": "web", "browsers": "web", "linux": "linux", "windows": "windows",
-}
-_WORD = re.compile(r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, PLATFORMS), key=len, reverse=True))
-                   + r")(?![\w-])", re.IGNORECASE)
-_FINE_AFTER = re.compile(r"^[\s,:()-]{0,3}(?:\w+\s+){0,3}?(?:looks?|is|are|seems?|works?|worked|has|have|runs?)"
-                         r"\s+(?:fine|ok|okay|good|them|it|normal(?:ly)?|correct(?:ly)?|as expected)\b"
-                         r"|^[\s,:()-]{0,3}(?:is|are)\s+(?:not|un)\s*affected", re.IGNORECASE)
-_FINE_BEFORE = re.compile(r"\b(?:works?|fine|ok|okay|not on|except(?: on)?|unlike(?: on)?|but not(?: on)?)"
-                          r"\s+(?:fine\s+)?(?:on|in)?\s*$", re.IGNORECASE)
+
+@cache
+def _platform_word(words: frozenset[str]) -> re.Pattern[str]:
+    """Any of the lexicon's platform words, as a whole word (built once per table)."""
+    return re.compile(r"(?<![\w/.-])" + lexicon.alternation(words) + r"(?![\w-])", re.IGNORECASE)
 
 
 def named_platforms(text: str) -> set[str]:
     """The platforms `text` says something happens on (those it names as working are left out)."""
     found: set[str] = set()
-    for match in _WORD.finditer(text[:20_000]):
-        word = match.group(1).lower()
+    platform_of = lexicon.platform_of()
+    works_after, works_before = lexicon.pattern("works_after"), lexicon.pattern("works_before")
+    for match in _platform_word(frozenset(platform_of)).finditer(text[:20_000]):
+        word = match.group(0).lower()
         if word == "web" and not _web_as_platform(text, match):
             continue
         after, before = text[match.end():match.end() + 60], text[max(0, match.start() - 30):match.start()]
-        if _FINE_AFTER.search(after) or _FINE_BEFORE.search(before):
+        if works_after.search(after) or works_before.search(before):
             continue
-        found.add(PLATFORMS[word])
+        found.add(platform_of[word])
     return found
 
 
@@ -48,4 +45,5 @@ def _web_as_platform(text: str, match: re.Match[str]) -> bool:
 
 def repository_platforms(registry: Registry, repo: str) -> set[str]:
     """The platforms a repository's SDK is for, from its registry aliases ("iOS" → sentry-cocoa)."""
-    return {PLATFORMS[alias] for alias, target in registry.aliases.items() if target == repo and alias in PLATFORMS}
+    platform_of = lexicon.platform_of()
+    return {platform_of[alias] for alias, target in registry.aliases.items() if target == repo and alias in platform_of}

@@ -41,10 +41,16 @@ import logging
 from indexer.release_notes.html import html_lists_to_markdown
 from indexer.release_notes.model import ReleaseNoteEntry
 from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
-from indexer.release_notes.sections import SECTIONS, classify_bullet, classify_heading, commit_prefix
+from indexer.release_notes.sections import (
+    SECTIONS,
+    classify_bullet,
+    classify_heading,
+    commit_prefix,
+    commit_prefix_pattern,
+)
 
 __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", "classify_heading",
-           "commit_prefix", "parse_release_notes"]
+           "commit_prefix", "commit_prefix_pattern", "parse_release_notes"]
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.

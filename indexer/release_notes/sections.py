@@ -229,7 +229,16 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     return _WEAK_WORDS.get(word) if weak else None
 
 
-_COMMIT_PREFIX = re.compile(r"^\W*(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:", re.IGNORECASE)
+# The one conventional-commit prefix grammar ("fix(celery)!:"): `commit_prefix` reads it, and the judge's lexicon
+# embeds it (`commit_prefix_pattern`) in its headline patterns, so every reader agrees on what a prefix is.
+COMMIT_PREFIX = r"(?P<type>[a-z]+)(?:\((?P<scope>[^)]*)\))?!?:"
+_COMMIT_PREFIX = re.compile(r"^\W*" + COMMIT_PREFIX, re.IGNORECASE)
+
+
+def commit_prefix_pattern(kind: str | None = None) -> str:
+    """`COMMIT_PREFIX` without its named groups, to embed in another pattern; `kind` fixes the type ("fix")."""
+    pattern = COMMIT_PREFIX if kind is None else COMMIT_PREFIX.replace("[a-z]+", re.escape(kind), 1)
+    return re.sub(r"\(\?P<\w+>", "(?:", pattern)
 
 
 def commit_prefix(headline: str) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
 from wif_action.platforms import repository_platforms
-from wif_action.problem_kind import FEATURE_SECTIONS
+from wif_action.problem_kind import feature_sections
 from wif_action.run_context import Run
 
 # Sections a bundled release contributes: what could fix a symptom. Features only when the customer
@@ -103,7 +103,7 @@ class BundleFollower:
         return has is not None and release.version_key <= has
 
     def _wanted(self, entry: Entry) -> bool:
-        return entry.section in SYMPTOM_SECTIONS or (self.features and entry.section in FEATURE_SECTIONS)
+        return entry.section in SYMPTOM_SECTIONS or (self.features and entry.section in feature_sections())
 
 
 def _listed(versions: list[str], shown: int = 6) -> str:

@@ -9,24 +9,16 @@ from __future__ import annotations
 import re
 
 from indexer.release_notes import classify_bullet, commit_prefix
+from wif_action import lexicon
 from wif_action.models import Entry, PullRequest
 
-# A change of this conventional-commit type or scope never reaches the customer's app
-# (CI, docs, tests, samples, internal tooling), so it cannot be the fix of their symptom.
-_NO_SHIP_TYPES = frozenset({"ci", "docs", "doc", "test", "tests", "style", "build"})
-_NO_SHIP_SCOPES = frozenset({"ci", "docs", "doc", "test", "tests", "samples", "sample", "example", "examples",
-                             "internal", "dev", "deps-dev", "repo", "release", "e2e"})
-_DOCS_ONLY = re.compile(r"^\W*(?:[a-z]+(?:\([^)]*\))?!?:\s*)?(?:update|improve|fix|add|clarify|correct|document|"
-                        r"tweak|reword|expand)\w*\s+(?:(?:the|a|an|some|missing|more|`[^`]{1,80}`)\s+){0,3}"
-                        r"(?:docstrings?|documentation|docs|readme|changelog|code comments?)\b", re.IGNORECASE)
-_FIX_VERB = re.compile(r"^\W*(?:fix(?:\([^)]*\))?!?:|(?:[a-z]+(?:\([^)]*\))?!?:\s*)?"
-                       r"(?:fix|fixe[sd]|fixing|resolve[sd]?|correct(?:s|ed)?|prevent(?:s|ed)?|avoid(?:s|ed)?|"
-                       r"handle[sd]?)\b)", re.IGNORECASE)
+# A change whose conventional-commit type or scope is in lexicon `no_ship_types`/`no_ship_scopes` never reaches
+# the customer's app (CI, docs, tests, samples, internal tooling), so it cannot be the fix of their symptom.
 
 
 def says_fix(headline: str) -> bool:
     """Whether the headline says it fixes something ("Fix …", "fix(x): …", "Prevent …", "Handle …")."""
-    return bool(_FIX_VERB.match(headline))
+    return bool(lexicon.pattern("fix_headline").match(headline))
 
 
 def section_of(entry: Entry, pr: PullRequest) -> str:
@@ -41,11 +33,11 @@ def section_of(entry: Entry, pr: PullRequest) -> str:
 def ships_to_users(headline: str) -> bool:
     """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
     first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
-    if _DOCS_ONLY.match(headline):
+    if lexicon.pattern("docs_only").match(headline):
         return False
     prefix = commit_prefix(headline)
     if prefix is None:
         return True
     kind, scope = prefix
     scopes = {part.strip().lower() for part in re.split(r"[,/ ]", scope) if part.strip()}
-    return kind not in _NO_SHIP_TYPES and not scopes & _NO_SHIP_SCOPES
+    return kind not in lexicon.words("no_ship_types") and not scopes & lexicon.words("no_ship_scopes")

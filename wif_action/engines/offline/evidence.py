@@ -13,19 +13,19 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from wif_action import lexicon
 from wif_action.engines.offline.change_kind import says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
-from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, term_counts
-from wif_action.engines.offline.vocabulary import SYNONYMS, WEAK_WORDS
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, term_counts
 from wif_action.models import Entry, PullRequest
 
-SYMPTOM_TERMS = frozenset(SYNONYMS.values())  # crash, hang, memory, duplicate, ignore, missing (folded stems)
-KEY_CONCEPTS = 6  # how many of the problem's concepts a fix is measured against
-MIN_PROBLEM_CONCEPTS = 3  # known terms the condensed problem needs before its context words are left out
-CANDIDATE_TERMS = 14  # heaviest terms considered when forming concepts
-PART_CREDIT = 0.5  # an identifier named only by its words ("breadcrumb" for SentryBreadcrumb)
-SYNONYM_CREDIT = 0.5  # a term named by its synonym ("404" by "4xx", "EXC_BAD_ACCESS" by "crash")
-BODY_FACTOR = 0.5  # a term only in the PR description counts half
+# Weights: lexicon.toml [weight] (what each one means is written there).
+KEY_CONCEPTS = int(lexicon.weight("key_concepts"))
+MIN_PROBLEM_CONCEPTS = int(lexicon.weight("min_problem_concepts"))
+CANDIDATE_TERMS = int(lexicon.weight("candidate_terms"))
+PART_CREDIT = lexicon.weight("part_credit")
+SYNONYM_CREDIT = lexicon.weight("synonym_credit")
+BODY_FACTOR = lexicon.weight("body_factor")
 HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
 
 
@@ -89,7 +89,7 @@ class Evidence:
                 if credit >= at_least]
         kept: list[tuple[Concept, set[str]]] = []
         for concept, atoms in hits:  # heaviest first: a later one sharing a content word is the same phrase
-            if not any((atoms & other) - WEAK_WORDS for _, other in kept):
+            if not any((atoms & other) - lexicon.weak_words() for _, other in kept):
                 kept.append((concept, atoms))
         return [c for c, _ in kept]
 
@@ -190,8 +190,8 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
-    evidence.symptoms_asked = frozenset(problem_keys or ()) & SYMPTOM_TERMS
-    evidence.symptoms_named = frozenset(headline) & SYMPTOM_TERMS
+    evidence.symptoms_asked = frozenset(problem_keys or ()) & lexicon.symptom_terms()
+    evidence.symptoms_named = frozenset(headline) & lexicon.symptom_terms()
     evidence.defects = _positive_forms(plain, problem_keys)
     evidence.defects_named = evidence.defects & frozenset(headline)
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
@@ -208,7 +208,7 @@ def _concept_credit(concept: Concept, term: Term, headline: Counter[str]) -> flo
     head = concept.terms[0]
     if not head.identifier or term.kind not in ("word", "part"):
         return credit
-    distinctive = {t.key for t in analyse(head.surface) if t.kind == "part" and t.key not in WEAK_WORDS}
+    distinctive = {t.key for t in analyse(head.surface) if t.kind == "part" and t.key not in lexicon.weak_words()}
     return credit if distinctive == {term.key} else min(credit, PART_CREDIT)
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
-from wif_action.engines.offline.versions_in_text import ADJACENT_GAP, SdkName, VersionMention, customer_version
-from wif_action.engines.offline.vocabulary import PLATFORM_WORDS, STOPWORDS
+from wif_action import lexicon
+from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version
 from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000
@@ -24,23 +24,9 @@ ADJACENT_BONUS = 3.0
 PACKAGE_WEIGHT = 3.0  # alias_kind_weight of a name only one SDK has ("@sentry/react-native", "sentry_flutter")
 
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
-_GREETING = re.compile(r"^\s*(?:hey|hi|hello|heya|hiya|morning|good (?:morning|afternoon)|yo)\b[^.!?:\n,-]{0,20}"
-                       r"[,!.:\s-]+", re.IGNORECASE)
 _SPACE_RUN = re.compile(r"[^\S\n]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
-# Words of a bare "was it fixed?" question; a question with fewer than two other words is dropped.
-_QUESTION_NOISE = frozenset(STOPWORDS | {
-    "address", "addressed", "version", "gem", "plugin", "stop", "available", "ideas", "thoughts", "resolved",
-    "solved",
-})
-# Words of a lead-in such as "Question from a Cocoa customer (" or "Java backend on" before the SDK phrase.
-_LEAD_IN_WORDS = frozenset(_QUESTION_NOISE | PLATFORM_WORDS | {
-    "app", "apps", "application", "service", "services", "backend", "frontend", "server", "project", "question",
-    "customer", "customers", "user", "users", "dev", "developer", "setup", "their", "our", "one", "from", "for",
-    "on", "using", "with", "running", "and", "team", "org", "company", "sdk",
-})
 _ORPHANS = re.compile(r"(?<=\s)\(\s*\)|(?<=\s)['\"`(]+(?=\s)|(?<=\s)\)+(?=[\s.,;:])")
-_AFTER_VERSION = re.compile(r"\s*\)?\s*(?:(?:user|customer|app|project)s?\b)?\s*[:,)\-–—]?")
 
 
 @dataclass(frozen=True)
@@ -76,8 +62,6 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
                    links=list(dict.fromkeys(found_links)), raw_text=message or "")
 
 
-_NOT_A_NAME = frozenset(STOPWORDS | {"our", "their", "my", "your", "the", "this", "that", "new", "old", "latest",
-                                      "same", "sentry", "official", "native", "mobile", "web", "js", "any"})
 _SDK_PHRASE = re.compile(r"\b(?P<name>[A-Z][\w.+#-]{1,30}(?: [A-Z][\w.+#-]{1,30}){0,2}) SDK\b")
 
 
@@ -87,7 +71,7 @@ def _unknown_sdk(text: str, registry: Registry) -> str | None:
         phrase = match.group(0)
         words = match.group("name").split()
         names = [" ".join(words[i:]) for i in range(len(words))]  # "Sentry Roku" → also "Roku"
-        if all(word.lower() in _NOT_A_NAME for word in words):  # "Our SDK", "The Sentry SDK"
+        if all(word.lower() in lexicon.words("stopwords", "not_a_name") for word in words):  # "Our SDK"
             continue
         if not any(registry.lookup(name) or registry.lookup(f"{name} SDK") or registry.choices(name)
                    for name in names):
@@ -123,7 +107,7 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
         return PACKAGE_WEIGHT, True
     if alias.endswith(" sdk"):
         return 2.0, True
-    if alias in name and alias not in PLATFORM_WORDS:
+    if alias in name and alias not in lexicon.words("version_named"):
         return 2.0, True
     return 1.0, False
 
@@ -173,56 +157,42 @@ def _distinct(mentions: list[AliasMention]) -> list[AliasMention]:
 
 
 def _adjacent(mention: AliasMention, version: VersionMention, text: str) -> bool:
-    return mention.end <= version.start and bool(ADJACENT_GAP.fullmatch(text, mention.end, version.start))
+    gap = lexicon.pattern("adjacent_gap")
+    return mention.end <= version.start and bool(gap.fullmatch(text, mention.end, version.start))
 
 
 def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: str) -> bool:
     return version is not None and _adjacent(mention, version, text)
 
 
-# Speaker labels of a pasted chat thread ("User 1:", "Customer 2:") are not part of the symptom.
-_SPEAKER_LABEL = re.compile(r"\b(?:User|Customer|Agent|Speaker|Participant)[ _]?\d+\s*:\s", re.IGNORECASE)
 
 
 def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
     """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
     text = _remove_sdk_phrase(text, sdk_mentions, version)
-    text = _SPEAKER_LABEL.sub(lambda m: " " * len(m.group(0)), text)
-    text = _ORPHANS.sub(" ", _GREETING.sub("", text, count=1))
+    text = lexicon.pattern("speaker_label").sub(lambda m: " " * len(m.group(0)), text)
+    text = _ORPHANS.sub(" ", lexicon.pattern("greeting").sub("", text, count=1))
     text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []
     for sentence in _SENTENCE_BREAK.split(text):
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
-        cleaned = _REPORTED_SPEECH.sub("", _ASIDE.sub("", cleaned.lstrip(" -–—:;,.+)'\"")))
+        cleaned = cleaned.lstrip(" -–—:;,.+)'\"")
+        cleaned = lexicon.pattern("reported_speech").sub("", lexicon.pattern("aside").sub("", cleaned))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
         if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned) \
-                and not _COURTESY.fullmatch(cleaned):
+                and not lexicon.pattern("courtesy").fullmatch(cleaned):
             kept.append(cleaned)
     return _bounded(kept)
 
 
-# Sentences about the support case rather than the symptom: what someone found, where a fix was said to
-# be, which version they run, that an attempt changed nothing ("I found a GitHub issue which sounds like the
-# root cause", "The fix for this issue is in 8.43.0 and they've been using 8.48.0", "Discover query also
-# shows no improvement"). They stay in the request text, at its lower weight, but not in the problem.
-_STATUS = re.compile(r"\b(?:i|we|they|customer|user)\s+(?:found|checked|tried|searched|linked|pointed)\b"
-                     r"|\bthe fix (?:for|is)\b|\b(?:been using|have been on|has been on)\b"
-                     r"|\bno (?:improvement|change|difference)\b|\b(?:did ?n[o']t|does ?n[o']t) help\b"
-                     r"|\bmade no difference\b", re.IGNORECASE)
 
 
-# "Quick one:", "FYI -": an aside before the message proper.
-_ASIDE = re.compile(r"^(?:quick (?:one|question|q)|fyi|question|q|heads up)\b\s*[:,\-–—]\s*", re.IGNORECASE)
-# "customer (on) reports that …", "they say …": who is speaking, not the symptom.
-_REPORTED_SPEECH = re.compile(r"^(?:(?:the|a|our|one|my)\s+)?(?:customer|user|client|they|he|she|we)s?\s+(?:on\s+)?"
-                              r"(?:report(?:s|ed)?|say(?:s)?|said|see(?:s)?|saw|notice(?:s|d)?|mention(?:s|ed)?|"
-                              r"observe(?:s|d)?|complain(?:s|ed)?)\s+(?:that\s+)?", re.IGNORECASE)
-_COURTESY = re.compile(r"(?:thanks|thank you|thx|ty|cheers|appreciated?|much appreciated)(?:\s+(?:a lot|so much|in "
-                       r"advance|all|team))?[\s.!]*", re.IGNORECASE)
 
 
 def _is_status(sentence: str) -> bool:
-    return bool(_STATUS.search(sentence))
+    """A sentence about the support case, not the symptom ("I found a GitHub issue …", "The fix for this is in
+    8.43.0 …", "no improvement"): it stays in the request text, at its lower weight, but not in the problem."""
+    return bool(lexicon.pattern("case_status").search(sentence))
 
 
 def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: VersionMention | None) -> str:
@@ -231,11 +201,11 @@ def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: Version
         return text
     start = version.start
     for mention in mentions:
-        if mention.end <= version.start and ADJACENT_GAP.fullmatch(text, mention.end, version.start):
+        if mention.end <= version.start and lexicon.pattern("adjacent_gap").fullmatch(text, mention.end, version.start):
             start = min(start, mention.start)
     alias_words = {word for m in mentions for word in re.findall(r"[a-z][\w'#.+-]*", m.alias)}
     start = _lead_in_start(text, start, alias_words)
-    after = _AFTER_VERSION.match(text, version.end)
+    after = lexicon.pattern("after_version").match(text, version.end)
     end = after.end() if after else version.end
     for mention in mentions:  # "8.45.0 (sentry-cocoa)": the SDK named in parentheses after its version
         named_after = re.fullmatch(r"\s*\(\s*", text[version.end:mention.start])
@@ -249,7 +219,8 @@ def _lead_in_start(text: str, start: int, alias_words: set[str]) -> int:
     """Where the sentence holding the SDK phrase starts, if everything before the phrase is lead-in."""
     sentence_start = max(text.rfind("\n", 0, start), text.rfind(". ", 0, start)) + 1
     words = re.findall(r"[A-Za-z][\w'#.+-]*", text[sentence_start:start].lower())
-    if len(words) <= 6 and all(w.strip(".") in _LEAD_IN_WORDS or w in alias_words for w in words):
+    lead_in = lexicon.words("stopwords", "question_noise", "version_named", "lead_in")
+    if len(words) <= 6 and all(w.strip(".") in lead_in or w in alias_words for w in words):
         return sentence_start
     return start
 
@@ -259,7 +230,7 @@ def _is_bare_question(sentence: str) -> bool:
     if not sentence.rstrip().endswith("?"):
         return False
     words = re.findall(r"[A-Za-z][\w'-]*", sentence.lower())
-    return sum(1 for word in words if word not in _QUESTION_NOISE) < 2
+    return sum(1 for word in words if word not in lexicon.words("stopwords", "question_noise")) < 2
 
 
 def _bounded(sentences: list[str]) -> str:

@@ -21,7 +21,7 @@ from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.engines.offline.summary import summarize
-from wif_action.engines.offline.text import Term, alternatives, analyse, quoted_spans
+from wif_action.lexicon.terms import Term, alternatives, analyse, quoted_spans
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
 from wif_action.problem_kind import wants_functionality

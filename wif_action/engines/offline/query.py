@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from indexer.registry import Registry
 from wif_action.engines.offline.extraction import PACKAGE_WEIGHT, alias_kind_weight
-from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, Term, analyse, query_terms
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, query_terms
 
 SDK_NAME_WEIGHT = 0.3
 

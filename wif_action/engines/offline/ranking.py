@@ -13,26 +13,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from wif_action.engines.offline.text import Term, analyse, term_counts
-from wif_action.problem_kind import FEATURE_SECTIONS
+from wif_action import lexicon
+from wif_action.lexicon.terms import Term, analyse, term_counts
 
-K1 = 1.2
-B = 0.75
-REFERENCE_UNIT = 7.6  # ln(1 + 2000): the idf of a one-off term in the calibration repositories
-
-# How much an entry of each normalised section counts for a bug report.
-SECTION_WEIGHTS = {
-    "fix": 1.0, "other": 0.8, "performance": 0.6, "improvement": 0.5, "feature": 0.5,
-    "breaking": 0.5, "deprecation": 0.3, "dependency": 0.15, "internal": 0.1, "docs": 0.05,
-}
-MISSING_FUNCTIONALITY_WEIGHT = 1.0
+# lexicon.toml [weight] and [section_weight] (how much an entry of each section counts for a bug report).
+K1 = lexicon.weight("k1")
+B = lexicon.weight("b")
+REFERENCE_UNIT = lexicon.weight("reference_unit")
+SECTION_WEIGHTS = lexicon.section_weights()
+MISSING_FUNCTIONALITY_WEIGHT = lexicon.weight("missing_functionality_section")
 
 class TermStatistics(Protocol):
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]: ...
 
 
 def section_weight(section: str, feature_request: bool) -> float:
-    if feature_request and section in FEATURE_SECTIONS:
+    if feature_request and section in lexicon.words("feature_sections"):
         return MISSING_FUNCTIONALITY_WEIGHT
     return SECTION_WEIGHTS.get(section, SECTION_WEIGHTS["other"])
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 
+from wif_action import lexicon
 from wif_action.engines.offline.ranking import Match, RepositoryStats, score_text, section_weight
 from wif_action.engines.offline.reasons import term_list
-from wif_action.engines.offline.text import Term
+from wif_action.lexicon.terms import Term
 from wif_action.models import Entry, RelevantEntry
 
 # Chosen by bench/crossval_offline.py (leave-one-repository-out on tests/data/eval).
-MIN_RELEVANCE = 0.0  # BM25 × section weight an entry needs at all (rank and relative score decide)
-RELATIVE_TO_BEST = 0.5  # ... and this share of the batch's best entry
-MAX_PER_BATCH = 4
+MIN_RELEVANCE = lexicon.weight("min_relevance")  # BM25 × section weight an entry needs at all
+RELATIVE_TO_BEST = lexicon.weight("relative_to_best")  # ... and this share of the batch's best entry
+MAX_PER_BATCH = int(lexicon.weight("max_per_batch"))
 
 
 def score_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,

@@ -8,27 +8,25 @@ single concept is in the same area; one that shares only generic words ("crash",
 
 from __future__ import annotations
 
+from wif_action import lexicon
 from wif_action.engines.offline.evidence import Concept, Evidence
 from wif_action.engines.offline.ranking import RepositoryStats
-from wif_action.engines.offline.vocabulary import SYNONYMS, WEAK_WORDS
 from wif_action.models import Confidence
 
-# Calibrated on tests/data/eval with bench/calibrate_offline.py.
-HIGH_CONCEPTS = 3  # HIGH: the headline names this many key concepts verbatim,
-HIGH_COVERAGE = 0.25  # ... carrying this share of the key concepts' weight,
-HIGH_MASS = 12.0  # ... and this much idf-weighted problem vocabulary;
-STRONG_CONCEPTS = 2  # or fewer concepts with a very strong headline match
-STRONG_COVERAGE = 0.35
-STRONG_MASS = 12.0  # same floor as the three-concept rule: two concepts need more coverage instead
-VERIFY_RAREST = 3  # the second check: one of the problem's rarest key concepts is named verbatim
-MEDIUM_MASS = 9.0  # idf-weighted terms over headline and description for MEDIUM
-MEDIUM_CONCEPTS = 1  # ... with a key concept (at least half-)named in the headline
-BODY_CONCEPTS = 3  # ... or this many in the description
-MIN_SECTION_FOR_HIGH = 0.75  # fixes (and features, for missing functionality) can be HIGH
-NAMED_CREDIT = 0.5  # a folded synonym ("missing" for "empty") names a concept too
-
-
-SYMPTOM_CLASSES = frozenset({"crash", "hang", "memori"})  # folded symptom terms that say what, not where
+# Calibrated on tests/data/eval with bench/calibrate_offline.py; the values (and what each means) are in
+# lexicon.toml [weight].
+HIGH_CONCEPTS = int(lexicon.weight("high_concepts"))
+HIGH_COVERAGE = lexicon.weight("high_coverage")
+HIGH_MASS = lexicon.weight("high_mass")
+STRONG_CONCEPTS = int(lexicon.weight("strong_concepts"))
+STRONG_COVERAGE = lexicon.weight("strong_coverage")
+STRONG_MASS = lexicon.weight("strong_mass")
+VERIFY_RAREST = int(lexicon.weight("verify_rarest"))
+MEDIUM_MASS = lexicon.weight("medium_mass")
+MEDIUM_CONCEPTS = int(lexicon.weight("medium_concepts"))
+BODY_CONCEPTS = int(lexicon.weight("body_concepts"))
+MIN_SECTION_FOR_HIGH = lexicon.weight("min_section_for_high")
+NAMED_CREDIT = lexicon.weight("named_credit")
 
 
 def confidence(evidence: Evidence) -> Confidence:
@@ -65,26 +63,18 @@ def _strong_headline(evidence: Evidence) -> bool:
             or (named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS))
 
 
-# Symptom terms (vocabulary.SYNONYMS' folded values) that name one kind of failure: "missing", "dropped" and
-# "ignored" all say something expected did not arrive.
-SYMPTOM_FAMILIES = ({"crash"}, {"hang"}, {"memori"}, {"duplic"}, {"miss", "drop", "ignor"})
-
-
-# Symptom terms a headline also uses for the remedy ("Skip UI crumbs when …", "Drop spans that …").
-REMEDY_SYMPTOMS = frozenset({"drop", "ignor"})
-
-
 def _another_failure(evidence: Evidence) -> bool:
     """The problem names its failure (a crash, a hang, something missing…) and the headline names only other
     failures: a fix of the same subject for another bug. Words a headline uses for its remedy ("Skip …") do
     not name a failure there."""
     asked = _families(evidence.symptoms_asked)
-    named = _families(evidence.symptoms_named - REMEDY_SYMPTOMS)
+    named = _families(evidence.symptoms_named - lexicon.remedy_terms())
     return bool(asked and named) and not asked & named
 
 
 def _families(symptoms: frozenset[str]) -> set[int]:
-    return {index for index, family in enumerate(SYMPTOM_FAMILIES) if family & symptoms}
+    """The kinds of failure (lexicon: a symptom's `family`) these symptom terms name."""
+    return {index for index, family in enumerate(lexicon.symptom_families()) if family & symptoms}
 
 
 def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concept]:
@@ -98,12 +88,13 @@ def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concep
 
 
 def _symptom_class(concept: Concept) -> bool:
-    """A concept made of a symptom (crash, hang, memory, or a word folding onto one: vocabulary.SYNONYMS)
-    and at most everyday words ("app crashes"): it says what went wrong, not where."""
+    """A concept made of a symptom that says what failed (lexicon: `says_what`: crash, hang, memory, or a word
+    folding onto one) and at most everyday words ("app crashes"): it says what went wrong, not where."""
     words = {word for term in concept.terms for word in term.key.split()}
-    symptoms = {word for word in words if word in SYMPTOM_CLASSES or SYNONYMS.get(word) in SYMPTOM_CLASSES}
+    classes, synonyms = lexicon.says_what_terms(), lexicon.synonyms()
+    symptoms = {word for word in words if word in classes or synonyms.get(word) in classes}
     pieces = {piece for word in symptoms for piece in word.split("_")}  # EXC_BAD_ACCESS → exc, bad, access
-    return bool(symptoms) and all(word in symptoms | pieces or word in WEAK_WORDS for word in words)
+    return bool(symptoms) and all(word in symptoms | pieces or word in lexicon.weak_words() for word in words)
 
 
 def verified(evidence: Evidence, stats: RepositoryStats, repo: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from wif_action.engines.offline.text import MAX_ANALYSED_CHARS, analyse
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, analyse
 
 MAX_SUMMARY_CHARS = 2_000
 MAX_INPUT_CHARS = 5 * MAX_ANALYSED_CHARS

@@ -12,39 +12,13 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from wif_action.engines.offline.vocabulary import PLATFORM_WORDS
+from wif_action import lexicon
 
 VERSION = re.compile(
     r"(?<![\w./#$-])(?<![^\w]@)(?<!^@)(v?\d{1,5}(?:\.(?:\d{1,6}|x|\*)){1,3}"
     r"(?:-?(?:alpha|beta|rc|preview|pre|dev|a|b)[.-]?\d{0,4})?|[vV]\d{1,4})(?![\w-]|\.\w)",
 )
-_UNIT = re.compile(r"\s*(?:%|x\b|ms\b|s\b|sec|seconds?|mins?\b|minutes?|hours?|h\b|[kmg]i?b\b|times\b|px\b|fps\b)",
-                   re.IGNORECASE)
-_UPGRADE = r"\b(?:upgrad|updat|bump|mov|migrat|switch)\w*\b(?P<object>[^!?\n]{0,60})"  # object: what was upgraded
-_UPGRADED_TO = re.compile(rf"{_UPGRADE}\bto\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
-# Words of an upgrade's object that name nothing but the SDK itself ("upgraded the SDK to", "moved from 7.0 to").
-_GENERIC_OBJECT = frozenset({"the", "our", "their", "my", "its", "it", "they", "we", "sdk", "sdks", "sentry", "version",
-                             "versions", "from", "v", "all", "app", "apps", "package", "packages", "latest", "and",
-                             "just", "recently", "also", "then", "have", "has", "had", "finally", "everything"})
-_UPGRADED_FROM = re.compile(rf"{_UPGRADE}\bfrom\s+(?:v(?:ersion)?\s*)?['\"`(]?$", re.IGNORECASE)
-_SDK_WORDS = r"(?:sdk|package|gem|library|lib|plugin|client|integration|module|crate|agent|nuget|pod)"
-_FIXED_IN = re.compile(
-    r"\b(?:fix(?:ed|es)?|resolved|addressed|patched|shipped|landed|went|merged|solved)\b[^.!?\n]{0,30}"
-    r"\b(?:in|into|since|with|by|as of)\s+(?:the\s+)?(?:v(?:ersion)?\s*|release\s+)?['\"`(]?$",
-    re.IGNORECASE,
-)
-_LATER = re.compile(r"\b(?:later|newer|next|stable|latest|upcoming|future|recent|new)\s+(?:(?:release|version)\s+)?"
-                    r"['\"`(]?$", re.IGNORECASE)
-_WORKED = re.compile(r"\b(?:worked|works|working|fine|ok|okay|downgrad\w*)\b[^.!?\n]{0,20}\b(?:in|on|with|to)\s+"
-                     r"['\"`(]?$", re.IGNORECASE)
-_CUE = re.compile(r"\b(?:on|using|uses|use|running|runs|version|release|candidate|upgraded to|updated to|"
-                  r"bumped to|moved to|switched to|at|is|are|since|from|past|in)\s*[:=]?\s+(?:the\s+)?['\"`(]?$",
-                  re.IGNORECASE)
-_SENTRY_BEFORE = re.compile(r"\bsentry\s+(?:for\s+)?(?:[\w.#+-]+\s+)?['\"`(]?$", re.IGNORECASE)
-_SDK_WORD_BEFORE = re.compile(rf"\b{_SDK_WORDS}s?\)?\s*[:,]?\s*['\"`(]?$", re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"([\w.#+@/-]+)\s*['\"`(]?$")
-ADJACENT_GAP = re.compile(rf"\s*(?:\([\w.#+ -]{{1,20}}\)\s*)?(?:(?:{_SDK_WORDS}|customer|user|app|version|v)s?\s*)?"
-                  r"(?:[:,]|[=@:^~>]{1,2})?\s*(?:on\s+|at\s+)?['\"`(]?\s*", re.IGNORECASE)
 
 
 MAX_GAP = 60  # characters between an SDK name and its version ("sentry-sdk (Python) 2.20.0")
@@ -77,7 +51,7 @@ def _plausible(text: str, after: str) -> bool:
         return False
     if len(numeric) == 3 and (1900 <= int(numeric[0]) <= 2100 or 1900 <= int(numeric[-1]) <= 2100):
         return False
-    return not _UNIT.match(after)
+    return not lexicon.pattern("unit").match(after)
 
 
 def score_mention(before: str, after_sdk_name: bool, after_package: bool = False,
@@ -88,29 +62,29 @@ def score_mention(before: str, after_sdk_name: bool, after_package: bool = False
     SDK itself), "package", "sdk" (a name that could also be a platform or framework: "React Native") or
     "other" ("okhttp", "Xcode"): an upgrade of something else is that thing's version, and a package name's
     own version beats an upgrade of an ambiguous name."""
-    if _FIXED_IN.search(before):
+    if lexicon.pattern("fixed_in").search(before):
         return -4.0
     if upgrade_object is not None:
         return {"generic": 6.0, "package": 6.0, "sdk": 5.0}.get(upgrade_object, 0.5)
-    if _UPGRADED_FROM.search(before):
+    if lexicon.pattern("upgraded_from").search(before):
         return 1.0
-    if _LATER.search(before) or _WORKED.search(before):
+    if lexicon.pattern("later_version").search(before) or lexicon.pattern("worked_in").search(before):
         return -3.0
     if after_package:
         return 5.5
-    if _SENTRY_BEFORE.search(before) or _SDK_WORD_BEFORE.search(before):
+    if lexicon.pattern("sentry_before").search(before) or lexicon.pattern("sdk_word_before").search(before):
         return 4.0
     if after_sdk_name:
         return 4.0
     word = _WORD_BEFORE.search(before)
-    if word and word.group(1).lower() in PLATFORM_WORDS:
+    if word and word.group(1).lower() in lexicon.words("version_named"):
         return -3.0
-    return 2.0 if _CUE.search(before) else 0.0
+    return 2.0 if lexicon.pattern("version_cue").search(before) else 0.0
 
 
 def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkName]) -> str | None:
     """What the "upgraded … to" right before a version names (see `score_mention`); None without one."""
-    match = _UPGRADED_TO.search(before)
+    match = lexicon.pattern("upgraded_to").search(before)
     if match is None:
         return None
     start, end = before_start + match.start("object"), before_start + match.end("object")
@@ -120,7 +94,7 @@ def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkNa
     if inside:
         return "sdk"
     words = re.findall(r"[A-Za-z][\w+#.-]*", VERSION.sub(" ", text[start:end]).lower())
-    return "other" if any(word not in _GENERIC_OBJECT for word in words) else "generic"
+    return "other" if any(word not in lexicon.words("generic_upgrade_object") for word in words) else "generic"
 
 
 def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
@@ -142,7 +116,7 @@ def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
         line_start = max(text.rfind("\n", window, match.start()), text.rfind(". ", window, match.start()), window - 1)
         before = text[line_start + 1:match.start()]
         adjacent = [end for end in _ends_before(ends, match.start())
-                    if ADJACENT_GAP.fullmatch(text, end, match.start())]
+                    if lexicon.pattern("adjacent_gap").fullmatch(text, end, match.start())]
         score = score_mention(before, bool(adjacent), any(end in package_ends for end in adjacent),
                               _upgrade_object(text, line_start + 1, before, names))
         found.append(VersionMention(value, match.start(), match.end(), score))

@@ -14,28 +14,27 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from wif_action.engines.offline.stemmer import stem
-from wif_action.engines.offline.vocabulary import STOPWORDS, SYNONYM_NAMES, SYNONYMS, WEAK_WORDS
+from wif_action import lexicon
+from wif_action.lexicon.stemmer import stem
 
 MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
 MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
 
-# Query-side weights of the kinds of terms.
-IDENTIFIER_WEIGHT = 1.5  # "SentryContextStorage.root", "before_send": what people grep for
-PART_WEIGHT = 0.6  # a word taken out of an identifier is weaker evidence than the identifier
-BIGRAM_WEIGHT = 0.8  # two words in a row ("rate limit", "watchdog termination"), on top of the words
-SYNONYM_WEIGHT = 0.5  # the folded symptom ("crash" for "EXC_BAD_ACCESS")
-WEAK_FACTOR = 0.5  # common verbs and adjectives (vocabulary.WEAK_WORDS)
-QUOTED_GAIN = 1.3  # words inside quotes or backticks: copied error messages and API names
-REPEAT_GAIN = 0.5  # a concept the request names again and again is its subject
-REQUEST_FACTOR = 0.6  # words of the raw request that are not in the condensed problem
+# Query-side weights of the kinds of terms (lexicon.toml, [weight]).
+IDENTIFIER_WEIGHT = lexicon.weight("identifier")
+PART_WEIGHT = lexicon.weight("part")
+BIGRAM_WEIGHT = lexicon.weight("bigram")
+SYNONYM_WEIGHT = lexicon.weight("synonym")
+WEAK_FACTOR = lexicon.weight("weak_factor")
+QUOTED_GAIN = lexicon.weight("quoted_gain")
+REPEAT_GAIN = lexicon.weight("repeat_gain")
+REQUEST_FACTOR = lexicon.weight("request_factor")
 
 _URL = re.compile(r"https?://\S+")
 _REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
 _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:ms|s|m|h|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
                            re.IGNORECASE)
-_TIME_OUT = re.compile(r"\btim(?:e|es|ed|ing)[\s-]+out\b", re.IGNORECASE)
 _CHUNK = re.compile(r"[A-Za-z0-9_$]+(?:[.:/-]+[A-Za-z0-9_$]+)*")
 _CLAUSE_BREAK = re.compile(r"[^\s'\"`*-]")
 _SEPARATORS = re.compile(r"[.:/-]+")
@@ -66,22 +65,24 @@ def clean(text: str) -> str:
     text = _REFERENCE.sub(" ", text)
     text = _VERSION_LIKE.sub(" ", text)
     text = _NOISE_NUMBER.sub(" ", text)
-    return _TIME_OUT.sub("timeout", text)
+    return lexicon.pattern("timed_out").sub("timeout", text)
 
 
 def _word_terms(part: str, kind: str = "word") -> list[Term]:
     """Terms of one plain word: its stem, plus the folded synonym if any."""
     lower = part.lower()
-    if lower in STOPWORDS or not _keep_word(lower):
+    stopwords = lexicon.stopwords()
+    if lower in stopwords or not _keep_word(lower):
         return []
     key = stem(lower) if lower.isalpha() else lower
-    if key in STOPWORDS:
+    if key in stopwords:
         return []
-    weight = (PART_WEIGHT if kind == "part" else 1.0) * (WEAK_FACTOR if key in WEAK_WORDS else 1.0)
+    weight = (PART_WEIGHT if kind == "part" else 1.0) * (WEAK_FACTOR if key in lexicon.weak_words() else 1.0)
     terms = [Term(key, lower, weight, kind)]
-    folded = SYNONYMS.get(key) or SYNONYMS.get(lower) or _status_class(lower)
+    synonyms = lexicon.synonyms()
+    folded = synonyms.get(key) or synonyms.get(lower) or _status_class(lower)
     if folded and folded != key:
-        terms.append(Term(folded, SYNONYM_NAMES.get(folded, folded), SYNONYM_WEIGHT, "synonym"))
+        terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), SYNONYM_WEIGHT, "synonym"))
     return terms
 
 
@@ -137,9 +138,9 @@ def _chunk_terms(chunk: str) -> list[Term]:
     for segment in segments:
         terms.extend(_segment_terms(segment, "part" if split else "word"))
     for term in list(terms):
-        folded = SYNONYMS.get(term.key) if term.kind == "identifier" else None
+        folded = lexicon.synonyms().get(term.key) if term.kind == "identifier" else None
         if folded:
-            terms.append(Term(folded, SYNONYM_NAMES.get(folded, folded), SYNONYM_WEIGHT, "synonym"))
+            terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), SYNONYM_WEIGHT, "synonym"))
     return terms
 
 
@@ -158,7 +159,7 @@ def analyse(text: str) -> list[Term]:
             if term.kind not in ("word", "part"):
                 continue
             if previous is not None and previous.key != term.key:
-                weak = previous.key in WEAK_WORDS and term.key in WEAK_WORDS
+                weak = previous.key in lexicon.weak_words() and term.key in lexicon.weak_words()
                 terms.append(Term(f"{previous.key} {term.key}", f"{previous.surface} {term.surface}",
                                   BIGRAM_WEIGHT * (WEAK_FACTOR if weak else 1.0), "bigram"))
             previous = term

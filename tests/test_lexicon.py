@@ -1,0 +1,192 @@
+"""The lexicon's tables agree with each other, and no judge vocabulary lives outside them.
+
+The line between judge vocabulary and structure: a word list, synonym, symptom, platform, verb or cue phrase
+(a regex alternating English words) is vocabulary and lives in `wif_action/lexicon/lexicon.toml`. Regexes
+that read structure — URLs, versions, code identifiers, markdown, GitHub references, the release-note parser's
+headings and bullets (`indexer/`), delivery's sanitising — are not, and stay beside their code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from wif_action import lexicon
+from wif_action.lexicon.stemmer import stem
+from wif_action.lexicon.terms import analyse
+from wif_action.platforms import named_platforms
+
+ROOT = Path(__file__).resolve().parent.parent
+# Modules whose regexes read structure, not meaning (see the module docstring), by path prefix.
+STRUCTURE = ("indexer/", "wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
+             "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py")
+_ENGLISH_ALTERNATION = re.compile(r"(?<![\\\w])([a-z]{3,})\|([a-z]{3,})\|([a-z]{3,})(?![\w])")
+
+
+@pytest.fixture(autouse=True)
+def packaged_lexicon():
+    lexicon.use(None)
+    yield
+    lexicon.use(None)
+
+
+def test_every_symptom_family_has_a_symptom_and_every_synonym_folds_onto_a_symptom() -> None:
+    terms = {symptom.term for symptom in lexicon.symptoms()}
+    assert set(lexicon.synonyms().values()) <= terms
+    assert {term for family in lexicon.symptom_families() for term in family} == terms
+    assert lexicon.remedy_terms() <= terms and lexicon.says_what_terms() <= terms
+
+
+def test_no_word_folds_onto_two_symptoms() -> None:
+    seen: dict[str, str] = {}
+    for symptom in lexicon.symptoms():
+        for word in symptom.words:
+            key = stem(word) if word.isalpha() else word
+            assert seen.setdefault(key, symptom.name) == symptom.name, f"{word!r} is in {seen[key]} and {symptom.name}"
+
+
+def test_a_symptom_word_reads_as_its_symptom_through_the_tokeniser() -> None:
+    """What the table says is what analysis does: every spelling yields the symptom's folded term."""
+    for symptom in lexicon.symptoms():
+        for word in symptom.words:
+            keys = {term.key for term in analyse(word)}
+            assert symptom.term in keys, (word, keys)
+        assert lexicon.symptom_names()[symptom.term] == symptom.name
+
+
+def test_symptom_words_are_not_stopwords() -> None:
+    for symptom in lexicon.symptoms():
+        for word in (symptom.name, *symptom.words):
+            assert word not in lexicon.stopwords(), word
+
+
+def test_the_platform_table_is_sane() -> None:
+    names = [platform.name for platform in lexicon.platforms()]
+    assert len(names) == len(set(names))
+    words = [word for platform in lexicon.platforms() for word in platform.words]
+    assert len(words) == len(set(words)), "a platform word names two platforms"
+    assert all(word == word.lower().strip() and word for word in words)
+    for platform in lexicon.platforms():
+        assert platform.name in platform.words or platform.name == "web"
+        for word in platform.words:
+            if word != "web":  # "web" is a platform only in a platform phrase ("on web")
+                assert named_platforms(f"It crashes on {word}.") == {platform.name}, word
+
+
+def test_word_lists_are_lower_case_and_patterns_compile() -> None:
+    for name in lexicon.word_list_names():
+        for word in lexicon.words(name):
+            assert word == word.lower().strip() and word, (name, word)
+    for name in lexicon.pattern_names():
+        assert lexicon.pattern(name).pattern  # compiles, placeholders expanded
+        assert "<<" not in lexicon.source(name), name
+
+
+def test_a_pattern_is_built_from_the_tables() -> None:
+    """Patterns embed word lists by name: editing the table changes the regex."""
+    assert lexicon.pattern("fix_headline").match("Handled a crash")
+    tables = lexicon.data()
+    tables["words"]["fix_verbs"] = [verb for verb in tables["words"]["fix_verbs"] if not verb.startswith("handle")]
+    lexicon.use(tables)
+    assert not lexicon.pattern("fix_headline").match("Handled a crash")
+    assert lexicon.pattern("fix_headline").match("fix(ui): Handled a crash")  # the commit prefix still says fix
+
+
+def test_switching_a_synonym_off_changes_the_analysis() -> None:
+    assert "hang" in {term.key for term in analyse("the app froze, it is frozen")}
+    tables = lexicon.data()
+    for record in tables["symptom"]:
+        record["words"] = [word for word in record["words"] if word != "frozen"]
+    lexicon.use(tables)
+    assert "hang" not in {term.key for term in analyse("it is frozen")}
+
+
+def test_weights_and_section_weights_are_numbers() -> None:
+    assert all(isinstance(value, int | float) for value in lexicon.data()["weight"].values())
+    assert lexicon.section_weights()["fix"] == 1.0
+
+
+def _python_files() -> list[Path]:
+    return [path for folder in ("wif_action", "indexer") for path in (ROOT / folder).rglob("*.py")]
+
+
+def _judge_module(path: Path) -> bool:
+    relative = path.relative_to(ROOT).as_posix()
+    return not relative.startswith(STRUCTURE)
+
+
+def _string_constants(tree: ast.AST) -> list[ast.Constant]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+# Module constants that list names of the code, not words of the judge: the OpenAI prompt's block tags.
+NOT_VOCABULARY = {("wif_action/engines/openai_engine.py", "_BLOCK_TAGS")}
+
+
+def _constants(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    """(name, value) of every module- and class-level assignment."""
+    bodies = [tree.body] + [node.body for node in tree.body if isinstance(node, ast.ClassDef)]
+    found = []
+    for statement in (statement for body in bodies for statement in body):
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            found += [(target.id, statement.value) for target in targets if isinstance(target, ast.Name)]
+    return found
+
+
+def _words_listed(value: ast.AST) -> list[str]:
+    """The lower-case words a collection literal (or a call such as frozenset({...}) on one) lists."""
+    items: list[ast.expr | None] = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.Set | ast.List | ast.Tuple):
+            items += node.elts
+        elif isinstance(node, ast.Dict):
+            items += node.keys
+    return [item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)
+            and re.fullmatch(r"[a-z][a-z' -]{1,30}", item.value)]
+
+
+def test_no_judge_module_defines_a_word_list() -> None:
+    """A module or class constant listing five or more lower-case words, outside the lexicon, is a word list.
+    (Names of the code listed inside a function — `include={"sdk", "repo", …}` — are not looked at.)"""
+    offenders = []
+    for path in filter(_judge_module, _python_files()):
+        relative = path.relative_to(ROOT).as_posix()
+        for name, value in _constants(ast.parse(path.read_text(encoding="utf-8"))):
+            words = _words_listed(value)
+            if len(words) >= 5 and (relative, name) not in NOT_VOCABULARY:
+                offenders.append(f"{relative}: {name} = {words[:5]}…")
+        text = path.read_text(encoding="utf-8")
+        if re.search(r'_words\("""', text):
+            offenders.append(f"{path.relative_to(ROOT)}: a triple-quoted word list")
+    assert not offenders, "word lists belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
+
+
+# Grammar of other formats, not the judge's words: GitHub's closing keywords, pre-release labels of a version.
+GRAMMAR = {("wif_action/subtasks/check_links.py", "close|fix|resolve"),
+           ("wif_action/engines/offline/versions_in_text.py", "alpha|beta|rc|preview")}
+
+
+def test_no_judge_module_writes_a_vocabulary_regex() -> None:
+    """A string constant alternating three or more English words (`crash|hang|freeze`) outside the lexicon is a
+    cue phrase or symptom regex written beside the code."""
+    offenders = []
+    for path in filter(_judge_module, _python_files()):
+        for node in _string_constants(ast.parse(path.read_text(encoding="utf-8"))):
+            relative = path.relative_to(ROOT).as_posix()
+            if _ENGLISH_ALTERNATION.search(node.value) and not any(
+                    where == relative and words in node.value for where, words in GRAMMAR):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:70]!r}")
+    assert not offenders, "vocabulary regexes belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
+
+
+def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
+    """The two checks above would flag a word list and a symptom regex (so they can fail)."""
+    code = 'import re\nWORDS = frozenset({"crash", "hang", "freeze", "stuck", "frozen"})\n' \
+           'CRASH = re.compile(r"\\b(?:crash|hang|freeze)\\b")\n'
+    tree = ast.parse(code)
+    assert next((name, len(_words_listed(value))) for name, value in _constants(tree)) == ("WORDS", 5)
+    assert any(_ENGLISH_ALTERNATION.search(node.value) for node in _string_constants(tree))

@@ -1,0 +1,194 @@
+"""The judge's knowledge as data: one home for every word list, synonym, symptom, platform, cue phrase and weight.
+
+Why: the rules used to be word lists and regexes written beside the code in many modules, so adding one
+synonym meant editing several tables no test held together. Now `lexicon.toml` holds them and this module
+reads it: typed records, and regexes built from the tables the first time they are used (never at import).
+`use()` swaps the data (bench/ablate.py switches entries off with it; tests check the tables agree).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, TypeVar
+
+from indexer.release_notes import commit_prefix_pattern
+from wif_action.lexicon.stemmer import stem
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_CACHED: list[Any] = []
+_PLACEHOLDER = re.compile(r"<<(\w+)>>")
+
+
+def _cached(function: _F) -> _F:
+    """functools.cache, registered so `use()` can forget what was built from the old data."""
+    wrapped = cache(function)
+    _CACHED.append(wrapped)
+    return wrapped  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Symptom:
+    """A kind of failure people and notes spell differently; `term` is the stem every spelling folds onto."""
+
+    name: str
+    term: str
+    family: str
+    words: tuple[str, ...]
+    says_what: bool = False  # says what failed, not where
+    remedy: bool = False  # headlines also use its words for the remedy ("Skip …")
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    words: tuple[str, ...]
+
+
+_override: dict[str, Any] | None = None
+
+
+@_cached
+def data() -> dict[str, Any]:
+    """The raw tables (a copy of `use()`'s data, else the packaged lexicon.toml)."""
+    if _override is not None:
+        return copy.deepcopy(_override)
+    return tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text(encoding="utf-8"))
+
+
+def use(tables: dict[str, Any] | None) -> None:
+    """Judge with these tables from now on (None: the packaged ones); everything built from the old is rebuilt."""
+    global _override
+    _override = copy.deepcopy(tables) if tables is not None else None
+    for function in _CACHED:
+        function.cache_clear()
+
+
+@_cached
+def words(*names: str) -> frozenset[str]:
+    """The union of these word lists, as written (lower case)."""
+    tables = data()["words"]
+    return frozenset(word for name in names for word in tables[name])
+
+
+@_cached
+def stopwords() -> frozenset[str]:
+    return words("stopwords")
+
+
+@_cached
+def weak_words() -> frozenset[str]:
+    """Stems of common verbs and adjectives: kept, but weak evidence on their own."""
+    return frozenset(stem(word) for word in words("weak"))
+
+
+@_cached
+def symptoms() -> tuple[Symptom, ...]:
+    return tuple(Symptom(name=record["name"], term=stem(record["name"]), family=record["family"],
+                         words=tuple(record.get("words", ())), says_what=bool(record.get("says_what")),
+                         remedy=bool(record.get("remedy")))
+                 for record in data().get("symptom", []))
+
+
+@_cached
+def synonyms() -> dict[str, str]:
+    """Stem (or lower-case code name) of each spelling → the symptom term it folds onto."""
+    return {_key(word): symptom.term for symptom in symptoms() for word in symptom.words}
+
+
+def _key(word: str) -> str:
+    return stem(word) if word.isalpha() else word
+
+
+@_cached
+def symptom_names() -> dict[str, str]:
+    """How a folded term reads in an answer's reason ("memori" → "memory")."""
+    return {symptom.term: symptom.name for symptom in symptoms()}
+
+
+@_cached
+def symptom_terms() -> frozenset[str]:
+    return frozenset(synonyms().values())
+
+
+@_cached
+def symptom_families() -> tuple[frozenset[str], ...]:
+    """The symptom terms grouped by kind of failure ("missing", "dropped", "ignored": something did not arrive)."""
+    families: dict[str, set[str]] = {}
+    for symptom in symptoms():
+        families.setdefault(symptom.family, set()).add(symptom.term)
+    return tuple(frozenset(terms) for terms in families.values())
+
+
+@_cached
+def says_what_terms() -> frozenset[str]:
+    return frozenset(symptom.term for symptom in symptoms() if symptom.says_what)
+
+
+@_cached
+def remedy_terms() -> frozenset[str]:
+    return frozenset(symptom.term for symptom in symptoms() if symptom.remedy)
+
+
+@_cached
+def platforms() -> tuple[Platform, ...]:
+    return tuple(Platform(record["name"], tuple(record["words"])) for record in data().get("platform", []))
+
+
+@_cached
+def platform_of() -> dict[str, str]:
+    """Each platform word → the platform it names ("iphone" → "ios")."""
+    return {word: platform.name for platform in platforms() for word in platform.words}
+
+
+def weight(name: str) -> float:
+    """A numeric weight of the `[weight]` table."""
+    return float(data()["weight"][name])
+
+
+@_cached
+def section_weights() -> dict[str, float]:
+    return {section: float(value) for section, value in data()["section_weight"].items()}
+
+
+@_cached
+def source(name: str) -> str:
+    """The regex source of a pattern, `<<placeholders>>` expanded."""
+    spec = data()["pattern"][name]
+    text = spec["re"] if isinstance(spec["re"], str) else "".join(spec["re"])
+    return _PLACEHOLDER.sub(lambda match: _expand(match.group(1)), text)
+
+
+def _expand(name: str) -> str:
+    if name == "commit_prefix":
+        return commit_prefix_pattern()
+    if name == "fix_commit_prefix":
+        return commit_prefix_pattern("fix")
+    if name in data()["pattern"]:
+        return source(name)
+    return alternation(words(name))
+
+
+def alternation(items: frozenset[str] | set[str]) -> str:
+    """`(?:longest|…|short)`: the words as one regex group, longer words first."""
+    return "(?:" + "|".join(re.escape(item) for item in sorted(items, key=lambda item: (-len(item), item))) + ")"
+
+
+@_cached
+def pattern(name: str) -> re.Pattern[str]:
+    """A compiled pattern of the lexicon (built on first use, then kept)."""
+    spec = data()["pattern"][name]
+    return re.compile(source(name), re.IGNORECASE if spec.get("ignorecase", True) else 0)
+
+
+def pattern_names() -> list[str]:
+    return list(data()["pattern"])
+
+
+def word_list_names() -> list[str]:
+    return list(data()["words"])
