@@ -14,8 +14,8 @@ from wif_action.engines.offline import OfflineJudge, relevance, scoring
 from wif_action.engines.offline.change_kind import ships_to_users
 from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
-from wif_action.lexicon.stemmer import stem
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
+from wif_action.lexicon.stemmer import stem
 from wif_action.lexicon.terms import alternatives, analyse
 from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
 from wif_action.tools.cache import SqliteReleaseCache
