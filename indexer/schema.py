@@ -22,7 +22,7 @@ OPEN_BUSY_SECONDS = 30.0
 _KNOWN: dict[str, list[str]] = {}
 # Migrations that only add what the indexer reads: a reader (`wif ask`) opens a file without them, so upgrading
 # WIF never stops answers until the next index run.
-WRITER_ONLY = frozenset({"m003_notes_parser"})
+WRITER_ONLY = frozenset({"m003_notes_parser", "m006_entry_commits"})
 
 
 def migration(migrations: Migrations):
@@ -162,6 +162,14 @@ def m003_notes_parser(db: Database) -> None:
     """Which parser version wrote each repository's entries; 0 (older caches) makes the next index run
     re-parse the stored bodies (indexer.store.reparse_if_stale)."""
     db.table("repositories").add_column("notes_parser", int, not_null_default=0)
+
+
+@migration(MIGRATIONS)
+def m006_entry_commits(db: Database) -> None:
+    """The commits each release-note line cites (JSON list of hashes), for lines that cite no PR. Writer-only:
+    a reader of an older file sees no commits (`tools/cache.py` checks the column); the parser-version bump
+    (3) makes the next index run re-parse the stored bodies and fill it."""
+    db.table("entries").add_column("commits", str, not_null_default="[]")
 
 
 def _connect(path: Path) -> Database:

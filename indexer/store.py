@@ -177,10 +177,10 @@ def _delete_release(db: Database, release_id: int) -> None:
 def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body: str) -> None:
     for entry in parse_release_notes(body, repo=slug):
         entry_id = db.execute(
-            "insert into entries (release_id, repo_id, position, section, heading, text, prs, issues) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?)",
+            "insert into entries (release_id, repo_id, position, section, heading, text, prs, issues, commits) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
-             json.dumps(list(entry.prs)), json.dumps(list(entry.issues))],
+             json.dumps(list(entry.prs)), json.dumps(list(entry.issues)), json.dumps(list(entry.commits))],
         ).lastrowid
         db.conn.executemany(
             "insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",

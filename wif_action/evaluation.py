@@ -64,11 +64,12 @@ class Claim(BaseModel):
 
     version: str
     tag: str = ""
-    pr: int
+    pr: int | None  # None: a release-note line citing a commit and no PR
     confidence: str
     reason: str = ""
     repo: str | None = None  # the PR's repository
     objected: bool = False  # a check of wif_action/objections.py objected: rendered last
+    commit: str | None = None
 
 
 class CaseResult(BaseModel):

@@ -25,6 +25,7 @@ class Journal:
     versions_read: set[str] = field(default_factory=set)
     prs_read: set[int] = field(default_factory=set)
     urls_read: set[str] = field(default_factory=set)
+    commits_read: set[str] = field(default_factory=set)
 
     def skip(self, step: str, reason: str) -> None:
         entry = Skipped(step=step, reason=reason[:300])
@@ -48,6 +49,11 @@ class Journal:
             self.prs_read.add(int(number))
         if url:
             self.urls_read.add(url)
+
+    def read_commit(self, sha: str, url: str) -> None:
+        """A commit a release-note line cited (the line was read from the cache), and the link built from it."""
+        self.commits_read.add(sha)
+        self.urls_read.add(url)
 
     def scrub_unread(self, text: str, allowed_prs: tuple[int, ...] = ()) -> str:
         """`text` with every version and PR number the run never read blanked to "…".

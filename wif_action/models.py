@@ -63,6 +63,7 @@ class Entry(BaseModel):
     prs: list[int] = Field(default_factory=list)
     issues: list[int] = Field(default_factory=list)
     position: int = 0
+    commits: list[str] = Field(default_factory=list)  # commit hashes the line cites (used when it cites no PR)
     # Set on an entry of a bundled SDK's release (its `release`) brought in by a bump of the customer's SDK:
     # the customer's release that first ships it, and the bump line that says so.
     bundled_in: Release | None = None
@@ -101,6 +102,9 @@ class PullRequest(BaseModel):
     merged_at: str | None = None
     merge_commit_sha: str | None = None
     url: str
+    # A release-note line citing a commit and no PR is judged as a stand-in with number 0, the line as its title
+    # and this hash; the answer then names the commit, not a PR.
+    commit: str | None = None
 
 
 class Score(BaseModel):
@@ -140,7 +144,7 @@ class Candidate(BaseModel):
 
     version: str
     tag: str
-    pr: int
+    pr: int | None  # None: the release-note line cites a commit and no PR (`commit`, `url` link to it)
     url: str
     confidence: Confidence
     reason: str
@@ -148,6 +152,7 @@ class Candidate(BaseModel):
     source: str = "scan"
     repo: str | None = None
     via: Via | None = None
+    commit: str | None = None
     objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
 
 
@@ -162,10 +167,11 @@ class NearMiss(BaseModel):
     """A PR the run judged and found too weak to be the fix: shown with a no_result, so people see why."""
 
     version: str
-    pr: int
+    pr: int | None
     url: str
     reason: str
     repo: str | None = None
+    commit: str | None = None
 
 
 class ExtractedRequest(BaseModel):

@@ -26,8 +26,12 @@ def _v(version: str | None) -> str:
 
 
 def _pr_link(candidate: Candidate | NearMiss, home: str | None) -> str:
-    """`[PR #5242](url)`; a PR of another repository than the answer's (a bundled SDK's, a linked one) names it:
+    """`[PR #5242](url)`, or `[commit 92e109c](url)` for a line that cites no PR; a PR of another repository
+    than the answer's (a bundled SDK's, a linked one) names it:
     `[PR owner/repo#3333](url)`."""
+    if candidate.pr is None:  # a release-note line citing a commit and no PR
+        owner = f"{candidate.repo} " if candidate.repo and candidate.repo != home else ""
+        return f"[commit {owner}{(candidate.commit or '')[:7]}]({candidate.url})"
     where = f"{candidate.repo}#" if candidate.repo and candidate.repo != home else "#"
     return f"[PR {where}{candidate.pr}]({candidate.url})"
 

@@ -22,6 +22,9 @@ Reference rules (chosen so that a PR number is only claimed when the notes reall
   the text.
 * ``Fixes/Closes/Resolves #N`` (also ``GH-N``, ``owner/repo#N``, issue URLs) → issue ``N``.
 * With ``repo`` given, links and URLs to other repositories are never counted.
+* Commits (``commits``): a ``…/commit/<sha>`` URL of the same repository, a hash in parentheses, backticks
+  or brackets (``… base_url (92e109c)``) with a digit and a letter, a full 40-hex SHA, and a leading credit
+  hash (``1a2b3c4: Fix …``). A line that cites a commit but no PR is judged with its text as the only evidence.
 
 Only the bullet line itself (plus lines that continue it without a blank line) and its
 nested sub-bullets contribute references; explanatory paragraphs after a blank line are
@@ -54,7 +57,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 2
+PARSER_VERSION = 3  # 3: commits a line cites (entries.commits)
 
 _log = logging.getLogger(__name__)
 

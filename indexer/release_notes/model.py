@@ -26,3 +26,4 @@ class ReleaseNoteEntry:
     issues: tuple[int, ...]
     position: int
     heading: str
+    commits: tuple[str, ...] = ()  # commit hashes the line cites (full SHA when a commit URL gives it)

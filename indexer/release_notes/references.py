@@ -336,6 +336,55 @@ def _without_credit_prefix(text: str) -> str:
     return match.group("rest") if match is not None else text
 
 
+_MAX_SCAN = 16000  # raw chars searched for commit URLs
+_MAX_COMMITS = 20
+_COMMIT_URL = re.compile(
+    r"https?://(?:www\.)?github\.com/([A-Za-z0-9-]{1,39}/[\w.-]{1,100})/commits?/([0-9a-fA-F]{7,40})(?![0-9a-zA-Z])"
+)
+# A hash the line cites: enclosed ("(92e109c)", "`92e109c`", "[92e109c]"), or a full 40-hex SHA anywhere.
+_ENCLOSED_SHA = re.compile(r"(?<=[(\[`])([0-9a-f]{7,40})(?=[)\]`])")
+_FULL_SHA = re.compile(r"(?<![\w/])([0-9a-f]{40})(?![\w/])")
+_LEADING_SHA = re.compile(r"^(?:[#\d\s]{0,60})?`?([0-9a-f]{7,40})`?(?=:?\s)")
+
+
+def _looks_like_sha(token: str) -> bool:
+    """A short hash has a digit and a letter ("92e109c"); "deadbeef" is a word, "1234567" a number."""
+    return len(token) == 40 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
+
+
+def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
+    """Commits of this repository a bullet cites: commit URLs (full SHA from the URL), enclosed short hashes
+    ("… base_url (92e109c)"), full SHAs, and a leading credit hash ("1a2b3c4: Fix …", changesets'
+    "#512 `9f8e7d6` Thanks …"). Hashes of another repository's commit links are not this repository's.
+
+    Why: many projects cite a commit, not a PR; the line is then the only evidence, and its commit is the
+    one thing to link to."""
+    own: list[str] = []
+    foreign: list[str] = []
+    for match in _COMMIT_URL.finditer(raw[:_MAX_SCAN]):
+        (own if _same_repo(match.group(1), repo) else foreign).append(match.group(2).lower())
+    found = list(own)
+    candidates = [m.group(1) for m in _ENCLOSED_SHA.finditer(text)]
+    candidates += [m.group(1) for m in _FULL_SHA.finditer(text)]
+    leading = _CHANGESET_CREDIT.match(text) or _COMMIT_PREFIX.match(text)
+    if leading is not None:
+        candidates += [m.group(1) for m in [_LEADING_SHA.match(text)] if m is not None]
+    for token in candidates:
+        if not _looks_like_sha(token) or any(sha.startswith(token) for sha in foreign):
+            continue
+        found.append(token)
+    return _unique_shas(found)
+
+
+def _unique_shas(shas: list[str]) -> tuple[str, ...]:
+    """In order, without a short hash that another (longer) one already spells out."""
+    kept: list[str] = []
+    for sha in sorted(dict.fromkeys(shas), key=len, reverse=True):
+        if not any(other.startswith(sha) for other in kept):
+            kept.append(sha)
+    return tuple(sorted(kept, key=shas.index))[:_MAX_COMMITS]
+
+
 def _dedupe(numbers: list[int]) -> tuple[int, ...]:
     """Unique numbers in order of first appearance."""
     return tuple(dict.fromkeys(numbers))

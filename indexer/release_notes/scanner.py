@@ -18,6 +18,7 @@ from indexer.release_notes.references import (
     _render_unit,
     _strip_inline_markup,
     _without_credit_prefix,
+    commit_refs,
 )
 from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule
 
@@ -142,6 +143,7 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
     texts: list[str] = []
     prs: list[int] = []
     issues: list[int] = []
+    commits: tuple[str, ...] = ()
     nested_refs = context.generic or context.section != "dependency"
     prose_budget = _MAX_BOLD_TEXT if bold else _MAX_TEXT
     for index, unit in enumerate(units):
@@ -153,6 +155,8 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
         text, unit_prs, unit_issues = _render_unit(" ".join(unit.lines), state.repo, count)
         text = _SPACES.sub(" ", text).strip()
         if index == 0:
+            if unit.count_refs:
+                commits = commit_refs(" ".join(unit.lines), text, state.repo)
             text = _without_credit_prefix(text)
         if not unit.count_refs:  # explanatory paragraph: bounded, esp. after bold titles
             text = text[: max(0, prose_budget)]
@@ -175,6 +179,7 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
             issues=issue_numbers,
             position=len(state.entries),
             heading=context.heading,
+            commits=commits,
         )
     )
 

@@ -101,7 +101,7 @@ def run_case(case: Case, mode: str, config: AppConfig) -> CaseResult:
 
 def result_of(case_id: str, answer: Answer, seconds: float) -> CaseResult:
     claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, reason=c.reason,
-                    repo=c.repo, objected=c.objected)
+                    repo=c.repo, objected=c.objected, commit=c.commit)
               for c in answer.candidates]
     usage = answer.usage
     result = CaseResult(id=case_id, outcome=answer.outcome.value, candidates=claims,
@@ -190,4 +190,8 @@ def _miss_row(verdict, result: CaseResult, case: Case) -> list:
     status = "tolerated" if not verdict.miss else ("WRONG CLAIM " + ", ".join(verdict.wrong_claims)
                                                    if verdict.wrong_claims else "miss")
     return [verdict.id, status, _expected(case), result.outcome,
-            f"{top.version} #{top.pr} ({top.confidence})" if top else "–", result.error or result.summary]
+            f"{top.version} {_change(top)} ({top.confidence})" if top else "–", result.error or result.summary]
+
+
+def _change(claim: Claim) -> str:
+    return f"#{claim.pr}" if claim.pr is not None else f"commit {(claim.commit or '?')[:7]}"

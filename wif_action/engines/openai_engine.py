@@ -233,6 +233,9 @@ class OpenAIJudge:
 
     def _pr_text(self, pr: PullRequest, problem: str) -> str:
         state = "merged" if pr.merged else (pr.state or "unknown")
+        if pr.commit is not None:  # a line citing a commit and no PR: the note is the only text
+            return f"Commit {pr.commit[:12]} in {pr.repo} (no pull request; the release note is its only text)\n" \
+                   f"Title: {pr.title}\n"
         head = f"PR #{pr.number} in {pr.repo} ({state})\nTitle: {pr.title}\n"
         return head + "Description:\n" + clip(self._pr_body(pr, problem), BODY_LIMIT)
 

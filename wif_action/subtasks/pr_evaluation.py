@@ -24,7 +24,7 @@ class PrEvaluator:
     def __init__(self, run: Run, repo: str, request: Request):
         self.repo, self.request, self.tools, self.journal = repo, request, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
-        self._results: dict[tuple[str, int], Candidate | None] = {}
+        self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
 
     @property
@@ -51,6 +51,19 @@ class PrEvaluator:
             self._results[key] = self._evaluate(key, entry, release, source)
         return self._results[key]
 
+    def evaluate_commit(self, entry: Entry, release: Release, repo: str | None = None) -> Candidate | None:
+        """A line that cites a commit and no PR, judged like a PR line with the note as its only text (there is
+        no PR to fetch); the candidate names the commit, linked from the hash the line cites."""
+        repo = repo or self.repo
+        sha = entry.commits[0]
+        key = (repo, f"commit:{sha}")
+        if key not in self._results:
+            url = f"https://github.com/{repo}/commit/{sha}"
+            self.journal.read_commit(sha, url)
+            pull = PullRequest(repo=repo, number=0, title=entry.text[:500], merged=True, url=url, commit=sha)
+            self._results[key] = self._judge(pull, entry, release, "scan", degraded=False)
+        return self._results[key]
+
     def _evaluate(self, key: tuple[str, int], entry: Entry | None, release: Release,
                   source: str) -> Candidate | None:
         repo, number = key
@@ -60,7 +73,10 @@ class PrEvaluator:
             pull = PullRequest(repo=repo, number=number, title=entry.text if entry else f"PR #{number}",
                                url=f"https://github.com/{repo}/pull/{number}")
             self.journal.read_pr(number, pull.url)
-        pull = self._bounded(pull)
+        return self._judge(self._bounded(pull), entry, release, source, degraded)
+
+    def _judge(self, pull: PullRequest, entry: Entry | None, release: Release, source: str,
+               degraded: bool) -> Candidate | None:
         score = self._score(pull, entry)
         if score is None:
             return None
@@ -71,16 +87,16 @@ class PrEvaluator:
         score, objected = weighed(score, pull, entry, self.request)
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
-        name = _pr_name(repo, number, self.repo)
-        self.journal.note(f"PR {name} ({where}): {score.confidence.value} — {score.reason}")
+        self.journal.note(f"{_change_name(pull, self.repo)} ({where}): {score.confidence.value} — {score.reason}")
+        number = pull.number if pull.commit is None else None
         if score.confidence == Confidence.LOW:
             self.near_misses.append(NearMiss(version=display_version(release.tag), pr=number, url=pull.url,
-                                             reason=score.reason, repo=repo))
+                                             reason=score.reason, repo=pull.repo, commit=pull.commit))
             return None
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
-                         entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=repo, via=via,
-                         objected=objected)
+                         entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=pull.repo, via=via,
+                         objected=objected, commit=pull.commit)
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
@@ -91,10 +107,10 @@ class PrEvaluator:
     def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
         request = self.request
         try:
-            score = judged(self.journal, f"score PR #{pull.number}", self.tools.judge, self.tools.fallback,
+            score = judged(self.journal, f"score {_label(pull)}", self.tools.judge, self.tools.fallback,
                            lambda j: j.score_pr_confidence(pull, entry, request.problem, request.raw_text))
         except ToolError as error:
-            self.journal.skip(f"score PR #{pull.number}", error.reason)
+            self.journal.skip(f"score {_label(pull)}", error.reason)
             return None
         return self._checked(score, pull, entry)
 
@@ -116,21 +132,21 @@ class PrEvaluator:
         unread = self._unread(score.reason, pull, entry)
         if not unread:
             return score.model_copy(update={"reason": self._shown(score.reason, entry)})
-        self.journal.rejected.append(f"score of PR #{pull.number} named {', '.join(unread)}")
-        self.journal.skip(f"score PR #{pull.number}", "the engine's answer named data the run never read; ignored")
+        self.journal.rejected.append(f"score of {_label(pull)} named {', '.join(unread)}")
+        self.journal.skip(f"score {_label(pull)}", "the engine's answer named data the run never read; ignored")
         confidence = Confidence.MEDIUM if score.confidence == Confidence.HIGH else score.confidence
         return Score(confidence=confidence, reason=self._shown(f"PR title \u201c{pull.title[:160]}\u201d.", entry))
 
     def _verify(self, pull: PullRequest, entry: Entry | None, score: Score) -> Score:
         request = self.request
         try:
-            verdict = judged(self.journal, f"verify PR #{pull.number}", self.tools.judge, self.tools.fallback,
+            verdict = judged(self.journal, f"verify {_label(pull)}", self.tools.judge, self.tools.fallback,
                              lambda j: j.verify_pr_match(pull, entry, request.problem, request.raw_text))
         except ToolError as error:
-            self.journal.skip(f"verify PR #{pull.number}", error.reason)
+            self.journal.skip(f"verify {_label(pull)}", error.reason)
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (could not be double-checked)")
         if self._unread(verdict.reason, pull, entry):
-            self.journal.rejected.append(f"verdict on PR #{pull.number} named data the run never read")
+            self.journal.rejected.append(f"verdict on {_label(pull)} named data the run never read")
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (double-check inconclusive)")
         if verdict.confirmed:
             return score
@@ -145,5 +161,12 @@ def _via(entry: Entry | None) -> Via | None:
     return Via(repo=entry.release.repo, version=display_version(entry.release.tag))
 
 
-def _pr_name(repo: str, number: int, own: str) -> str:
-    return f"#{number}" if repo == own else f"{repo}#{number}"
+def _change_name(pull: PullRequest, own: str) -> str:
+    """`PR #12`, `PR owner/repo#12`, or `commit 92e109c` for a line that cites no PR."""
+    if pull.commit is not None:
+        return f"Commit {pull.commit[:7]}" if pull.repo == own else f"Commit {pull.repo}@{pull.commit[:7]}"
+    return f"PR #{pull.number}" if pull.repo == own else f"PR {pull.repo}#{pull.number}"
+
+
+def _label(pull: PullRequest) -> str:
+    return f"commit {pull.commit[:7]}" if pull.commit is not None else f"PR #{pull.number}"

@@ -63,12 +63,14 @@ def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]
     """Keep only candidates whose version, PR and URL the run actually read."""
     kept = []
     for candidate in candidates:
-        read = (candidate.version.lstrip("vV") in journal.versions_read and candidate.pr in journal.prs_read
-                and candidate.url in journal.urls_read)
+        change = candidate.pr in journal.prs_read if candidate.pr is not None else \
+            candidate.commit in journal.commits_read
+        read = candidate.version.lstrip("vV") in journal.versions_read and change and candidate.url in journal.urls_read
         if read:
             kept.append(candidate)
         else:
-            journal.rejected.append(f"candidate {candidate.version} / PR #{candidate.pr} was not read; dropped")
+            what = f"PR #{candidate.pr}" if candidate.pr is not None else f"commit {candidate.commit}"
+            journal.rejected.append(f"candidate {candidate.version} / {what} was not read; dropped")
     return kept
 
 

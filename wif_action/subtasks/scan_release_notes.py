@@ -136,13 +136,18 @@ def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Jou
         pr_repo, pr = cited
         journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} has no PR of its own; judging "
                      f"the one it cites, {pr_repo}#{pr}.")
-    if pr is None:
+    if pr is None and not entry.commits:
         journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} looked relevant but names no PR: "
                      f"\u201c{entry.text[:160]}\u201d.")
         return
-    if any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
+    if pr is None:  # "… base_url (92e109c)": the line is the only evidence, the commit what to link to
+        if any(c.commit == entry.commits[0] for c in result.candidates):
+            return
+        candidate = evaluator.evaluate_commit(entry, _shipped_in(entry), repo=pr_repo)
+    elif any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
         return
-    candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)
+    else:
+        candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)
     if candidate is None:
         return
     mediums = [c for c in result.candidates if c.confidence == Confidence.MEDIUM]

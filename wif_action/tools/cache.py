@@ -34,6 +34,7 @@ class SqliteReleaseCache:
 
     def __init__(self, db: Database):
         self.db = db
+        self._commits_column: bool | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
@@ -112,13 +113,21 @@ class SqliteReleaseCache:
         releases = {row[0]: _release(row) for row in self._rows(
             f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
             f"where r.id in ({marks})", list(release_ids))}
+        commits = "e.commits" if self._has_commits() else "'[]'"
         rows = self._rows(
-            "select e.id, e.release_id, e.section, e.heading, e.text, e.prs, e.issues, e.position "
+            f"select e.id, e.release_id, e.section, e.heading, e.text, e.prs, e.issues, e.position, {commits} "
             f"from entries e join releases r on r.id = e.release_id where e.release_id in ({marks}) "
             "order by r.version_key, e.position", list(release_ids))
         return [Entry(id=row[0], release=releases[row[1]], section=row[2], heading=row[3] or "",
                       text=row[4], prs=json.loads(row[5] or "[]"), issues=json.loads(row[6] or "[]"),
-                      position=row[7]) for row in rows]
+                      position=row[7], commits=json.loads(row[8] or "[]")) for row in rows]
+
+    def _has_commits(self) -> bool:
+        """Whether the file has `entries.commits` (writer-only m006: a reader opens an older cache without it)."""
+        if self._commits_column is None:
+            columns = self._rows("select name from pragma_table_info('entries')", [])
+            self._commits_column = any(row[0] == "commits" for row in columns)
+        return self._commits_column
 
     def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
         """The bundled-SDK bumps these releases' notes announce, in release then line order."""

@@ -129,15 +129,16 @@ class OfflineJudge:
         stats, evidence = self._evidence(pr, entry, problem, request_text)
         repo = evidence.repo or pr.repo
         title = quote_title(pr.title)
+        what = f"Release note {title}" if pr.commit is not None else f"PR title {title} and its release note"
         if evidence.linked_issue is not None:
             return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
         named = evidence.named()
         covered = term_list([c.name for c in named]) or "none of them"
         if scoring.verified(evidence, stats, repo):
-            return Verdict(confirmed=True, reason=f"PR title {title} and its release note name {covered}, "
+            return Verdict(confirmed=True, reason=f"{what} name {covered}, "
                                                   "the problem's most specific terms.")
         missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo) if c not in named])
-        return Verdict(confirmed=False, reason=f"PR title {title} and its release note name {covered}, "
+        return Verdict(confirmed=False, reason=f"{what} name {covered}, "
                                                f"but not enough of the problem's most specific terms "
                                                f"({missing or 'the rest'}).")
 
@@ -221,16 +222,17 @@ def _repositories(entries: list[Entry]) -> list[str]:
 
 
 def _score_reason(pr: PullRequest, evidence: Evidence, level: Confidence) -> str:
-    """One sentence citing the PR title and the shared terms."""
+    """One sentence citing the PR title (for a line citing only a commit, the release note) and the shared terms."""
     names = term_list(evidence.best_names(8))
     title = quote_title(pr.title)
     if level is Confidence.HIGH and evidence.linked_issue is not None:
         return f"PR {title} refers to the issue linked in the request" + (f" and matches {names}." if names else ".")
+    what = f"Release note {title}" if pr.commit is not None else f"PR title {title}"
     if not names:
-        return f"PR title {title} shares no specific terms with the problem."
+        return f"{what} shares no specific terms with the problem."
     if level is Confidence.HIGH:
-        return f"PR title {title} and its release note match {names}."
+        return f"Release note {title} matches {names}." if pr.commit is not None else \
+            f"PR title {title} and its release note match {names}."
     if level is Confidence.MEDIUM:
-        return f"PR title {title} is in the same area: it shares {names} with the problem."
-    return f"PR title {title} shares only {names} with the problem, which is weak evidence."
-
+        return f"{what} is in the same area: it shares {names} with the problem."
+    return f"{what} shares only {names} with the problem, which is weak evidence."

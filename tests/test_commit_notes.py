@@ -1,0 +1,140 @@
+"""Release-note lines that cite a commit and no PR: parsed, stored, judged with the note as the only text, and
+answered with the release and the commit (linked), never with a PR the notes do not cite."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from indexer.release_notes import parse_release_notes
+from tests.conftest import build_cache
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action.cli import main
+from wif_action.journal import Journal
+from wif_action.models import AskInput, Candidate, Confidence
+from wif_action.subtasks.resolve_answer import Findings, resolve_answer
+from wif_action.tools.cache import SqliteReleaseCache
+
+FIXTURE = json.loads((Path(__file__).parent / "data" / "commit_notes" / "acme__widget-js.json").read_text())
+REPO = FIXTURE["repo"]
+QUERY_SHA = "92e109c4e5f60718293a4b5c6d7e8f9012345678"
+STREAM_SHA = "a3f5c7e9b1d2468ace0f13579bdf2468ace13579"
+
+
+@pytest.mark.parametrize(("bullet", "commits"), [
+    ("* **client:** preserve query params on base_url (92e109c)", ("92e109c",)),
+    ("* **client:** x ([92e109c](https://github.com/acme/widget-js/commit/92e109c4e5f60718293a4b5c6d7e8f9012345678))",
+     (QUERY_SHA,)),
+    (f"- Fix streaming https://github.com/acme/widget-js/commit/{STREAM_SHA}", (STREAM_SHA,)),
+    (f"- Fix streaming {STREAM_SHA}", (STREAM_SHA,)),  # a full SHA anywhere
+    ("- 4c5d6e7: Fix retries", ("4c5d6e7",)),  # changesets' leading hash
+    ("- Fix `4c5d6e7` retries", ("4c5d6e7",)),
+    # not this repository's commits, or not hashes
+    (f"- Bump core https://github.com/other/core/commit/{STREAM_SHA}", ()),
+    ("- Bump core ([a1b2c3d](https://github.com/other/core/commit/a1b2c3d)) (a1b2c3d)", ()),
+    ("- Fix (deadbeef) the (1234567) words", ()),  # a hex word has no digit; a number has no letter
+    ("- Fix a1b2c3d in the middle of a sentence", ()),  # bare short hashes are too easily words or ids
+])
+def test_the_parser_finds_the_commits_a_line_cites(bullet: str, commits: tuple[str, ...]) -> None:
+    (entry,) = parse_release_notes(bullet, REPO)
+    assert entry.commits == commits
+
+
+def test_a_line_citing_a_pr_and_a_commit_keeps_both() -> None:
+    (entry,) = parse_release_notes("* **client:** x ([#27](https://github.com/acme/widget-js/issues/27)) "
+                                   f"([92e109c](https://github.com/acme/widget-js/commit/{QUERY_SHA}))", REPO)
+    assert (entry.prs, entry.commits) == ((27,), (QUERY_SHA,))
+
+
+@pytest.fixture(scope="module")
+def commit_cache(tmp_path_factory) -> tuple[Path, FakeGitHub]:
+    fake = FakeGitHub()
+    fake.start()
+    fake.add_repo(REPO, releases=FIXTURE["releases"], pulls=[])
+    path = tmp_path_factory.mktemp("commits") / "cache.db"
+    build_cache(path, fake, [REPO], pulls="recent", max_pulls=None)
+    yield path, fake
+    fake.stop()
+
+
+def test_the_cache_stores_each_line_s_commits(commit_cache) -> None:
+    path, _ = commit_cache
+    cache = SqliteReleaseCache.open(path)
+    releases = cache.stable_releases(REPO)
+    by_text = {e.text: e.commits for e in cache.entries([r.id for r in releases])}
+    assert by_text["client: preserve query params on base_url (92e109c)"] == [QUERY_SHA]
+    assert by_text["Fix retries ignoring the `maxRetries` option on timeouts"] == ["4c5d6e7"]
+
+
+def test_a_fix_citing_only_a_commit_is_answered_with_its_release_and_commit(commit_cache) -> None:
+    path, fake = commit_cache
+    fake.reset_counts()
+    answer, _ = ask(path, fake.url, AskInput(repo=REPO, version="1.0.0",
+                                             problem="The client drops the query params of base_url."))
+    top = answer.candidates[0]
+    assert answer.outcome.value in ("high", "medium"), answer.message  # was no_result: a line with no PR was dropped
+    assert (top.version, top.pr, top.commit) == ("1.2.0", None, QUERY_SHA)
+    assert top.url == f"https://github.com/{REPO}/commit/{QUERY_SHA}"
+    assert "**v1.2.0**" in answer.message and f"[commit 92e109c](https://github.com/{REPO}/commit/{QUERY_SHA})" \
+        in answer.message
+    assert 'Release note "client: preserve query params on base_url (92e109c)"' in answer.message
+    assert not fake.requests_for("GET /repos/{o}/{r}/pulls/{n}"), "no PR to fetch: the note is the only text"
+
+
+def test_a_short_hash_links_to_the_commit_as_the_notes_spell_it(commit_cache) -> None:
+    path, fake = commit_cache
+    answer, _ = ask(path, fake.url, AskInput(repo=REPO, version="1.3.0",
+                                             problem="Retries ignore the maxRetries option when a request times out"))
+    top = answer.candidates[0]
+    assert (answer.outcome.value, top.version, top.pr, top.commit) == ("high", "1.4.0", None, "4c5d6e7")
+    assert top.url == f"https://github.com/{REPO}/commit/4c5d6e7"
+    assert f"✓ This was fixed in **v1.4.0**. See [commit 4c5d6e7](https://github.com/{REPO}/commit/4c5d6e7)." \
+        in answer.message
+
+
+def test_json_names_the_commit_and_no_pr(commit_cache, capsys, monkeypatch) -> None:
+    path, fake = commit_cache
+    monkeypatch.setenv("GITHUB_API_URL", fake.url)
+    code = main(["ask", "--db", str(path), "--engine", "offline", "--repo", REPO, "--version", "1.2.0",
+                 "--problem", "Streaming responses are cut off after 64 KB", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    top = data["candidates"][0]
+    assert (data["outcome"], top["version"], top["pr"], top["commit"]) == ("high", "1.3.0", None, STREAM_SHA)
+    assert top["url"] == f"https://github.com/{REPO}/commit/{STREAM_SHA}"
+
+
+def test_a_commit_the_run_never_read_is_dropped() -> None:
+    journal = Journal()
+    journal.read_version("1.2.0")
+    journal.read_commit("92e109c", f"https://github.com/{REPO}/commit/92e109c")
+    made_up = Candidate(version="1.2.0", tag="v1.2.0", pr=None, commit="ffff111",
+                        url=f"https://github.com/{REPO}/commit/ffff111", confidence=Confidence.HIGH, reason="r")
+    read = made_up.model_copy(update={"commit": "92e109c", "url": f"https://github.com/{REPO}/commit/92e109c"})
+    answer = resolve_answer(Findings(repo=REPO, candidates=[made_up, read]), journal, usage=_usage())
+    assert [c.commit for c in answer.candidates] == ["92e109c"]
+    assert any("commit ffff111 was not read" in line for line in journal.rejected)
+
+
+def test_an_older_cache_without_commit_column_still_answers(commit_cache, tmp_path) -> None:
+    """m006 is writer-only: `wif ask` reads a cache an older WIF wrote (no `entries.commits`)."""
+    path, fake = commit_cache
+    old = tmp_path / "old.db"
+    old.write_bytes(path.read_bytes())
+    conn = sqlite3.connect(old)
+    with conn:
+        conn.execute("delete from _sqlite_migrations where name = 'm006_entry_commits'")
+        conn.execute("alter table entries drop column commits")
+    conn.close()
+    answer, _ = ask(old, fake.url, AskInput(repo=REPO, version="1.0.0",
+                                            problem="The client drops the query params of base_url."))
+    assert answer.outcome.value == "no_result" and not answer.candidates
+
+
+def _usage():
+    from wif_action.models import Usage
+    return Usage()
