@@ -68,3 +68,36 @@ def test_an_oversize_llm_reply_falls_back_to_the_offline_engine(cache, example_b
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242  # the offline engine answered
     assert "over the 8,388,608-byte cap" in skipped(answer)
     assert fault.hits == 1 and fault.sent < 2 * LLM_BODY_BYTES
+
+
+def test_a_gzip_bomb_from_github_is_capped_as_it_is_decompressed(cocoa_db, fake_github):
+    """A few KB of gzip on the wire that expands to 64 MiB: the cap counts decompressed bytes, so it stops at
+    5 MiB of them, once (the breaker), and the answer still comes from the cache."""
+    import gzip
+
+    bomb = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9)
+    fault = fake_github.add_fault("GET", r"/pulls/\d+$", status=200, raw_body=bomb, times=None,
+                                  headers={"Content-Encoding": "gzip", "Content-Type": "application/json"})
+    answer = ask_github(cocoa_db, fake_github.url, inputs=AskInput(sdk=EXAMPLE_B.sdk, version=EXAMPLE_B.version,
+                                                                   problem=EXAMPLE_B.problem))
+    assert len(bomb) < ITEM_BODY_BYTES  # the wire size alone would pass the cap
+    assert answer.outcome != Outcome.FAILED
+    assert "over the 5,242,880-byte cap" in skipped(answer)
+    assert fault.hits == 1
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["content-length", "until-close"])
+def test_an_oversize_slack_reply_is_one_failed_call_never_downloaded(announced):
+    """Slack Web API replies had no cap: a 300 MB reply took 683 MB of memory. Now one call, cut at 8 MiB."""
+    from tests.fakes.slack_server import FakeSlack
+    from wif_action.ports import ToolError
+    from wif_action.tools.slack import SLACK_BODY_BYTES, SlackClient
+
+    with FakeSlack() as slack:
+        fault = slack.add_fault("POST", r"/chat\.postMessage$", huge=HUGE, huge_length=announced, times=None)
+        client = SlackClient("xoxb-test", slack.url + "/api/")
+        with pytest.raises(ToolError, match="over the 8,388,608-byte cap"):
+            client.post("C0SUPPORT", "hello")
+        with pytest.raises(ToolError, match="skipped"):  # the breaker: not asked again
+            client.post("C0SUPPORT", "hello again")
+    assert fault.hits == 1 and fault.sent < 2 * SLACK_BODY_BYTES

@@ -1,11 +1,13 @@
-"""The Slack app over real HTTP: real slack_bolt behind a WSGI server on 127.0.0.1, the fake Slack
-Web API and the fake GitHub; payloads signed as Slack signs them."""
+"""The Slack app over real HTTP, served as `wif slack serve --http` serves it: real slack_bolt behind the
+request guard, under waitress on 127.0.0.1, against the fake Slack Web API and the fake GitHub; payloads
+signed as Slack signs them, accepted requests recorded in a real SQLite file."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -14,53 +16,56 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
-from slack_bolt.adapter.wsgi import SlackRequestHandler
 
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.slack_server import FakeSlack
-from wif_action.app import write_github
-from wif_action.slack_app import Dispatcher, build_slack_app
+from wif_action.commands.slack import build
+from wif_action.slack_http import SlackHTTPServer, serve
 
 SECRET = "signing-secret-for-tests"
 REPO = "acme/support"
+GITHUB_TOKEN = "0123456789abcdef0123456789abcdef01234567"  # a classic token: 40 hex, no recognisable shape
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 class SlackAppServer:
-    def __init__(self, github: FakeGitHub, slack: FakeSlack):
-        env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": slack.url + "/api/"}
-        dispatcher = Dispatcher(lambda: write_github({"GITHUB_API_URL": github.url, "GITHUB_TOKEN": "ghp_test"}),
-                                REPO, "wif.yml", "main")
-        self.server = make_server("127.0.0.1", 0, SlackRequestHandler(build_slack_app(env, dispatcher)),
-                                  handler_class=_Quiet)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/slack/events"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    """One app process: its own Bolt app, job runner and server, sharing `state` with any other."""
 
-    def post(self, body: bytes, content_type: str, *, secret: str = SECRET, retry: int | None = None) -> int:
-        stamp = str(int(time.time()))
+    def __init__(self, github: FakeGitHub, slack: FakeSlack, state: Path, read_seconds: int = 10):
+        self.env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET,
+                    "SLACK_API_URL": slack.url + "/api/", "GITHUB_API_URL": github.url,
+                    "GITHUB_TOKEN": GITHUB_TOKEN, "WIF_REPOSITORY": REPO}
+        app, self.jobs = build(self.env, str(state))
+        self.jobs.start_sweeping()  # as `wif slack serve` does: takes up what a dead process left
+        self.server: SlackHTTPServer = serve(app, SECRET, "127.0.0.1", 0, read_seconds=read_seconds)
+        self.url = f"http://127.0.0.1:{self.server.port}/slack/events"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.stop()
+        self.jobs.close()
+
+    def post(self, body: bytes, content_type: str, *, secret: str = SECRET, retry: int | None = None,
+             stamp: str | None = None, timeout: float = 30) -> int:
+        stamp = stamp or str(int(time.time()))
         signature = "v0=" + hmac.new(secret.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256).hexdigest()
         headers = {"Content-Type": content_type, "X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": signature}
         if retry is not None:
             headers.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return int(response.status)
         except urllib.error.HTTPError as error:
-            return error.code
+            return int(error.code)
 
 
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub(token="ghp_test") as fake:
+    with FakeGitHub(token=GITHUB_TOKEN) as fake:
         fake.add_repo(REPO)
         yield fake
 
@@ -72,10 +77,15 @@ def slack() -> Iterator[FakeSlack]:
 
 
 @pytest.fixture
-def app(github, slack) -> Iterator[SlackAppServer]:
-    server = SlackAppServer(github, slack)
+def state(tmp_path) -> Path:
+    return tmp_path / "wif-slack.db"
+
+
+@pytest.fixture
+def app(github, slack, state) -> Iterator[SlackAppServer]:
+    server = SlackAppServer(github, slack, state)
     yield server
-    server.server.shutdown()
+    server.close()
 
 
 def function_executed(inputs: dict[str, Any], execution: str = "Fx0001") -> bytes:
@@ -87,26 +97,31 @@ def function_executed(inputs: dict[str, Any], execution: str = "Fx0001") -> byte
                        "type": "event_callback", "event_id": f"Ev{execution}", "event_time": 1700000000}).encode()
 
 
-def message_action(text: str) -> bytes:
-    payload = {"type": "message_action", "callback_id": "ask_wif_message", "trigger_id": "13345.7.ab",
-               "team": {"id": "T0FAKE"}, "user": {"id": "U0SUPPORT"}, "channel": {"id": "C0SUPPORT"},
-               "message": {"type": "message", "text": text, "ts": "1700000000.000100", "user": "U0CUSTOMER"},
-               "message_ts": "1700000000.000100", "response_url": "http://127.0.0.1:9/none"}
+def message_action(text: str, trigger_id: str | None = "13345.7.ab", user: str = "U0SUPPORT",
+                   ts: str = "1700000000.000100") -> bytes:
+    payload = {"type": "message_action", "callback_id": "ask_wif_message", "trigger_id": trigger_id,
+               "team": {"id": "T0FAKE"}, "user": {"id": user}, "channel": {"id": "C0SUPPORT"},
+               "message": {"type": "message", "text": text, "ts": ts, "user": "U0CUSTOMER"},
+               "message_ts": ts, "response_url": "http://127.0.0.1:9/none"}
+    if trigger_id is None:
+        del payload["trigger_id"]
     return urllib.parse.urlencode({"payload": json.dumps(payload)}).encode()
 
 
-def wait_for(condition: Any) -> None:
-    deadline = time.monotonic() + 10
+def wait_for(condition: Any, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
 STEP_INPUTS = {"message": "iOS 8.48.0: WatchdogTermination tags are empty", "channel_id": "C0SUPPORT",
                "message_ts": "1700000000.000100"}
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
 
 
 def test_the_step_dispatches_the_message_and_completes_with_the_run_url(app, github, slack):
-    assert app.post(function_executed(STEP_INPUTS), "application/json") == 200
+    assert app.post(function_executed(STEP_INPUTS), JSON) == 200
     wait_for(lambda: slack.completions)
     (record,) = github.dispatches
     assert record["workflow"] == "wif.yml" and record["ref"] == "main"
@@ -115,6 +130,8 @@ def test_the_step_dispatches_the_message_and_completes_with_the_run_url(app, git
     assert slack.completions == [{"kind": "success", "function_execution_id": "Fx0001",
                                   "outputs": {"run_url": "https://github.com/acme/support/actions/runs/123"},
                                   "error": None}]
+    (call,) = slack.requests_for("functions.completeSuccess")
+    assert call["headers"]["authorization"] == "Bearer xwfp-function-token"  # the step's own token
 
 
 @pytest.mark.parametrize(("setup", "hint"), [
@@ -124,7 +141,7 @@ def test_the_step_dispatches_the_message_and_completes_with_the_run_url(app, git
 ])
 def test_github_errors_complete_the_step_with_what_to_fix(app, github, slack, setup, hint):
     setup(github)
-    app.post(function_executed(STEP_INPUTS), "application/json")
+    app.post(function_executed(STEP_INPUTS), JSON)
     wait_for(lambda: slack.completions)
     (completion,) = slack.completions
     assert completion["kind"] == "error" and hint in completion["error"], completion
@@ -132,45 +149,197 @@ def test_github_errors_complete_the_step_with_what_to_fix(app, github, slack, se
 
 
 def test_a_bad_signature_is_refused_and_nothing_is_dispatched(app, github, slack):
-    assert app.post(function_executed(STEP_INPUTS), "application/json", secret="wrong") == 401
+    assert app.post(function_executed(STEP_INPUTS), JSON, secret="wrong") == 401
     time.sleep(0.3)
     assert not github.dispatches and not slack.completions
 
 
 def test_a_slack_retry_does_not_dispatch_twice(app, github, slack):
-    app.post(function_executed(STEP_INPUTS), "application/json")
+    app.post(function_executed(STEP_INPUTS), JSON)
     wait_for(lambda: slack.completions)
-    app.post(function_executed(STEP_INPUTS), "application/json", retry=1)
+    app.post(function_executed(STEP_INPUTS), JSON, retry=1)
     time.sleep(0.3)
     assert len(github.dispatches) == 1 and len(slack.completions) == 1
 
 
+def test_a_retry_after_a_restart_or_at_a_second_replica_does_not_dispatch_again(app, github, slack, state):
+    """Item 2: the accepted keys live in the SQLite file, not in one process's memory."""
+    assert app.post(function_executed(STEP_INPUTS), JSON) == 200
+    wait_for(lambda: slack.completions)
+    app.close()  # the restart
+    second = SlackAppServer(github, slack, state)
+    try:
+        assert second.post(function_executed(STEP_INPUTS), JSON, retry=1) == 200
+        assert second.post(function_executed(STEP_INPUTS, execution="Fx0002"), JSON) == 200
+        wait_for(lambda: len(slack.completions) >= 2)
+        time.sleep(0.3)
+    finally:
+        second.close()
+    assert [c["function_execution_id"] for c in slack.completions] == ["Fx0001", "Fx0002"]
+    assert len(github.dispatches) == 2
+
+
+def test_two_shortcuts_without_a_trigger_id_are_two_requests(app, github, slack):
+    """Item 2: a key of `trigger_id` alone made every shortcut without one the same request."""
+    assert app.post(message_action("Android 8.39.0: ANR on start", trigger_id=None), FORM) == 200
+    assert app.post(message_action("iOS 8.1.0: crash on launch", trigger_id=None, user="U0OTHER",
+                                   ts="1700000000.000200"), FORM) == 200
+    wait_for(lambda: len(slack.ephemerals) >= 2)
+    assert sorted(d["inputs"]["message"] for d in github.dispatches) == ["Android 8.39.0: ANR on start",
+                                                                         "iOS 8.1.0: crash on launch"]
+
+
+def test_a_request_its_process_died_with_is_dispatched_once_by_the_next(github, slack, state):
+    """Accepted (recorded, acknowledged), then the process died before dispatching: the next one sweeps it."""
+    from wif_action.slack_jobs import RequestLog
+
+    job = {"kind": "shortcut", "message": "Android 8.39.0: ANR on start", "channel": "C0SUPPORT",
+           "thread_ts": "1700000000.000100", "fields": {}, "user": "U0SUPPORT"}
+    assert RequestLog(state, lease=0).accept("sc:dead-process", job)  # its lease already over
+    server = SlackAppServer(github, slack, state)
+    try:
+        wait_for(lambda: slack.ephemerals)
+        time.sleep(0.3)
+    finally:
+        server.close()
+    assert len(github.dispatches) == 1 and len(slack.ephemerals) == 1
+    assert RequestLog(state).states() == {"done": 1}
+
+
 def test_hostile_text_is_passed_as_data_only(app, github, slack):
     text = "<!channel> ${{ secrets.GITHUB_TOKEN }} $(rm -rf /)\n`id`\n" + "x" * 50_000
-    app.post(function_executed({**STEP_INPUTS, "message": text}), "application/json")
+    app.post(function_executed({**STEP_INPUTS, "message": text}), JSON)
     wait_for(lambda: slack.completions)
     sent = github.dispatches[0]["inputs"]["message"]
     assert sent == text[:20_000]  # verbatim, only bounded: the workflow passes it on as data
 
 
 def test_the_message_shortcut_dispatches_the_message_it_was_used_on(app, github, slack):
-    assert app.post(message_action("Android 8.39.0: ANR on start"), "application/x-www-form-urlencoded") == 200
+    assert app.post(message_action("Android 8.39.0: ANR on start"), FORM) == 200
     wait_for(lambda: slack.ephemerals)
     assert github.dispatches[0]["inputs"] == {"message": "Android 8.39.0: ANR on start",
                                               "slack_channel": "C0SUPPORT", "slack_thread_ts": "1700000000.000100"}
     assert "actions/runs/123" in slack.ephemerals[0]["text"]
 
 
-def test_the_manifest_declares_the_step_the_shortcut_and_the_scopes():
-    manifest = json.loads((ROOT / "slack" / "manifest.json").read_text())
-    function = manifest["functions"]["ask_wif"]
-    assert set(function["input_parameters"]["properties"]) >= {"message", "channel_id", "message_ts"}
-    assert "run_url" in function["output_parameters"]["properties"]
-    shortcuts = manifest["features"]["shortcuts"]
-    assert any(s["callback_id"] == "ask_wif_message" and s["type"] == "message" for s in shortcuts)
-    # chat:write: the answer and the shortcut's notice; commands: the shortcut; *:history: the Action reads the thread
-    assert set(manifest["oauth_config"]["scopes"]["bot"]) == {"chat:write", "commands", "channels:history",
-                                                          "groups:history"}
+# -- item 1: a real server: idle clients, slow GitHub ------------------------------------------------
+def test_an_idle_connection_blocks_no_one(app, github, slack):
+    """One (five) clients that connect and send nothing; every signed request is still answered in 3 s."""
+    idle = [socket.create_connection(("127.0.0.1", app.server.port)) for _ in range(5)]
+    half = socket.create_connection(("127.0.0.1", app.server.port))
+    half.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{")  # and stops
+    try:
+        codes = [app.post(function_executed(STEP_INPUTS, execution=f"Fx{n}"), JSON, timeout=3) for n in range(8)]
+        assert codes == [200] * 8
+        wait_for(lambda: len(slack.completions) == 8)
+        assert len(github.dispatches) == 8
+    finally:
+        for sock in [*idle, half]:
+            sock.close()
+
+
+def test_the_shortcut_is_acknowledged_before_the_dispatch_completes(app, github, slack):
+    github.add_fault("POST", r"/dispatches$", status=None, delay=3.5)  # GitHub takes 3.5 s to start the run
+    started = time.monotonic()
+    assert app.post(message_action("Android 8.39.0: ANR on start"), FORM, timeout=3) == 200
+    assert app.post(function_executed(STEP_INPUTS), JSON, timeout=3) == 200
+    assert not github.dispatches and time.monotonic() - started < 3  # acknowledged; the dispatch still running
+    wait_for(lambda: slack.ephemerals and slack.completions, seconds=20)
+    assert len(github.dispatches) == 2
+
+
+def test_a_client_that_drips_its_request_is_cut_off(github, slack, state):
+    server = SlackAppServer(github, slack, state, read_seconds=1)
+    try:
+        drip = socket.create_connection(("127.0.0.1", server.server.port))
+        drip.settimeout(10)
+        drip.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\n")
+        closed = False
+        for _ in range(40):  # one header line every 0.25 s: never idle, never complete
+            try:
+                drip.sendall(b"X-Pad: 1\r\n")
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.25)
+        if not closed:
+            closed = drip.recv(1) == b""
+        assert closed  # the server hung up on it
+        assert server.post(function_executed(STEP_INPUTS), JSON, timeout=3) == 200
+    finally:
+        server.close()
+
+
+# -- item 3: secrets by value ------------------------------------------------------------------------
+def test_a_token_github_echoes_never_reaches_slack(app, github, slack):
+    echo = {"message": f"Bad inputs for token {GITHUB_TOKEN} (signing secret {SECRET}, bot xoxb-test)"}
+    github.add_fault("POST", r"/dispatches$", status=422, body=echo, times=2)
+    app.post(function_executed(STEP_INPUTS), JSON)
+    app.post(message_action("Android 8.39.0: ANR on start"), FORM)
+    wait_for(lambda: slack.completions and slack.ephemerals)
+    shown = json.dumps([slack.completions, slack.ephemerals])
+    assert "Bad inputs for token [redacted]" in shown
+    assert GITHUB_TOKEN not in shown and SECRET not in shown and "xoxb-test" not in shown
+
+
+# -- item 4: malformed requests ---------------------------------------------------------------------
+@pytest.mark.parametrize(("body", "content_type", "signed", "code"), [
+    (b"\x00\xffnot a payload", FORM, True, 400),
+    (b"payload=%7Bnot-json", FORM, True, 400),
+    (b"[1, 2, 3]", JSON, True, 400),
+    (b"\x00\xffnot a payload", FORM, False, 401),
+])
+def test_a_garbage_body_is_refused_with_one_log_line(app, github, slack, caplog, body, content_type, signed, code):
+    with caplog.at_level("WARNING", logger="wif.slack"):
+        assert app.post(body, content_type, secret=SECRET if signed else "wrong") == code
+    assert [r.levelname for r in caplog.records if r.name == "wif.slack"] == ["WARNING"]
+    assert "Traceback" not in caplog.text
+    assert app.post(function_executed(STEP_INPUTS), JSON) == 200  # the server is still up
+    wait_for(lambda: slack.completions)
+    assert len(github.dispatches) == 1
+
+
+@pytest.mark.parametrize("stamp", ["soon", "1.5e9", "", "-1"])
+def test_a_non_numeric_timestamp_is_refused(app, github, stamp):
+    assert app.post(function_executed(STEP_INPUTS), JSON, stamp=stamp or " ") == 401
+    time.sleep(0.2)
+    assert not github.dispatches
+
+
+# -- item 5: the manifests ----------------------------------------------------------------------------
+def test_each_manifest_declares_what_the_handlers_need():
+    from wif_action.slack_app import FIELDS, FUNCTION_ID, SHORTCUT_ID, function_job
+    from wif_action.slack_manifest import manifest
+
+    inputs = {"message": "m", "channel_id": "C1", "message_ts": "1.2", **{name: name for name in FIELDS}}
+    read = function_job({"event": {}}, inputs)  # every input the handler reads ends up in the job
+    assert {read["message"], read["channel"], read["thread_ts"], *read["fields"].values()} == set(inputs.values())
+    for url in (None, "https://wif.example.com"):
+        spec = manifest(url)
+        function = spec["functions"][FUNCTION_ID]
+        assert set(function["input_parameters"]["properties"]) == set(inputs)
+        assert "run_url" in function["output_parameters"]["properties"]
+        assert any(s["callback_id"] == SHORTCUT_ID and s["type"] == "message" for s in spec["features"]["shortcuts"])
+        assert set(spec["oauth_config"]["scopes"]["bot"]) == {"chat:write", "commands", "channels:history",
+                                                              "groups:history"}
+        settings = spec["settings"]
+        assert settings["event_subscriptions"]["bot_events"] == ["function_executed"]
+        assert settings["interactivity"]["is_enabled"] and settings["org_deploy_enabled"] is True
+        assert settings["socket_mode_enabled"] is (url is None)
+        urls = {settings["event_subscriptions"].get("request_url"), settings["interactivity"].get("request_url")}
+        assert urls == ({None} if url is None else {"https://wif.example.com/slack/events"})
+
+
+def test_the_shipped_manifest_is_what_wif_slack_manifest_prints(capsys):
+    from wif_action.cli import main
+
+    assert main(["slack", "manifest"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads((ROOT / "slack" / "manifest.json").read_text())
+    assert main(["slack", "manifest", "--http", "--url", "https://wif.example.com/"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["event_subscriptions"]["request_url"] == \
+        "https://wif.example.com/slack/events"
+    assert main(["slack", "manifest", "--http"]) == 2
+    assert "--url" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("argv", "missing"), [

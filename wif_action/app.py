@@ -25,6 +25,8 @@ from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.workflow import Workflow, WorkflowOptions
 
 if TYPE_CHECKING:
+    from slack_sdk import WebClient
+
     from wif_action.tools.llm import LLMCallRecord, LLMClient
     from wif_action.tools.slack import SlackClient
 
@@ -100,6 +102,13 @@ def slack_client(env: Mapping[str, str]) -> SlackClient | None:
 
     token = (env.get("SLACK_BOT_TOKEN") or "").strip()
     return SlackClient(token, env.get("SLACK_API_URL") or None) if token else None
+
+
+def slack_web_client(env: Mapping[str, str], token: str | None = None) -> WebClient:
+    """The Slack app's Web API client for SLACK_API_URL: the bot token, or `token` (a workflow step's own)."""
+    from wif_action.tools.slack import web_client
+
+    return web_client(token or (env.get("SLACK_BOT_TOKEN") or "").strip(), env.get("SLACK_API_URL") or None)
 
 
 def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] | None = None) -> LLMClient:

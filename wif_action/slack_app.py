@@ -3,41 +3,62 @@
 Why an app: a Slack message is free text and a support team should not have to host code of their
 own to ask from Slack. Both entry points start the same workflow_dispatch as `wif dispatch`, with
 the message as `message` (data only: it never reaches a shell) and the thread to answer in.
+
+Why acknowledge before dispatching: Slack wants the 200 within 3 s and retries otherwise, and GitHub
+may take 30 s. A listener only records the request (`slack_jobs.RequestLog`, so a retry, a restart or
+a second replica starts nothing twice) and returns; the dispatch and the reply run on a worker.
 """
 
 from __future__ import annotations
 
-import threading
+import hashlib
+import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from github import Github
 from slack_bolt import App
+from slack_sdk import WebClient
 
+from indexer.redaction import Redactor
+from indexer.wall_clock import run_within
 from wif_action.commands.dispatch import HINTS
+from wif_action.slack_jobs import JobRunner
 from wif_action.tools.github_issues import GitHubWriteError, dispatch_workflow
-from wif_action.tools.slack import web_client
 
 FUNCTION_ID = "ask_wif"
 SHORTCUT_ID = "ask_wif_message"
 FIELDS = ("sdk", "version", "problem", "links")
 MAX_MESSAGE_CHARS = 20_000  # what the Action reads of a request anyway
+REPLY_SECONDS = 15.0  # total bound on the step's completion or the shortcut's notice
+log = logging.getLogger("wif.slack")
+
+
+def function_key(body: Mapping[str, Any]) -> str:
+    """One key per function execution: Slack's retries of it carry the same execution id."""
+    event = body.get("event") or {}
+    execution = event.get("function_execution_id") or body.get("event_id")
+    return f"fn:{execution}" if execution else f"fn:body:{_digest(body)}"
+
+
+def shortcut_key(body: Mapping[str, Any]) -> str:
+    """One key per use of the shortcut: its trigger_id, else the whole payload (who, where, when)."""
+    trigger = body.get("trigger_id")
+    return f"sc:{trigger}" if trigger else f"sc:body:{_digest(body)}"
+
+
+def _digest(body: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
 class Dispatcher:
-    """Starts wif.yml for one Slack message, once: Slack retries of the same execution are ignored."""
+    """Starts wif.yml for one request and tells Slack how it went, every text redacted by value."""
 
-    def __init__(self, github: Callable[[], Github], repo: str, workflow: str, ref: str):
+    def __init__(self, github: Callable[[], Github], repo: str, workflow: str, ref: str, *,
+                 slack: Callable[[str], WebClient], redactor: Redactor):
         self._github, self.repo, self.workflow, self.ref = github, repo, workflow, ref
-        self._seen: set[str] = set()
-        self._lock = threading.Lock()
-
-    def first_time(self, key: str) -> bool:
-        with self._lock:
-            if key in self._seen:
-                return False
-            self._seen.add(key)
-            return True
+        self._slack, self._redactor = slack, redactor
 
     def dispatch(self, message: str, channel: str, thread_ts: str, fields: Mapping[str, Any]) -> str:
         """The run URL; raises GitHubWriteError with a hint for 401/404/422 in its reason."""
@@ -50,40 +71,69 @@ class Dispatcher:
             hint = HINTS.get(error.status)
             raise GitHubWriteError(f"{error.reason}" + (f" — {hint}" if hint else ""), error.status) from error
 
+    def run(self, job: dict[str, Any]) -> None:
+        """One accepted request: dispatch, then complete the step or post the shortcut's notice."""
+        try:
+            url, reason = self.dispatch(job["message"], job["channel"], job["thread_ts"], job["fields"]), None
+        except GitHubWriteError as error:
+            url, reason = None, f"WIF could not start: {error.reason}"
+        redact = Redactor({}, extra=(job.get("token") or "",))
+        reason = redact.text(self._redactor.text(reason))
+        try:
+            run_within(REPLY_SECONDS, lambda: self._reply(job, url, reason))
+        except Exception as error:  # the run is started; a lost notice is logged, never retried into a 2nd run
+            log.warning("slack reply for %s failed: %s", job["kind"], type(error).__name__)
 
-def build_slack_app(env: Mapping[str, str], dispatcher: Dispatcher) -> App:
-    """The Bolt app for SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET, its Web API at SLACK_API_URL."""
-    token = (env.get("SLACK_BOT_TOKEN") or "").strip()
-    app = App(token=token, signing_secret=(env.get("SLACK_SIGNING_SECRET") or "").strip(),
-              client=web_client(token, env.get("SLACK_API_URL") or None), token_verification_enabled=False,
-              process_before_response=True)
+    def _reply(self, job: dict[str, Any], url: str | None, reason: str | None) -> None:
+        if job["kind"] == "function":
+            client = self._slack(job["token"])
+            if url:
+                client.functions_completeSuccess(function_execution_id=job["execution"], outputs={"run_url": url})
+            else:
+                client.functions_completeError(function_execution_id=job["execution"], error=reason or "")
+        else:
+            text = f"WIF is on it: {url}" if url else reason
+            self._slack("").chat_postEphemeral(channel=job["channel"], user=job["user"], text=text or "")
+
+
+def function_job(body: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[str, Any]:
+    event = body.get("event") or {}
+    return {"kind": "function", "message": str(inputs.get("message") or ""),
+            "channel": str(inputs.get("channel_id") or ""), "thread_ts": str(inputs.get("message_ts") or ""),
+            "fields": {name: str(inputs.get(name) or "") for name in FIELDS},
+            "execution": str(event.get("function_execution_id") or ""),
+            "token": str(event.get("bot_access_token") or "")}
+
+
+def shortcut_job(shortcut: Mapping[str, Any]) -> dict[str, Any]:
+    message = shortcut.get("message") or {}
+    return {"kind": "shortcut", "message": str(message.get("text") or ""),
+            "channel": str((shortcut.get("channel") or {}).get("id") or ""),
+            "thread_ts": str(message.get("thread_ts") or message.get("ts") or ""), "fields": {},
+            "user": str((shortcut.get("user") or {}).get("id") or "")}
+
+
+def build_slack_app(env: Mapping[str, str], jobs: JobRunner, client: WebClient) -> App:
+    """The Bolt app for SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET; `client` is its Web API client.
+
+    `process_before_response`: the 200 leaves only after the listener has recorded the request (so an
+    acknowledged request is never lost); the listener does nothing slow, the dispatch runs on `jobs`."""
+    app = App(client=client, token_verification_enabled=False,
+              signing_secret=(env.get("SLACK_SIGNING_SECRET") or "").strip(), process_before_response=True)
 
     @app.function(FUNCTION_ID)
-    def ask_wif(body: dict[str, Any], inputs: dict[str, Any], complete: Any, fail: Any) -> None:
-        execution = str((body.get("event") or {}).get("function_execution_id") or "")
-        if not dispatcher.first_time(f"fn:{execution}"):
-            return
-        try:
-            url = dispatcher.dispatch(str(inputs.get("message") or ""), str(inputs.get("channel_id") or ""),
-                                      str(inputs.get("message_ts") or ""), inputs)
-        except GitHubWriteError as error:
-            fail(f"WIF could not start: {error.reason}")
-            return
-        complete(outputs={"run_url": url})
+    def ask_wif(body: dict[str, Any], inputs: dict[str, Any]) -> None:
+        accept(jobs, function_key(body), function_job(body, inputs))
 
     @app.shortcut(SHORTCUT_ID)
-    def ask_about_message(ack: Any, shortcut: dict[str, Any], client: Any) -> None:
+    def ask_about_message(ack: Any, body: dict[str, Any], shortcut: dict[str, Any]) -> None:
+        accept(jobs, shortcut_key(body), shortcut_job(shortcut))
         ack()
-        message = shortcut.get("message") or {}
-        channel = str((shortcut.get("channel") or {}).get("id") or "")
-        ts = str(message.get("thread_ts") or message.get("ts") or "")
-        if not dispatcher.first_time(f"sc:{shortcut.get('trigger_id')}"):
-            return
-        try:
-            url = dispatcher.dispatch(str(message.get("text") or ""), channel, ts, {})
-            text = f"WIF is on it: {url}"
-        except GitHubWriteError as error:
-            text = f"WIF could not start: {error.reason}"
-        client.chat_postEphemeral(channel=channel, user=(shortcut.get("user") or {}).get("id"), text=text)
 
     return app
+
+
+def accept(jobs: JobRunner, key: str, job: dict[str, Any]) -> None:
+    """Record the request (a repeat of a recorded key starts nothing) and queue its dispatch."""
+    if jobs.requests.accept(key, job):
+        jobs.submit(key)

@@ -1,20 +1,25 @@
-"""`wif slack serve`: run the Slack app (the "Ask WIF" workflow step and message shortcut).
+"""`wif slack serve` / `wif slack manifest`: run the Slack app (the "Ask WIF" workflow step and message
+shortcut), or print the app manifest for a mode.
 
 Socket Mode by default (no public URL: the app connects out to Slack with SLACK_APP_TOKEN), or
-HTTP (`--http --port N`) for a container or serverless host, every request's signature checked
-with SLACK_SIGNING_SECRET. Both dispatch the repository's wif.yml, like `wif dispatch`.
+HTTP (`--http --port N`) behind a public HTTPS URL, every request's signature checked with
+SLACK_SIGNING_SECRET. Both dispatch the repository's wif.yml, like `wif dispatch`, once per request:
+accepted requests are recorded in a small SQLite file (`--state`) that restarts and replicas share.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
+import signal
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 from indexer.arguments import EXIT_CODES_HELP, EXIT_USAGE, count_at_least
-from wif_action.app import write_github
-from wif_action.slack_app import Dispatcher, build_slack_app
+from indexer.redaction import Redactor
 
 ENVIRONMENT = """environment:
   SLACK_BOT_TOKEN        the app's bot token (xoxb-…), always
@@ -25,8 +30,10 @@ ENVIRONMENT = """environment:
   GITHUB_API_URL         GitHub API base URL (GitHub Enterprise too)
   WIF_REPOSITORY         owner/name running wif.yml (default: GITHUB_REPOSITORY)
   WIF_WORKFLOW, WIF_REF  workflow file (default wif.yml) and branch (default main)
+  WIF_SLACK_STATE        file of accepted requests (default wif-slack.db; see --state)
 
-See docs/triggers.md for creating the app from slack/manifest.json.
+Create the app from `wif slack manifest` (Socket Mode) or `wif slack manifest --http --url https://…`
+(HTTP mode); see docs/triggers.md.
 """
 
 
@@ -38,7 +45,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                formatter_class=argparse.RawDescriptionHelpFormatter,
                                epilog=ENVIRONMENT + "\n" + EXIT_CODES_HELP)
     serve.add_argument("--http", action="store_true", help="serve HTTP instead of Socket Mode")
+    serve.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default 0.0.0.0)")
     serve.add_argument("--port", type=count_at_least(1), default=3000, help="HTTP port (default 3000)")
+    serve.add_argument("--state", default=os.environ.get("WIF_SLACK_STATE") or "wif-slack.db",
+                       help="SQLite file of accepted requests, shared by restarts and replicas "
+                            "(default $WIF_SLACK_STATE or wif-slack.db)")
+    show = actions.add_parser("manifest", help="print the Slack app manifest (JSON) for a mode",
+                              description="Print the app manifest to paste at api.slack.com/apps "
+                                          "(Create New App → From a manifest).")
+    show.add_argument("--http", action="store_true", help="HTTP mode (needs --url) instead of Socket Mode")
+    show.add_argument("--url", default="", help="the app's public HTTPS URL (its /slack/events is used)")
 
 
 def missing_settings(env: Mapping[str, str], http: bool) -> list[str]:
@@ -50,18 +66,66 @@ def missing_settings(env: Mapping[str, str], http: bool) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "manifest":
+        return print_manifest(args)
     env = dict(os.environ)
     missing = missing_settings(env, args.http)
     if missing:
         print(f"wif slack serve: set {', '.join(missing)} (see `wif slack serve --help`)", file=sys.stderr)
         return EXIT_USAGE
-    dispatcher = Dispatcher(lambda: write_github(env), env.get("WIF_REPOSITORY") or env["GITHUB_REPOSITORY"],
-                            env.get("WIF_WORKFLOW") or "wif.yml", env.get("WIF_REF") or "main")
-    app = build_slack_app(env, dispatcher)
-    if args.http:
-        app.start(port=args.port)
-    else:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app, jobs = build(env, args.state)
+    jobs.start_sweeping()
+    try:
+        if args.http:
+            serve_http(app, env, args.host, args.port)
+        else:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-        SocketModeHandler(app, env["SLACK_APP_TOKEN"].strip()).start()
+            SocketModeHandler(app, env["SLACK_APP_TOKEN"].strip()).start()
+    finally:
+        jobs.close()  # every accepted request is dispatched before the process ends
+    return 0
+
+
+def build(env: Mapping[str, str], state: str) -> tuple[Any, Any]:
+    """The Bolt app and its job runner, from the composition root's clients."""
+    from wif_action.app import slack_web_client, write_github
+    from wif_action.slack_app import Dispatcher, build_slack_app
+    from wif_action.slack_jobs import JobRunner, RequestLog
+
+    dispatcher = Dispatcher(lambda: write_github(env), env.get("WIF_REPOSITORY") or env["GITHUB_REPOSITORY"],
+                            env.get("WIF_WORKFLOW") or "wif.yml", env.get("WIF_REF") or "main",
+                            slack=lambda token: slack_web_client(env, token), redactor=Redactor(env))
+    jobs = JobRunner(RequestLog(state), dispatcher.run)
+    return build_slack_app(env, jobs, slack_web_client(env)), jobs
+
+
+def serve_http(app: Any, env: Mapping[str, str], host: str, port: int) -> None:
+    """Serve until SIGINT/SIGTERM; then stop accepting (the caller finishes the accepted jobs)."""
+    from wif_action.slack_http import serve
+
+    server = serve(app, env["SLACK_SIGNING_SECRET"].strip(), host, port)
+
+    def stop(_signum: int, _frame: Any) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    logging.getLogger("wif.slack").info("listening on http://%s:%d/slack/events", host, server.port)
+    try:
+        server.run()
+    finally:
+        server.stop()
+
+
+def print_manifest(args: argparse.Namespace) -> int:
+    from wif_action.slack_manifest import manifest
+
+    if args.http and not args.url.startswith(("https://", "http://")):
+        print("wif slack manifest: --http needs --url https://… (the app's public URL)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.url and not args.http:
+        print("wif slack manifest: --url is for HTTP mode: add --http", file=sys.stderr)
+        return EXIT_USAGE
+    print(json.dumps(manifest(args.url if args.http else None), indent=2, ensure_ascii=False))
     return 0

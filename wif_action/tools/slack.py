@@ -10,11 +10,14 @@ stop further calls for the rest of the run.
 
 from __future__ import annotations
 
+import io
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.error import HTTPError
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.http_retry.handler import RetryState
 from slack_sdk.http_retry.request import HttpRequest
@@ -60,9 +63,55 @@ def _retry_after(response: HttpResponse | None) -> float:
         return float("inf")
 
 
+SLACK_BODY_BYTES = 8 * 1024 * 1024  # a Web API reply is a few KB; 200 thread messages well under 1 MB
+
+
+class SlackResponseTooLarge(SlackRequestError):
+    """Slack's reply is larger than SLACK_BODY_BYTES (it was cut off there, not downloaded)."""
+
+
+class CappedWebClient(WebClient):
+    """slack-sdk's WebClient, except that no reply body is read past `body_cap` bytes.
+
+    Why: slack-sdk reads a whole reply into memory (a 300 MB reply from a broken proxy took 683 MB).
+    The override replaces only the read of slack-sdk's urllib request (same opener, proxy, TLS context);
+    an oversize reply raises SlackResponseTooLarge, which no retry handler retries."""
+
+    body_cap = SLACK_BODY_BYTES
+
+    def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
+        if not url.lower().startswith("http"):
+            raise SlackRequestError(f"Invalid URL detected: {url}")
+        handlers: list[urllib.request.BaseHandler] = [urllib.request.HTTPSHandler(context=self.ssl)]
+        if self.proxy:
+            handlers.insert(0, urllib.request.ProxyHandler({"http": str(self.proxy), "https": str(self.proxy)}))
+        try:
+            resp = urllib.request.build_opener(*handlers).open(req, timeout=self.timeout)
+        except HTTPError as error:  # slack-sdk reads an error's body itself: hand it a capped copy
+            body = self._read(error)
+            raise HTTPError(error.url, error.code, error.msg, error.headers, io.BytesIO(body)) from None
+        with resp:
+            body = self._read(resp)
+        charset = resp.headers.get_content_charset() or "utf-8"
+        return {"status": resp.status, "headers": resp.headers, "body": body.decode(charset, errors="replace")}
+
+    def _read(self, resp: Any) -> bytes:
+        announced = str(resp.headers.get("Content-Length") or "")
+        if announced.isdigit() and int(announced) > self.body_cap:
+            resp.close()
+            raise SlackResponseTooLarge(f"Slack's reply is {int(announced):,} bytes, over the "
+                                        f"{self.body_cap:,}-byte cap")
+        body = bytes(resp.read(self.body_cap + 1))
+        if len(body) > self.body_cap:
+            resp.close()
+            raise SlackResponseTooLarge(f"Slack's reply is over the {self.body_cap:,}-byte cap")
+        return body
+
+
 def web_client(token: str | None, base_url: str | None = None, timeout: int = 10) -> WebClient:
-    """The one slack-sdk WebClient construction (delivery and the Slack app), for SLACK_API_URL or Slack."""
-    return WebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
+    """The one slack-sdk WebClient construction (delivery and the Slack app), for SLACK_API_URL or Slack;
+    replies are capped at SLACK_BODY_BYTES."""
+    return CappedWebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
 
 
 class SlackClient:
