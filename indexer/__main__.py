@@ -2,6 +2,6 @@
 
 import sys
 
-from wif_action.cli import main
+from indexer.cli import main
 
-sys.exit(main(["index", *sys.argv[1:]]))
+sys.exit(main(sys.argv[1:]))

@@ -22,6 +22,7 @@ from indexer.arguments import (
 )
 from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
+from indexer.redaction import log_to_stderr_redacted
 from indexer.registry import RegistryError, load_registry
 from indexer.schema import CacheError
 
@@ -133,3 +134,16 @@ def _exit_code(reports: list[RepoReport]) -> int:
 
 def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m indexer`: the same command as `wif index`, without importing the action."""
+    log_to_stderr_redacted()
+    parser = argparse.ArgumentParser(prog="python -m indexer",
+                                     description="Cache the stable releases (and parsed notes) of SDK repositories.")
+    add_arguments(parser)
+    try:
+        return run(parser.parse_args(argv))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -9,8 +9,10 @@ token or an Authorization header. The indexer and the action use this one module
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,3 +67,24 @@ class Redactor:
 def redact(text: str, *secrets: str | None) -> str:
     """`text` with these secret values and every token-shaped string removed (no environment read)."""
     return Redactor({}, extra=tuple(secret for secret in secrets if secret)).text(text) or ""
+
+
+class RedactingFormatter(logging.Formatter):
+    """Log lines (tracebacks included) with the configured secrets and token shapes redacted."""
+
+    def __init__(self) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+        self.redactor = Redactor(os.environ)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redactor.text(super().format(record)) or ""
+
+
+def log_to_stderr_redacted() -> None:
+    """Warnings and errors to stderr, secrets redacted (`wif` and `python -m indexer`)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # a no-op where logging is set up
+    # urllib3 warns on every retried attempt with a raw exception repr; WIF reports the outcome once, in words
+    # (a skipped step, or the failure with its reason), so only its errors are shown.
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)

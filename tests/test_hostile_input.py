@@ -33,7 +33,7 @@ from indexer.versions import parse_tag, version_key
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.workflow_helpers import ask
-from wif_action.delivery.events import HINT_KEYS, MAX_REQUEST_CHARS, comment_trigger, parse_command
+from wif_action.delivery.github_event import HINT_KEYS, MAX_REQUEST_CHARS, comment_trigger, parse_command
 from wif_action.delivery.sanitize import AT_MENTION, URL, sanitize
 from wif_action.engines.offline import OfflineJudge
 from wif_action.models import Answer, AskInput, Outcome, Request

@@ -9,6 +9,7 @@ import pytest
 
 from indexer.registry import Registry
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
+from wif_action.app import llm_client
 from wif_action.engines import choose_engine
 from wif_action.engines.openai_engine import SUMMARIZE_OVER_CHARS, OpenAIJudge, block
 from wif_action.models import Confidence, Entry, PullRequest, Release
@@ -371,13 +372,13 @@ def test_request_text_is_bounded(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
 # -- choose_engine ----------------------------------------------------------------------------------
 def test_choose_engine_auto_uses_openai_when_a_key_is_set(fake: FakeOpenAI) -> None:
     env = {"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.url + "/v1", "WIF_MODEL": "m1"}
-    engine = choose_engine("auto", cache=None, registry=None, env=env)
+    engine = choose_engine("auto", cache=None, registry=None, make_llm=llm_client, env=env)
     assert isinstance(engine, OpenAIJudge) and engine.name == "openai"
     assert (engine.model, engine.verify_model) == ("m1", "m1")
     engine.summarize("t", "p")
     assert fake.chat_requests()[0]["model"] == "m1"
 
-    engine = choose_engine("openai", cache=None, registry=None,
+    engine = choose_engine("openai", cache=None, registry=None, make_llm=llm_client,
                            env={**env, "WIF_VERIFY_MODEL": "m2", "WIF_MODEL": ""})
     assert (engine.model, engine.verify_model) == ("gpt-4.1-mini", "m2")
 
@@ -388,15 +389,16 @@ def test_choose_engine_auto_falls_back_to_offline_without_a_key() -> None:
         pytest.skip("the offline engine is not written yet")
     from indexer.registry import load_registry
 
-    engine = choose_engine("auto", cache=None, registry=load_registry(), env={"OPENAI_API_KEY": " "})
+    engine = choose_engine("auto", cache=None, registry=load_registry(), make_llm=llm_client,
+                           env={"OPENAI_API_KEY": " "})
     assert engine.name == "offline"
 
 
 def test_choose_engine_openai_without_a_key_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="--engine openai needs OPENAI_API_KEY"):
-        choose_engine("openai", cache=None, registry=None, env={})
+        choose_engine("openai", cache=None, registry=None, make_llm=llm_client, env={})
     with pytest.raises(ValueError, match="unknown engine"):
-        choose_engine("gpt", cache=None, registry=None, env={})
+        choose_engine("gpt", cache=None, registry=None, make_llm=llm_client, env={})
 
 
 def test_the_workflow_reaches_the_summariser_once_per_huge_pr(judge: OpenAIJudge, fake: FakeOpenAI) -> None:

@@ -196,7 +196,7 @@ def test_log_lines_and_tracebacks_are_redacted_by_value_and_shape(monkeypatch):
     (any shape: here one not shaped like ghp_) must not appear in it."""
     import logging
 
-    from wif_action.cli import RedactingFormatter
+    from indexer.redaction import RedactingFormatter
 
     monkeypatch.setenv("SLACK_BOT_TOKEN", "plain-secret-value-123")
     formatter = RedactingFormatter()

@@ -11,7 +11,7 @@ from tests.fakes.slack_server import FakeSlack
 from wif_action.app import write_github
 from wif_action.delivery.answer_text import AnswerText
 from wif_action.delivery.comment_progress import CommentDelivery
-from wif_action.delivery.events import comment_trigger
+from wif_action.delivery.github_event import comment_trigger
 from wif_action.delivery.slack_progress import SlackDelivery, SlackProgress
 from wif_action.delivery.slack_thread import thread_text
 from wif_action.delivery.throttle import ThrottledLines

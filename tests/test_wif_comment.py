@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wif_action.delivery.events import (
+from wif_action.delivery.github_event import (
     MARKER_PREFIX,
     MAX_REQUEST_CHARS,
     comment_trigger,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from indexer.registry import load_registry
-from wif_action.app import read_github
+from wif_action.app import llm_client, read_github
 from wif_action.engines import choose_engine
 from wif_action.engines.offline import OfflineJudge
 from wif_action.models import Answer, AskInput
@@ -35,7 +35,7 @@ def build(cache_path, github_url: str, *, engine: str = "offline", openai_url: s
     registry.add_repositories(cache.repositories())
     client = GitHubClient(read_github(env, timeout=5, retries=0))
     github = CachedPullRequests(client, cache) if use_cached_pulls else client
-    judge = choose_engine(engine, cache=cache, registry=registry, env=env)
+    judge = choose_engine(engine, cache=cache, registry=registry, make_llm=llm_client, env=env)
     backup = OfflineJudge(cache, registry) if fallback and judge.name != "offline" else None
     progress = RecordingProgress()
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=backup)

@@ -114,7 +114,6 @@ def slack_web_client(env: Mapping[str, str], token: str | None = None) -> WebCli
 def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] | None = None) -> LLMClient:
     """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds;
     `on_call` sees every call's record (the run's event bus)."""
-    from wif_action.engines import number_setting
     from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
 
     return LLMClient(
@@ -124,3 +123,14 @@ def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] 
         max_retries=int(number_setting(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
         on_call=on_call,
     )
+
+
+def number_setting(env: Mapping[str, str], key: str, default: float) -> float:
+    """A numeric setting from the environment; a malformed value is a clear error, not a crash."""
+    value = env.get(key)
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{key} must be a number, got '{value}'") from None

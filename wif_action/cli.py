@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
-import os
 import sys
 
-from indexer.redaction import Redactor
+from indexer.redaction import log_to_stderr_redacted
 
 SUBCOMMANDS = {
     "ask": ("wif_action.commands.ask", "Answer one 'was it fixed?' question from the release cache."),
@@ -59,29 +57,9 @@ def _requested_command(argv: list[str]) -> str | None:
     return words[0] if words else None
 
 
-class RedactingFormatter(logging.Formatter):
-    """Log lines (tracebacks included) with the configured secrets and token shapes redacted."""
-
-    def __init__(self) -> None:
-        super().__init__("%(levelname)s %(name)s: %(message)s")
-        self.redactor = Redactor(os.environ)
-
-    def format(self, record: logging.LogRecord) -> str:
-        return self.redactor.text(super().format(record)) or ""
-
-
-def _log_to_stderr_redacted() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(RedactingFormatter())
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])  # a no-op where logging is set up
-    # urllib3 warns on every retried attempt with a raw exception repr; WIF reports the outcome once, in words
-    # (a skipped step, or the failure with its reason), so only its errors are shown.
-    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    _log_to_stderr_redacted()
+    log_to_stderr_redacted()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):

@@ -23,9 +23,8 @@ from slack_sdk import WebClient
 
 from indexer.redaction import Redactor
 from indexer.wall_clock import run_within
-from wif_action.commands.dispatch import HINTS
 from wif_action.slack_jobs import JobRunner
-from wif_action.tools.github_issues import GitHubWriteError, dispatch_workflow
+from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
 
 FUNCTION_ID = "ask_wif"
 SHORTCUT_ID = "ask_wif_message"
@@ -68,7 +67,7 @@ class Dispatcher:
         try:
             return dispatch_workflow(self._github(), self.repo, self.workflow, self.ref, inputs)
         except GitHubWriteError as error:
-            hint = HINTS.get(error.status)
+            hint = DISPATCH_HINTS.get(error.status)
             raise GitHubWriteError(f"{error.reason}" + (f" — {hint}" if hint else ""), error.status) from error
 
     def run(self, job: dict[str, Any]) -> None:

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from indexer.redaction import Redactor
 from wif_action.app import slack_client
+from wif_action.commands.action_cache import open_workflow
 from wif_action.delivery.answer_text import AnswerText
 from wif_action.delivery.comment_progress import CommentDelivery
-from wif_action.delivery.events import MAX_REQUEST_CHARS, Trigger, load_trigger
+from wif_action.delivery.github_event import MAX_REQUEST_CHARS, Trigger, load_trigger
 from wif_action.delivery.outputs import answer_outputs, append_summary, summary_markdown, write_outputs
-from wif_action.delivery.prepare import open_workflow
 from wif_action.delivery.sanitize import github_mention, sanitize, slack_mention
 from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.delivery.slack_progress import SlackDelivery

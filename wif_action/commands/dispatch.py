@@ -12,15 +12,7 @@ import os
 import sys
 
 from wif_action.app import write_github
-from wif_action.tools.github_issues import GitHubWriteError, dispatch_workflow
-
-HINTS = {
-    401: "the token was rejected: set GITHUB_TOKEN (or GH_TOKEN) to a token with Actions: write on the repository",
-    403: "the token may not start workflows: it needs Actions: write on the repository",
-    404: "repository or workflow not found (check --repo and --workflow, and that the token can see the repository)",
-    422: "GitHub refused the inputs or ref: check --ref names a branch, and that the workflow file on that branch "
-         "has a workflow_dispatch trigger declaring these inputs",
-}
+from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         url = dispatch_workflow(write_github(env), args.repo, args.workflow, args.ref, dispatch_inputs(args))
     except GitHubWriteError as error:
-        hint = HINTS.get(error.status)
+        hint = DISPATCH_HINTS.get(error.status)
         print(f"wif dispatch: {error.reason}" + (f"\n  {hint}" if hint else ""), file=sys.stderr)
         return 1
     print(url)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from wif_action.delivery.events import Trigger
+from wif_action.delivery.github_event import Trigger
 from wif_action.delivery.sanitize import sanitize
 from wif_action.delivery.throttle import ThrottledLines
 from wif_action.models import Outcome

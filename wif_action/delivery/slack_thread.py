@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wif_action.delivery.events import MAX_REQUEST_CHARS
+from wif_action.delivery.github_event import MAX_REQUEST_CHARS
 
 _USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _GROUP_MENTION = re.compile(r"<!(?:subteam\^[A-Z0-9]+|here|channel|everyone)(?:\|([^>]*))?>")

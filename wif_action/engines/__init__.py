@@ -12,12 +12,13 @@ DEFAULT_MODEL = "gpt-4.1-mini"
 ENGINE_NAMES = ("auto", "openai", "offline")
 
 
-def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str] = os.environ,
-                  make_llm: Callable[[Mapping[str, str]], Any] | None = None) -> Judge:
+def choose_engine(name: str, *, cache: Any, registry: Any, make_llm: Callable[[Mapping[str, str]], Any],
+                  env: Mapping[str, str] = os.environ) -> Judge:
     """The engine for `--engine NAME`: "auto" uses OpenAI when OPENAI_API_KEY is set, else offline.
 
     Imports are lazy so the offline path never needs the OpenAI client (and vice versa).
-    `make_llm` builds the client (app.llm_client, the composition root, unless given).
+    `make_llm` builds the LLM client: it comes from the composition root (`app.llm_client`), which
+    imports this package, never the other way round.
     """
     if name not in ENGINE_NAMES:
         raise ValueError(f"unknown engine '{name}': choose one of {', '.join(ENGINE_NAMES)}")
@@ -32,26 +33,12 @@ def choose_engine(name: str, *, cache: Any, registry: Any, env: Mapping[str, str
 
 
 def _openai_engine(env: Mapping[str, str], registry: Any,
-                   make_llm: Callable[[Mapping[str, str]], Any] | None, cache: Any = None) -> Judge:
+                   make_llm: Callable[[Mapping[str, str]], Any], cache: Any = None) -> Judge:
     from wif_action.engines.offline import OfflineJudge
     from wif_action.engines.openai_engine import OpenAIJudge
 
-    if make_llm is None:
-        from wif_action.app import llm_client
-
-        make_llm = llm_client
     model = env.get("WIF_MODEL") or DEFAULT_MODEL
     shortlist = OfflineJudge(cache, registry).shortlist if cache is not None else None
     return OpenAIJudge(make_llm(env), model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry,
                        shortlist=shortlist)
 
-
-def number_setting(env: Mapping[str, str], key: str, default: float) -> float:
-    """A numeric setting from the environment; a malformed value is a clear error, not a crash."""
-    value = env.get(key)
-    if not value:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"{key} must be a number, got '{value}'") from None

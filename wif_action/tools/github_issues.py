@@ -109,6 +109,16 @@ def fit(body: str) -> str:
     return body[: COMMENT_LIMIT - 80] + "\n\n… (truncated; the full answer is in the workflow run's summary)"
 
 
+# What to do about a refused workflow_dispatch, by HTTP status (`wif dispatch` and the Slack app).
+DISPATCH_HINTS = {
+    401: "the token was rejected: set GITHUB_TOKEN (or GH_TOKEN) to a token with Actions: write on the repository",
+    403: "the token may not start workflows: it needs Actions: write on the repository",
+    404: "repository or workflow not found (check --repo and --workflow, and that the token can see the repository)",
+    422: "GitHub refused the inputs or ref: check --ref names a branch, and that the workflow file on that branch "
+         "has a workflow_dispatch trigger declaring these inputs",
+}
+
+
 def dispatch_workflow(github: Github, repo: str, workflow: str, ref: str, inputs: dict[str, str]) -> str:
     """Start a workflow_dispatch run; returns the run's web URL (or the workflow's runs page)."""
     def call() -> str:
