@@ -133,11 +133,11 @@ class BatchMeter:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._judge, name)
 
-    def filter_relevant_entries(self, entries, problem, request_text):
+    def filter_relevant_entries(self, entries, question):
         if entries:
             self.calls += 1
-            self.chars += len("\n".join(_entry_line(i, e) for i, e in enumerate(entries, 1))) + len(problem)
-        return self._judge.filter_relevant_entries(entries, problem, request_text)
+            self.chars += len("\n".join(_entry_line(i, e) for i, e in enumerate(entries, 1))) + len(question.problem)
+        return self._judge.filter_relevant_entries(entries, question)
 
 
 def wif_cost(config: AppConfig, fake: FakeGitHub, case: Case) -> Cost:

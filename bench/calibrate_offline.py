@@ -35,6 +35,7 @@ from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_w
 from wif_action.engines.offline import OfflineJudge  # noqa: E402
 from wif_action.models import Confidence, Entry, PullRequest, Release, Request, Score  # noqa: E402
 from wif_action.objections import weighed  # noqa: E402
+from wif_action.question import Question, question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "data" / "github"
@@ -92,6 +93,7 @@ def closing_prs() -> dict[tuple[str, int], list[int]]:
 class Emulator:
     def __init__(self, cache: SqliteReleaseCache, judge: OfflineJudge, closes: dict):
         self.cache, self.judge, self.closes = cache, judge, closes
+        self._analysed: tuple[Request, Question] | None = None
 
     def run(self, case: dict, mode: str) -> tuple[Request, Outcome]:
         request = self._request(case, mode)
@@ -141,13 +143,19 @@ class Emulator:
                 entry = next((e for e in self.cache.entries([release.id]) if pr in e.prs), None)
                 self._evaluate(request, pr, entry, release, "link", outcome)
 
+    def _question(self, request: Request) -> Question:
+        """The request analysed once, as the workflow does."""
+        if self._analysed is None or self._analysed[0] is not request:
+            self._analysed = (request, question_of(request, self.judge.registry))
+        return self._analysed[1]
+
     def _scan(self, request: Request, user: Release, outcome: Outcome) -> None:
         releases = self.cache.stable_after(request.repo, user.version_key, 101)
         for start in range(0, len(releases), BATCH):
             batch = releases[start:start + BATCH]
             entries = [e for e in self.cache.entries([r.id for r in batch])
                        if not (e.prs and all(self.cache.user_has_pr(request.repo, p, user) for p in e.prs))]
-            for item in self.judge.filter_relevant_entries(entries, request.problem, request.raw_text):
+            for item in self.judge.filter_relevant_entries(entries, self._question(request)):
                 if item.pr is None or any(c.pr == item.pr for c in outcome.candidates):
                     continue
                 self._evaluate(request, item.pr, item.entry, item.entry.release, "scan", outcome)
@@ -160,13 +168,14 @@ class Emulator:
         pull = self.cache.cached_pull(repo, pr) or PullRequest(
             repo=repo, number=pr, title=entry.text if entry else f"PR #{pr}",
             url=f"https://github.com/{repo}/pull/{pr}")
-        score = self.judge.score_pr_confidence(pull, entry, request.problem, request.raw_text)
+        score = self.judge.score_pr_confidence(pull, entry, self._question(request))
         level, reason = score.confidence, score.reason
         if level == Confidence.HIGH:
-            verdict = self.judge.verify_pr_match(pull, entry, request.problem, request.raw_text)
+            verdict = self.judge.verify_pr_match(pull, entry, self._question(request))
             if not verdict.confirmed:
                 level, reason = Confidence.MEDIUM, f"{reason} [verify: {verdict.reason}]"
-        weighed_score, objected = weighed(Score(confidence=level, reason=reason), pull, entry, request)
+        weighed_score, objected = weighed(Score(confidence=level, reason=reason), pull, entry,
+                                          self._question(request))
         level, reason = weighed_score.confidence, weighed_score.reason
         outcome.trace.append(f"{source} {release.tag} #{pr} {level.value}: {reason}")
         if level != Confidence.LOW:

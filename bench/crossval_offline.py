@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from bench.calibrate_offline import CASES, Emulator, build_cache, closing_prs, judge_case  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
 from wif_action.engines.offline import OfflineJudge, relevance, scoring  # noqa: E402
+from wif_action.question import question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 # The thresholds the procedure may choose between: (module, name) → candidate values.
@@ -89,7 +90,7 @@ def shortlist_hits(cache: SqliteReleaseCache, judge: OfflineJudge, case: dict, m
     for start in range(0, len(releases), 5):
         entries = cache.entries([r.id for r in releases[start:start + 5]])
         if any(set(e.prs) & want for e in entries):
-            short = judge.shortlist(entries, request.problem, request.raw_text, size)
+            short = judge.shortlist(entries, question_of(request, judge.registry), size)
             return any(set(e.prs) & want for e in short)
     return False
 

@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask, keyword_responder
-from wif_action.direction import change_direction, opposite
+from wif_action.direction import change_direction, complaints, opposite
 from wif_action.models import AskInput
 from wif_action.problem_kind import wants_functionality
 
@@ -36,7 +36,7 @@ def test_the_change_direction_is_read_from_the_leading_verb(headline, direction)
     ("Send `internal_error` as span status", "The span status internal_error is missing.", False),
 ])
 def test_a_change_against_the_complaint_is_flagged(headline, problem, against):
-    assert (opposite(headline, problem) is not None) == against
+    assert (opposite(headline, complaints(problem)) is not None) == against
 
 
 def test_an_opposite_change_is_not_the_high_answer(tmp_path):

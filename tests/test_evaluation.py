@@ -21,6 +21,7 @@ from wif_action.evaluation import (
     summarize,
     top_candidate,
 )
+from wif_action.question import analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
 
 CASES = Path(__file__).parent / "data" / "eval" / "cases.jsonl"
@@ -280,5 +281,6 @@ def _fix_in_shortlist(cache, judge, case: dict, mode: str) -> bool:
     for start in range(0, len(releases), 5):
         entries = cache.entries([r.id for r in releases[start:start + 5]])
         if any(set(e.prs) & want for e in entries):
-            return any(set(e.prs) & want for e in judge.shortlist(entries, problem, text))
+            question = analyse_question(problem, text, judge.registry)
+            return any(set(e.prs) & want for e in judge.shortlist(entries, question))
     return False

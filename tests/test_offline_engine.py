@@ -18,6 +18,7 @@ from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.lexicon.stemmer import stem
 from wif_action.lexicon.terms import alternatives, analyse
 from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
+from wif_action.question import Question, analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
 
 REPO = "acme/widget-sdk"
@@ -72,6 +73,11 @@ def judge(cache: SqliteReleaseCache) -> OfflineJudge:
     return OfflineJudge(cache, load_registry())
 
 
+def asked(problem: str, request_text: str) -> Question:
+    """The question as the workflow analyses it (SDK names of the packaged registry damped)."""
+    return analyse_question(problem, request_text, load_registry())
+
+
 def entries_after(cache: SqliteReleaseCache, version: str) -> list[Entry]:
     user = cache.find_release(REPO, version)
     return cache.entries([r.id for r in cache.stable_after(REPO, user.version_key, 10)])
@@ -104,7 +110,7 @@ def test_dunder_names_are_code_identifiers() -> None:
 
 
 def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
-    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), AVASSET_PROBLEM, AVASSET_PROBLEM)
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert found and found[0].pr == 110
     assert "AVAssetDownloadTask" in found[0].reason or "setState" in found[0].reason
     assert len(found) <= relevance.MAX_PER_BATCH and all(a.relevance >= b.relevance
@@ -115,51 +121,51 @@ def test_fix_beats_feature_for_a_bug_but_not_for_missing_functionality(cache, ju
     fix = entry_with(cache, 121)
     feature = fix.model_copy(update={"id": 9999, "section": "feature", "prs": [120], "text": fix.text + " too"})
     bug = "Transactions whose name is empty are dropped."
-    ranked = judge.filter_relevant_entries([feature, fix], bug, bug)
+    ranked = judge.filter_relevant_entries([feature, fix], asked(bug, bug))
     assert ranked[0].pr == 121  # the same words in a feature entry count half
     assert all(r.relevance <= 0.5 * ranked[0].relevance + 1e-9 for r in ranked[1:])
     wish = "There is no way to keep transactions whose name is empty; is there an option for that?"
-    ranked = judge.filter_relevant_entries([feature, fix], wish, wish)
+    ranked = judge.filter_relevant_entries([feature, fix], asked(wish, wish))
     assert {r.pr for r in ranked} == {120, 121}
     assert ranked[1].relevance == pytest.approx(ranked[0].relevance, rel=0.1)
 
 
 def test_dependency_and_internal_entries_are_not_relevant(cache, judge) -> None:
     problem = "Crash reporter tests; bump Cocoa SDK"
-    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem))
     assert {112, 133}.isdisjoint({r.pr for r in found})
 
 
 def test_a_batch_with_nothing_in_common_with_the_problem_returns_nothing(cache, judge) -> None:
     problem = "Quaternion zygote xylophone"
-    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem) == []
+    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem)) == []
 
 
 def test_the_best_entry_of_a_batch_is_returned_however_low_its_absolute_score(cache, judge) -> None:
     """Rank decides, not an absolute floor: one weak shared word still puts the entry forward."""
     problem = "Quaternion devices"
-    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
+    found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem))
     assert [item.pr for item in found][:1] == [147]
 
 
 def test_entries_without_a_pr_are_returned_with_none(cache, judge) -> None:
     problem = "Unhandled exceptions on watchOS are not reported."
-    found = judge.filter_relevant_entries(entries_after(cache, "1.2.0"), problem, problem)
+    found = judge.filter_relevant_entries(entries_after(cache, "1.2.0"), asked(problem, problem))
     assert found[0].pr is None and "watchOS" in found[0].entry.text
 
 
 def test_a_specific_match_is_high_and_verified_with_a_one_sentence_reason(cache, judge) -> None:
     pr, entry = pull(cache, 110), entry_with(cache, 110)
-    score = judge.score_pr_confidence(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    score = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert score.confidence == Confidence.HIGH
     assert score.reason.startswith(f'PR title "{pr.title}"') and score.reason.endswith(".")
     assert "\n" not in score.reason and "AVAssetDownloadTask" in score.reason
-    assert judge.verify_pr_match(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confirmed
+    assert judge.verify_pr_match(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confirmed
 
 
 def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
     problem = "Crash on app start when the device is low on storage, in the StorageGuard module."
-    verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), problem, problem)
+    verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), asked(problem, problem))
     assert not verdict.confirmed and pull(cache, 130).title in verdict.reason
 
 
@@ -169,8 +175,8 @@ def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) 
     fix = pull(cache, 110)
     tooling = fix.model_copy(update={"title": prefix + "Crash with AVAssetDownloadTask in setState"})
     entry = entry_with(cache, 110)
-    assert judge.score_pr_confidence(fix, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence == Confidence.HIGH
-    score = judge.score_pr_confidence(tooling, entry, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert judge.score_pr_confidence(fix, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confidence == Confidence.HIGH
+    score = judge.score_pr_confidence(tooling, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert score.confidence == Confidence.LOW and "never reach the customer's app" in score.reason
 
 
@@ -182,7 +188,7 @@ def test_under_a_mixed_heading_the_pr_title_says_whether_it_is_a_feature(cache, 
     "feat(…): …" is a feature (HIGH only when the problem asks for missing functionality)."""
     pr = pull(cache, 110).model_copy(update={"title": title})
     entry = entry_with(cache, 110).model_copy(update={"section": "other"})
-    level = judge.score_pr_confidence(pr, entry, AVASSET_PROBLEM, AVASSET_PROBLEM).confidence
+    level = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confidence
     assert (level == Confidence.HIGH) is high
 
 
@@ -199,8 +205,8 @@ def test_ships_to_users_reads_the_commit_type_and_scope(headline, ships) -> None
 
 def test_a_pr_that_refers_to_the_linked_issue_is_high(cache, judge) -> None:
     request = "Crash on download, looks like https://github.com/acme/widget-sdk/issues/7886 - fixed?"
-    score = judge.score_pr_confidence(pull(cache, 110), entry_with(cache, 110), "Crash on download", request)
-    verdict = judge.verify_pr_match(pull(cache, 110), entry_with(cache, 110), "Crash on download", request)
+    score = judge.score_pr_confidence(pull(cache, 110), entry_with(cache, 110), asked("Crash on download", request))
+    verdict = judge.verify_pr_match(pull(cache, 110), entry_with(cache, 110), asked("Crash on download", request))
     assert score.confidence == Confidence.HIGH and verdict.confirmed
     assert "#7886" not in score.reason + verdict.reason  # an issue number would read as an unread PR claim
 
@@ -210,17 +216,17 @@ def test_reasons_never_name_numbers_that_look_like_versions_or_prs(cache, judge)
     problem = "PR 504 status responses, a session memory leak and v1.2 rc errors in AVAssetDownloadTask setState"
     for number in PULLS:
         pr, entry = pull(cache, number), entry_with(cache, number)
-        for reason in (judge.score_pr_confidence(pr, entry, problem, problem).reason,
-                       judge.verify_pr_match(pr, entry, problem, problem).reason):
+        for reason in (judge.score_pr_confidence(pr, entry, asked(problem, problem)).reason,
+                       judge.verify_pr_match(pr, entry, asked(problem, problem)).reason):
             assert not re.search(r"(?:#|\bPR\s*#?)\d+|\d+\.\d+", reason, re.IGNORECASE), reason
 
 
 def test_huge_problem_and_pr_body_complete(cache, judge) -> None:
     problem = ("The app crashes with AVAssetDownloadTask in setState. " * 20_000)[:1_000_000]
     big = pull(cache, 110).model_copy(update={"body": "Detailed notes. " * 13_000})
-    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), problem, problem)
-    assert judge.score_pr_confidence(big, entry_with(cache, 110), problem, problem).reason
-    assert judge.verify_pr_match(big, entry_with(cache, 110), problem, problem).reason
+    assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem))
+    assert judge.score_pr_confidence(big, entry_with(cache, 110), asked(problem, problem)).reason
+    assert judge.verify_pr_match(big, entry_with(cache, 110), asked(problem, problem)).reason
     assert len(judge.summarize(big.body, problem)) <= MAX_SUMMARY_CHARS
 
 
@@ -229,7 +235,7 @@ def test_without_cache_statistics_the_batch_is_used() -> None:
     release = {"id": 1, "repo": REPO, "tag": "1.0.0", "version": "1.0.0", "version_key": "k"}
     entries = [Entry(id=i, release=release, section="fix", text=text, prs=[i])
                for i, text in enumerate(["Fix crash with AVAssetDownloadTask", "Fix tags", "Fix user context"])]
-    found = judge.filter_relevant_entries(entries, AVASSET_PROBLEM, AVASSET_PROBLEM)
+    found = judge.filter_relevant_entries(entries, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert found and found[0].pr == 0
 
 
@@ -268,12 +274,12 @@ def test_stemmer_matches_sqlite_fts5_porter_on_every_word_of_the_example_cache(e
 
 def test_the_llm_shortlist_keeps_the_best_entries_of_a_batch_in_their_order(cache, judge) -> None:
     entries = entries_after(cache, "1.0.0")
-    short = judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=3)
+    short = judge.shortlist(entries, asked(AVASSET_PROBLEM, AVASSET_PROBLEM), size=3)
     assert len(short) == 3 and 110 in short[0].prs + short[1].prs + short[2].prs
     assert [entries.index(e) for e in short] == sorted(entries.index(e) for e in short)
     dependency = next(e for e in entries if e.section == "dependency")
     assert dependency not in short  # a bump the problem does not name is not worth the LLM's reading
-    assert judge.shortlist(entries, AVASSET_PROBLEM, AVASSET_PROBLEM, size=100) == entries
+    assert judge.shortlist(entries, asked(AVASSET_PROBLEM, AVASSET_PROBLEM), size=100) == entries
 
 
 def _concept(text: str) -> Concept:
@@ -542,5 +548,5 @@ def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> 
         return [base.model_copy(update={"id": 5000 + i, "prs": [5000 + i], "text": f"{base.text} ({i})"})
                 for i in range(size)]
 
-    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH), problem, problem)) == MAX_PER_BATCH
-    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH + 1), problem, problem)) == MAX_PER_BATCH
+    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH), asked(problem, problem))) == MAX_PER_BATCH
+    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH + 1), asked(problem, problem))) == MAX_PER_BATCH

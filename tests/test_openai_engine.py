@@ -14,11 +14,13 @@ from wif_action.engines import choose_engine
 from wif_action.engines.openai_engine import SUMMARIZE_OVER_CHARS, OpenAIJudge, block
 from wif_action.models import Confidence, Entry, PullRequest, Release
 from wif_action.ports import ToolError
+from wif_action.question import analyse_question
 from wif_action.tools.llm import LLMCallRecord, LLMClient
 
 SECRET = "sk-test-SECRET-key-0123456789abcdef"
 PROBLEM = "WatchdogTermination issues have empty tags such as OS."
 REQUEST_TEXT = "Many tags (e.g. OS) in WatchdogTermination issues show (empty). Customer is on sentry-cocoa 8.48.0."
+asked = analyse_question
 
 
 @pytest.fixture
@@ -127,7 +129,7 @@ def test_filter_relevant_entries_maps_ids_back_and_drops_unknown_ids(judge: Open
         {"id": 1, "pr": 4242, "relevance": 0.4, "reason": "wrong PR number"},
     ]})
 
-    relevant = judge.filter_relevant_entries(BATCH, PROBLEM, REQUEST_TEXT)
+    relevant = judge.filter_relevant_entries(BATCH, asked(PROBLEM, REQUEST_TEXT))
 
     assert [(r.entry.id, r.pr) for r in relevant] == [(101, 5100), (102, 5242)]
     assert relevant[1].relevance == 0.9 and relevant[1].reason == "adds watchdog context"
@@ -145,7 +147,7 @@ def test_filter_relevant_entries_maps_ids_back_and_drops_unknown_ids(judge: Open
 
 
 def test_filter_relevant_entries_skips_the_call_for_an_empty_batch(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
-    assert judge.filter_relevant_entries([], PROBLEM, REQUEST_TEXT) == []
+    assert judge.filter_relevant_entries([], asked(PROBLEM, REQUEST_TEXT)) == []
     assert chat_count(fake) == 0
 
 
@@ -153,7 +155,7 @@ def test_score_pr_confidence_returns_a_domain_score(judge: OpenAIJudge, fake: Fa
     fake.queue({"confidence": "high", "reason": "The title 'Add missing context for watchdog termination events' "
                                                 "names the empty-tags symptom."})
 
-    score = judge.score_pr_confidence(pull(), BATCH[1], PROBLEM, REQUEST_TEXT)
+    score = judge.score_pr_confidence(pull(), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
 
     assert score.confidence is Confidence.HIGH and score.reason.startswith("The title")
     body = fake.chat_requests()[0]
@@ -171,8 +173,8 @@ def test_verify_pr_match_uses_the_verify_model_and_keeps_the_objection(judge: Op
                 "reason": "Title mentions context, not tags."},
                {"objection": None, "confirmed": True, "reason": "Adds the OS context the tags come from."})
 
-    refuted = judge.verify_pr_match(pull(), None, PROBLEM, REQUEST_TEXT)
-    confirmed = judge.verify_pr_match(pull(), BATCH[1], PROBLEM, REQUEST_TEXT)
+    refuted = judge.verify_pr_match(pull(), None, asked(PROBLEM, REQUEST_TEXT))
+    confirmed = judge.verify_pr_match(pull(), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
 
     assert not refuted.confirmed and "Objection: The PR is about app hangs" in refuted.reason
     assert confirmed.confirmed and confirmed.reason == "Adds the OS context the tags come from."
@@ -193,9 +195,9 @@ def test_summarize_returns_the_summary(judge: OpenAIJudge, fake: FakeOpenAI) -> 
 def test_every_prompt_carries_the_untrusted_data_warning(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
     judge.extract_request("x on 1.0")
     judge.resolve_repository_ambiguous("x", ["a/b"])
-    judge.filter_relevant_entries(BATCH, PROBLEM, REQUEST_TEXT)
-    judge.score_pr_confidence(pull(), None, PROBLEM, REQUEST_TEXT)
-    judge.verify_pr_match(pull(), None, PROBLEM, REQUEST_TEXT)
+    judge.filter_relevant_entries(BATCH, asked(PROBLEM, REQUEST_TEXT))
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
+    judge.verify_pr_match(pull(), None, asked(PROBLEM, REQUEST_TEXT))
     judge.summarize("t", "p")
     assert fake.schema_names() == ["ExtractedRequest", "RepositoryChoice", "RelevantEntries", "PRScore",
                                    "PRVerdict", "Summary"]
@@ -222,7 +224,7 @@ def test_usage_sums_tokens_over_calls_and_records_each_call(fake: FakeOpenAI) ->
                FakeReply(refusal="no", content=None, usage={"prompt_tokens": 5, "completion_tokens": 1}))
 
     judge.summarize("t", "p")
-    judge.score_pr_confidence(pull(), None, PROBLEM, REQUEST_TEXT)
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
     with pytest.raises(ToolError):
         judge.summarize("t", "p")
 
@@ -240,14 +242,14 @@ def test_usage_sums_tokens_over_calls_and_records_each_call(fake: FakeOpenAI) ->
 def test_refusal_is_a_tool_error(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
     fake.queue(FakeReply(content=None, refusal="I can't help with that."))
     with pytest.raises(ToolError) as caught:
-        judge.score_pr_confidence(pull(), None, PROBLEM, REQUEST_TEXT)
+        judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
     assert caught.value.tool == "llm" and caught.value.reason == "the model refused: I can't help with that."
 
 
 def test_length_cut_off_is_a_tool_error(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
     fake.queue(FakeReply(content='{"confidence": "hi', finish_reason="length"))
     with pytest.raises(ToolError, match=r"response cut off \(length\)"):
-        judge.score_pr_confidence(pull(), None, PROBLEM, REQUEST_TEXT)
+        judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
     assert judge.llm.calls[0].response_text == '{"confidence": "hi'
 
 
@@ -266,7 +268,7 @@ def test_output_that_does_not_match_the_schema_is_a_tool_error(judge: OpenAIJudg
                                                                 content: object) -> None:
     fake.queue(content)
     with pytest.raises(ToolError, match="did not match the schema"):
-        judge.score_pr_confidence(pull(), None, PROBLEM, REQUEST_TEXT)
+        judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
     assert not judge.llm.calls[0].ok
 
 
@@ -344,8 +346,8 @@ def test_huge_pr_body_is_summarised_before_scoring_and_reused_by_verify(judge: O
                {"confidence": "high", "reason": "Title says so."},
                {"objection": None, "confirmed": True, "reason": "Adds the missing context."})
 
-    score = judge.score_pr_confidence(pull(huge), BATCH[1], PROBLEM, REQUEST_TEXT)
-    verdict = judge.verify_pr_match(pull(huge), BATCH[1], PROBLEM, REQUEST_TEXT)
+    score = judge.score_pr_confidence(pull(huge), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
+    verdict = judge.verify_pr_match(pull(huge), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
 
     assert score.confidence is Confidence.HIGH and verdict.confirmed
     assert fake.schema_names() == ["Summary", "PRScore", "PRVerdict"]
@@ -359,13 +361,13 @@ def test_huge_pr_body_is_summarised_before_scoring_and_reused_by_verify(judge: O
 def test_failed_summary_falls_back_to_a_capped_body(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
     huge = "x" * (SUMMARIZE_OVER_CHARS * 2)
     fake.queue(FakeReply(refusal="no"), {"confidence": "low", "reason": "r"})
-    assert judge.score_pr_confidence(pull(huge), None, PROBLEM, REQUEST_TEXT).confidence is Confidence.LOW
+    assert judge.score_pr_confidence(pull(huge), None, asked(PROBLEM, REQUEST_TEXT)).confidence is Confidence.LOW
     user = messages(fake.chat_requests()[1])[1]
     assert "truncated" in user and len(user) < SUMMARIZE_OVER_CHARS + 12_000
 
 
 def test_request_text_is_bounded(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
-    judge.score_pr_confidence(pull(), None, PROBLEM, "y" * 50_000)
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, "y" * 50_000))
     assert messages(fake.chat_requests()[0])[1].count("y") < 8_100
 
 
@@ -405,7 +407,6 @@ def test_the_workflow_reaches_the_summariser_once_per_huge_pr(judge: OpenAIJudge
     """Through PrEvaluator (as the scan and link check call it): a huge body is summarised by the
     engine once, and evaluating the same PR again costs no further call."""
     from wif_action.journal import Journal
-    from wif_action.models import Request
     from wif_action.ports import AnalysisTools
     from wif_action.run_context import Run
     from wif_action.subtasks.pr_evaluation import PrEvaluator
@@ -424,7 +425,7 @@ def test_the_workflow_reaches_the_summariser_once_per_huge_pr(judge: OpenAIJudge
                {"objection": None, "confirmed": True, "reason": "Adds the missing context."})
     tools = AnalysisTools(cache=None, github=OnePull(), judge=judge)  # type: ignore[arg-type]
     run = Run(tools=tools, journal=Journal(), progress=RecordingProgress())
-    evaluator = PrEvaluator(run, huge.repo, Request(problem=PROBLEM, raw_text=REQUEST_TEXT, version="8.48.0"))
+    evaluator = PrEvaluator(run, huge.repo, asked(PROBLEM, REQUEST_TEXT))
     first = evaluator.evaluate(huge.number, BATCH[1], release("8.49.0"), source="scan")
     again = evaluator.evaluate(huge.number, BATCH[1], release("8.49.0"), source="scan")
     assert first is not None and first is again

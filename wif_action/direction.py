@@ -9,6 +9,7 @@ problem complains that the thing is there or that it is missing, in the sentence
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from wif_action import lexicon
 
@@ -31,22 +32,40 @@ def change_direction(headline: str) -> str | None:
     return None
 
 
-def opposite(headline: str, problem: str) -> str | None:
-    """A reason when the change goes against what the problem asks for, else None."""
+@dataclass(frozen=True)
+class Complaint:
+    """One sentence of the problem: the things it names, and whether it complains they are there or missing."""
+
+    words: frozenset[str]
+    present: bool
+    absent: bool
+
+
+def complaints(problem: str) -> tuple[Complaint, ...]:
+    """The problem's sentences as complaints (read once per question, `question.Question.complaints`)."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", problem[:5000]):
+        words = frozenset(_words(sentence))
+        if words:
+            found.append(Complaint(words, bool(lexicon.pattern("complains_present").search(sentence)),
+                                   bool(lexicon.pattern("complains_absent").search(sentence))))
+    return tuple(found)
+
+
+def opposite(headline: str, problem: tuple[Complaint, ...]) -> str | None:
+    """A reason when the change goes against what the problem (its `complaints`) asks for, else None."""
     direction = change_direction(headline)
     if direction is None:
         return None
     objects = _objects(headline)
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", problem[:5000]):
-        named = objects & _words(sentence)
+    for complaint in problem:
+        named = objects & complaint.words
         if not named:
             continue
-        complains_present = bool(lexicon.pattern("complains_present").search(sentence))
-        complains_absent = bool(lexicon.pattern("complains_absent").search(sentence))
         thing = sorted(named)[0]
-        if direction == "adds" and complains_present and not complains_absent:
+        if direction == "adds" and complaint.present and not complaint.absent:
             return f"it adds {thing}, and the problem is that {thing} is there when it should not be"
-        if direction == "removes" and complains_absent and not complains_present:
+        if direction == "removes" and complaint.absent and not complaint.present:
             return f"it removes {thing}, and the problem is that {thing} is missing"
     return None
 

@@ -14,24 +14,26 @@ from indexer.bumps import parse_bump
 from indexer.release_notes import commit_prefix
 from wif_action import lexicon
 from wif_action.direction import opposite
-from wif_action.models import Confidence, Entry, PullRequest, Request, Score
+from wif_action.models import Confidence, Entry, PullRequest, Score
 from wif_action.platforms import named_platforms
-from wif_action.problem_kind import feature_sections, wants_functionality
+from wif_action.problem_kind import feature_sections
+from wif_action.question import Question
 
-Check = Callable[[Score, PullRequest, Entry | None, Request], Score | None]
+Check = Callable[[Score, PullRequest, Entry | None, Question], Score | None]
 
 
-def weighed(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> tuple[Score, bool]:
+def weighed(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> tuple[Score, bool]:
     """The score after every check, and whether any objected."""
     objected = False
     for check in CHECKS:
-        objection = check(score, pull, entry, request)
+        objection = check(score, pull, entry, question)
         if objection is not None:
             score, objected = objection, True
     return score, objected
 
 
-def not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
+def not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | None,
+                             _question: Question) -> Score | None:
     """A bump line ("Bump Cocoa SDK from v8.13.0 to v8.14.2", "Bump `pydantic-core` to v2.14.3") says which
     releases of something else came in, not what they fixed, and a line pointing at a fix in another
     repository ("fixed upstream in owner/repo#12") has its evidence there: at most MEDIUM. A bundled SDK's own
@@ -50,12 +52,12 @@ def not_on_a_reference_alone(score: Score, _pull: PullRequest, entry: Entry | No
     return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} ({why})")
 
 
-def on_the_platform(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+def on_the_platform(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
     """A fix its own words scope to other platforms ("… on web, linux and windows") than the problem's
     ("On iOS, …") cannot fix it: at most MEDIUM, saying why."""
     if score.confidence == Confidence.LOW:
         return None
-    wanted = named_platforms(f"{request.problem}\n{request.raw_text}")
+    wanted = question.platforms
     scoped = named_platforms(entry.text if entry is not None else pull.title)
     if not wanted or not scoped or wanted & scoped:
         return None
@@ -64,20 +66,19 @@ def on_the_platform(score: Score, pull: PullRequest, entry: Entry | None, reques
                         f"{', '.join(sorted(wanted))}.")
 
 
-def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
     """A change the opposite way (adding what the customer has too much of, removing what they miss) is
     about the same thing but not its fix: at most MEDIUM, saying why."""
     if score.confidence == Confidence.LOW:
         return None
-    problem = f"{request.problem}\n{request.raw_text}"
     against = next((reason for headline in (pull.title, entry.text if entry else "")
-                    if (reason := opposite(headline, problem))), None)
+                    if (reason := opposite(headline, question.complaints))), None)
     if against is None:
         return None
     return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {against}.")
 
 
-def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _request: Request) -> Score | None:
+def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _question: Question) -> Score | None:
     """A `refactor:`/`ref:`/`chore:` change says it changes no behaviour: at most MEDIUM, saying why."""
     if score.confidence != Confidence.HIGH:
         return None
@@ -90,25 +91,25 @@ def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _re
     return None
 
 
-def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, request: Request) -> Score | None:
+def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
     """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
     MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
     if score.confidence == Confidence.LOW or entry is None or entry.section not in feature_sections():
         return None
-    if wants_functionality(f"{request.problem}\n{request.raw_text}"):
+    if question.wants_functionality:
         return None
     return Score(confidence=Confidence.MEDIUM,
                  reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
 
 
 def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry: Entry | None,
-                                       request: Request) -> Score | None:
+                                       question: Question) -> Score | None:
     """The mirror of `a_fix_for_a_bug`: when the request asks for functionality that does not exist yet, the
     spec prioritises the features that add it, so a fix in the same area is listed after them. Its level
     stays: a fix can deliver what was missing, and only the order among MEDIUMs changes."""
     if score.confidence != Confidence.MEDIUM or entry is None or entry.section in feature_sections():
         return None
-    if not wants_functionality(f"{request.problem}\n{request.raw_text}"):
+    if not question.wants_functionality:
         return None
     return Score(confidence=Confidence.MEDIUM,
                  reason=f"{score.reason} But it changes existing behaviour, and the request asks for functionality.")

@@ -22,6 +22,7 @@ from wif_action.models import (
     Usage,
     Verdict,
 )
+from wif_action.question import Question
 
 
 class ReleaseCache(Protocol):
@@ -108,17 +109,11 @@ class Judge(Protocol):
 
     def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None: ...
 
-    def filter_relevant_entries(
-        self, entries: list[Entry], problem: str, request_text: str
-    ) -> list[RelevantEntry]: ...
+    def filter_relevant_entries(self, entries: list[Entry], question: Question) -> list[RelevantEntry]: ...
 
-    def score_pr_confidence(
-        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
-    ) -> Score: ...
+    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> Score: ...
 
-    def verify_pr_match(
-        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
-    ) -> Verdict: ...
+    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict: ...
 
     def summarize(self, text: str, purpose: str) -> str: ...
 

@@ -21,6 +21,7 @@ from wif_action.events import Events, RunFinished, RunStarted, StepFinished, Ste
 from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, ExtractedRequest, Outcome, Release, Request, Usage
 from wif_action.ports import AnalysisTools, CacheReadError, Progress
+from wif_action.question import question_of
 from wif_action.run_context import Run, WorkflowOptions
 from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request, missing_field_question
@@ -112,7 +113,7 @@ class Workflow:
 
     def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:
         tools, journal = run.tools, run.journal
-        evaluator = PrEvaluator(run, repo, request)
+        evaluator = PrEvaluator(run, repo, question_of(request, self.registry))  # the question, analysed once
         version = request.version or ""
         user_release = tools.cache.find_release(repo, version) if parse_tag(version) else None
         links = self._links(run, request, repo, user_release, evaluator)  # needs a user release

@@ -31,6 +31,7 @@ from wif_action.models import (
     Verdict,
 )
 from wif_action.ports import ToolError
+from wif_action.question import Question
 from wif_action.tools.llm import LLMCallRecord, LLMClient
 
 REQUEST_TEXT_LIMIT = 8_000  # raw request text sent to filter/score/verify
@@ -111,7 +112,7 @@ def clip(text: str, limit: int) -> str:
     return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters ...]"
 
 
-Shortlist = Callable[[list[Entry], str, str], list[Entry]]
+Shortlist = Callable[[list[Entry], Question], list[Entry]]
 
 
 class OpenAIJudge:
@@ -162,29 +163,30 @@ class OpenAIJudge:
         return chosen
 
     def filter_relevant_entries(
-        self, entries: list[Entry], problem: str, request_text: str
+        self, entries: list[Entry], question: Question
     ) -> list[RelevantEntry]:
         if self.shortlist is not None:
-            entries = self.shortlist(entries, problem, request_text)
+            entries = self.shortlist(entries, question)
         if not entries:
             return []
         user = "\n\n".join([
-            self._problem_blocks(problem, request_text),
+            self._problem_blocks(question.problem, question.request_text),
             block("release_notes", "\n".join(_entry_line(i, e) for i, e in enumerate(entries, 1))),
         ])
         reply = self._ask("filter_relevant_entries", user, RelevantEntries)
         return self._relevant(reply.entries, entries)
 
     def score_pr_confidence(
-        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+        self, pr: PullRequest, entry: Entry | None, question: Question
     ) -> Score:
-        reply = self._ask("score_pr_confidence", self._pr_message(pr, entry, problem, request_text), PRScore)
+        reply = self._ask("score_pr_confidence", self._pr_message(pr, entry, question.problem, question.request_text),
+                          PRScore)
         return Score(confidence=Confidence(reply.confidence), reason=" ".join(reply.reason.split()))
 
     def verify_pr_match(
-        self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str
+        self, pr: PullRequest, entry: Entry | None, question: Question
     ) -> Verdict:
-        user = self._pr_message(pr, entry, problem, request_text)
+        user = self._pr_message(pr, entry, question.problem, question.request_text)
         reply = self._ask("verify_pr_match", user, PRVerdict, model=self.verify_model)
         reason = " ".join(reply.reason.split())
         if not reply.confirmed and reply.objection:

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from wif_action.models import Entry, IssueResolution, PullRequest, Release, RelevantEntry, Request, Score, Verdict
+from wif_action.question import Question
 
 ARGUMENT_LIMIT = 300
 _TEXT_LIMIT = 80
@@ -29,6 +30,8 @@ def summarise(value: Any) -> str:
         return repr(clip(value, _TEXT_LIMIT))
     if isinstance(value, BaseModel):
         return _model(value)
+    if isinstance(value, Question):  # the problem says which question; its analysis is derived from it
+        return f"question {summarise(value.problem)}"
     if isinstance(value, list | tuple | set | frozenset):
         return _collection(list(value))
     if isinstance(value, dict):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 from indexer.versions import display_version
-from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Request, Score, Via
+from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Score, Via
 from wif_action.objections import weighed
 from wif_action.ports import ToolError
+from wif_action.question import Question
 from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
@@ -21,8 +22,8 @@ _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 
 class PrEvaluator:
-    def __init__(self, run: Run, repo: str, request: Request):
-        self.repo, self.request, self.tools, self.journal = repo, request, run.tools, run.journal
+    def __init__(self, run: Run, repo: str, question: Question):
+        self.repo, self.question, self.tools, self.journal = repo, question, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
         self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
@@ -84,7 +85,7 @@ class PrEvaluator:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
-        score, objected = weighed(score, pull, entry, self.request)
+        score, objected = weighed(score, pull, entry, self.question)
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
         self.journal.note(f"{_change_name(pull, self.repo)} ({where}): {score.confidence.value} — {score.reason}")
@@ -105,10 +106,10 @@ class PrEvaluator:
         return pull.model_copy(update={"body": pull.body[:MAX_BODY_CHARS]})
 
     def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
-        request = self.request
+        question = self.question
         try:
             score = judged(self.journal, f"score {_label(pull)}", self.tools.judge, self.tools.fallback,
-                           lambda j: j.score_pr_confidence(pull, entry, request.problem, request.raw_text))
+                           lambda j: j.score_pr_confidence(pull, entry, question))
         except ToolError as error:
             self.journal.skip(f"score {_label(pull)}", error.reason)
             return None
@@ -138,10 +139,10 @@ class PrEvaluator:
         return Score(confidence=confidence, reason=self._shown(f"PR title \u201c{pull.title[:160]}\u201d.", entry))
 
     def _verify(self, pull: PullRequest, entry: Entry | None, score: Score) -> Score:
-        request = self.request
+        question = self.question
         try:
             verdict = judged(self.journal, f"verify {_label(pull)}", self.tools.judge, self.tools.fallback,
-                             lambda j: j.verify_pr_match(pull, entry, request.problem, request.raw_text))
+                             lambda j: j.verify_pr_match(pull, entry, question))
         except ToolError as error:
             self.journal.skip(f"verify {_label(pull)}", error.reason)
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (could not be double-checked)")

@@ -14,9 +14,7 @@ from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.platforms import named_platforms
 from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
-from wif_action.problem_kind import wants_functionality
 from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
 from wif_action.subtasks.cited_prs import cited_pr, repository_names
@@ -45,9 +43,8 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     platforms each bundled SDK ships for."""
     tools, journal, max_high = run.tools, run.journal, run.options.max_high
     result = ScanResult(candidates=list(known or []))
-    text = f"{evaluator.request.problem}\n{evaluator.request.raw_text}"
-    bundles = BundleFollower(run, repo, user_release, wants_functionality(text),
-                             frozenset(named_platforms(text)), registry)
+    question = evaluator.question
+    bundles = BundleFollower(run, repo, user_release, question.wants_functionality, question.platforms, registry)
     names = repository_names(registry, repo, tools.cache.repositories())
     for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
@@ -97,13 +94,13 @@ def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools
 def _relevant_entries(entries: list[Entry], batch: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
                       journal: Journal) -> list[RelevantEntry]:
     """The judge's pick, asked for at most MAX_ENTRIES_PER_CALL entries at a time (raises ToolError)."""
-    problem, raw = evaluator.request.problem, evaluator.request.raw_text
+    question = evaluator.question
     relevant: list[RelevantEntry] = []
     for start in range(0, len(entries), MAX_ENTRIES_PER_CALL):
         chunk = entries[start:start + MAX_ENTRIES_PER_CALL]
 
         def pick(judge: Judge, chunk: list[Entry] = chunk) -> list[RelevantEntry]:
-            return judge.filter_relevant_entries(chunk, problem, raw)
+            return judge.filter_relevant_entries(chunk, question)
 
         relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback, pick)
     return relevant

@@ -18,6 +18,7 @@ from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.journal import Journal
 from wif_action.models import Entry, IssueResolution, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import AnalysisTools, GitHub, Judge, ReleaseCache, ToolUnavailable
+from wif_action.question import Question
 
 DEADLINE_REASON = "not attempted: the run's deadline was reached"
 PER_CALL_SECONDS = 60.0  # no single GitHub or LLM call may take longer in total, whatever the deadline
@@ -103,14 +104,14 @@ class JudgeUntilDeadline:
     def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None:
         return self._clock.call(lambda: self._judge.resolve_repository_ambiguous(context, choices))
 
-    def filter_relevant_entries(self, entries: list[Entry], problem: str, request_text: str) -> list[RelevantEntry]:
-        return self._clock.call(lambda: self._judge.filter_relevant_entries(entries, problem, request_text))
+    def filter_relevant_entries(self, entries: list[Entry], question: Question) -> list[RelevantEntry]:
+        return self._clock.call(lambda: self._judge.filter_relevant_entries(entries, question))
 
-    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
-        return self._clock.call(lambda: self._judge.score_pr_confidence(pr, entry, problem, request_text))
+    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> Score:
+        return self._clock.call(lambda: self._judge.score_pr_confidence(pr, entry, question))
 
-    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Verdict:
-        return self._clock.call(lambda: self._judge.verify_pr_match(pr, entry, problem, request_text))
+    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
+        return self._clock.call(lambda: self._judge.verify_pr_match(pr, entry, question))
 
     def summarize(self, text: str, purpose: str) -> str:
         return self._clock.call(lambda: self._judge.summarize(text, purpose))

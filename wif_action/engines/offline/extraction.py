@@ -16,12 +16,12 @@ from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action import lexicon
 from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version
+from wif_action.lexicon.names import PACKAGE_WEIGHT, alias_kind_weight
 from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000
 MAX_PROBLEM_CHARS = 400
 ADJACENT_BONUS = 3.0
-PACKAGE_WEIGHT = 3.0  # alias_kind_weight of a name only one SDK has ("@sentry/react-native", "sentry_flutter")
 
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _SPACE_RUN = re.compile(r"[^\S\n]+")
@@ -94,22 +94,6 @@ def _repo_from_links(links: list[str], registry: Registry) -> str | None:
         if parsed and registry.lookup(parsed.repo):
             return registry.lookup(parsed.repo)
     return None
-
-
-def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
-    """(weight, names the SDK itself): package names beat "X SDK" phrases beat platform words.
-
-    Why: "sentry_flutter" or "@sentry/react-native" can only mean one SDK, while
-    "Android" or "iOS" also describe where a React Native or Flutter app runs.
-    """
-    name = repo.split("/", 1)[-1].lower()
-    if re.search(r"[@/_:]|\w\.\w|-", alias) or "sentry" in alias or alias == name:
-        return PACKAGE_WEIGHT, True
-    if alias.endswith(" sdk"):
-        return 2.0, True
-    if alias in name and alias not in lexicon.words("version_named"):
-        return 2.0, True
-    return 1.0, False
 
 
 def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:

@@ -8,40 +8,25 @@ and release note name the problem's specific terms, and says which ones.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from indexer.registry import Registry
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import Evidence, gather
-from wif_action.engines.offline.extraction import alias_kind_weight, extract, github_links
-from wif_action.engines.offline.query import build_query
+from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.engines.offline.summary import summarize
-from wif_action.lexicon.terms import Term, alternatives, analyse, quoted_spans
+from wif_action.lexicon.names import alias_kind_weight
+from wif_action.lexicon.terms import Term, analyse
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import ToolError
-from wif_action.problem_kind import wants_functionality
+from wif_action.question import Question
 
-_QUERY_CACHE = 16
 MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
 SHORTLIST_SIZE = 6  # entries per batch an LLM reads: the smallest size keeping every public fix in both modes
-
-
-@dataclass(frozen=True)
-class _Question:
-    """The per-question inputs of every judgement: query terms, the condensed problem's terms, code names the
-    customer quoted, whether it asks for missing functionality, and the links it gives."""
-
-    terms: dict[str, Term]
-    problem_keys: frozenset[str]
-    quoted: frozenset[str]
-    wants_functionality: bool
-    links: list[str]
-    alternatives: tuple[frozenset[str], ...] = ()
 
 
 class OfflineJudge:
@@ -55,7 +40,6 @@ class OfflineJudge:
         self.registry = registry
         self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
         self.rejected_claims: list[str] = []  # the offline engine only quotes its input
-        self._questions: dict[tuple[str, str], _Question] = {}
 
     # --- Subtasks 1 and 2 -------------------------------------------------------------
 
@@ -99,24 +83,21 @@ class OfflineJudge:
 
     # --- Subtask 5 ----------------------------------------------------------------------
 
-    def filter_relevant_entries(self, entries: list[Entry], problem: str, request_text: str) -> list[RelevantEntry]:
+    def filter_relevant_entries(self, entries: list[Entry], question: Question) -> list[RelevantEntry]:
         if not entries:
             return []
-        question = self._question(problem, request_text)
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
         return rank_entries(entries, question.terms, stats, question.wants_functionality)
 
-    def shortlist(self, entries: list[Entry], problem: str, request_text: str,
-                  size: int = SHORTLIST_SIZE) -> list[Entry]:
+    def shortlist(self, entries: list[Entry], question: Question, size: int = SHORTLIST_SIZE) -> list[Entry]:
         """The entries of a batch worth an LLM's reading (see `relevance.shortlist`)."""
         if not entries:
             return []
-        question = self._question(problem, request_text)
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
         return relevance_shortlist(entries, question.terms, stats, question.wants_functionality, size)
 
-    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Score:
-        _, evidence = self._evidence(pr, entry, problem, request_text)
+    def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> Score:
+        _, evidence = self._evidence(pr, entry, question)
         if not evidence.ships and evidence.linked_issue is None:
             return Score(confidence=Confidence.LOW,
                          reason=f"PR {quote_title(pr.title)} changes CI, docs, tests, samples or internal code only, "
@@ -124,9 +105,9 @@ class OfflineJudge:
         level = scoring.confidence(evidence)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level))
 
-    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> Verdict:
+    def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
         """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
-        stats, evidence = self._evidence(pr, entry, problem, request_text)
+        stats, evidence = self._evidence(pr, entry, question)
         repo = evidence.repo or pr.repo
         title = quote_title(pr.title)
         what = f"Release note {title}" if pr.commit is not None else f"PR title {title} and its release note"
@@ -150,22 +131,6 @@ class OfflineJudge:
     def usage(self) -> Usage:
         return Usage()
 
-    def _question(self, problem: str, request_text: str) -> _Question:
-        """What the judge reads from a question, computed once (the workflow asks per batch and twice per PR)."""
-        key = (problem or "", request_text or "")
-        if key not in self._questions:
-            if len(self._questions) >= _QUERY_CACHE:
-                self._questions.clear()
-            both = f"{key[0]}\n{key[1]}"
-            self._questions[key] = _Question(
-                terms=build_query(key[0], key[1], self.registry),
-                problem_keys=frozenset(term.key for term in analyse(key[0])),
-                quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
-                wants_functionality=wants_functionality(both),
-                links=github_links(key[1]),
-                alternatives=alternatives(both))
-        return self._questions[key]
-
     def _statistics(self, repos: list[str], query: dict[str, Term], texts: list[str]) -> RepositoryStats:
         """Whole-repository statistics from the cache, for each repository whose entries are judged (a
         bundled SDK's entries are scored against its own repository); the batch itself if the cache
@@ -184,9 +149,7 @@ class OfflineJudge:
             stats.load(repo, terms)
         return stats
 
-    def _evidence(self, pr: PullRequest, entry: Entry | None, problem: str,
-                  request_text: str) -> tuple[RepositoryStats, Evidence]:
-        question = self._question(problem, request_text)
+    def _evidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> tuple[RepositoryStats, Evidence]:
         texts = [entry.text] if entry else [pr.title]
         repo = self._vocabulary_of(pr, entry)
         stats = self._statistics([repo], question.terms, texts)

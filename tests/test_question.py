@@ -1,0 +1,64 @@
+"""The question is analysed once into a typed `Question`, and that is what every judge method receives."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from indexer.registry import load_registry
+from wif_action.engines.offline import OfflineJudge
+from wif_action.engines.openai_engine import OpenAIJudge
+from wif_action.models import Request
+from wif_action.objections import CHECKS
+from wif_action.ports import Judge
+from wif_action.question import Question, analyse_question, question_of
+
+
+def test_a_question_holds_its_analysis() -> None:
+    question = analyse_question(
+        "On iOS the app crashes in `SentryContextStorage.root()` when before_send returns None.",
+        "Android works fine. See https://github.com/getsentry/sentry-cocoa/issues/5397 — spans recorded as "
+        "internal_error are spurious.")
+    assert question.platforms == {"ios"}  # Android is named as the platform that works
+    assert "before_send" in question.identifiers and "sentrycontextstorage.root" in question.identifiers
+    assert "sentrycontextstorage.root" in question.quoted and "before_send" not in question.quoted
+    assert question.links == ("https://github.com/getsentry/sentry-cocoa/issues/5397",)
+    assert not question.wants_functionality
+    assert any(c.present and "internal_error" in c.words for c in question.complaints)
+    assert "crash" in question.problem_keys and "crash" in question.terms
+
+
+def test_missing_functionality_and_alternatives_are_read() -> None:
+    question = analyse_question("Is there an option to drop slow/frozen frames from transactions?")
+    assert question.wants_functionality
+    assert any({"slow", "frozen"} <= group for group in question.alternatives)
+
+
+def test_an_sdk_name_in_the_request_counts_little() -> None:
+    registry = load_registry()
+    plain = analyse_question("crash on startup", "crash on startup with sentry-cocoa")
+    damped = analyse_question("crash on startup", "crash on startup with sentry-cocoa", registry)
+    assert damped.terms["cocoa"].weight < plain.terms["cocoa"].weight
+    assert damped.terms["crash"].weight == plain.terms["crash"].weight
+
+
+def test_question_of_a_request_reads_its_problem_and_raw_text() -> None:
+    request = Request(problem="App hangs on launch", raw_text="Customer: app hangs on launch since 8.1")
+    question = question_of(request)
+    assert (question.problem, question.request_text) == (request.problem, request.raw_text)
+    assert question.text == f"{request.problem}\n{request.raw_text}"
+
+
+@pytest.mark.parametrize("judge", [Judge, OfflineJudge, OpenAIJudge])
+@pytest.mark.parametrize("method", ["filter_relevant_entries", "score_pr_confidence", "verify_pr_match"])
+def test_no_judge_method_takes_problem_strings(judge: type, method: str) -> None:
+    """Every engine (and the port) takes the analysed `Question`, never `(problem, request_text)` strings."""
+    parameters = inspect.signature(getattr(judge, method)).parameters
+    assert "question" in parameters and not {"problem", "request_text"} & parameters.keys()
+    assert parameters["question"].annotation in (Question, "Question")
+
+
+def test_every_objection_takes_the_question() -> None:
+    for check in CHECKS:
+        assert list(inspect.signature(check).parameters)[-1] in ("question", "_question"), check.__name__

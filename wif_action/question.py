@@ -1,0 +1,83 @@
+"""The customer's question, analysed once: what subtasks, objections and both engines judge candidates against.
+
+Why one object: the problem text used to be re-joined and re-analysed at every call site (query terms per
+engine call, platforms and functionality in the scan, again in each objection). `analyse_question` reads it
+once per run; every judge method takes the `Question`, never `(problem, request_text)` strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from indexer.github_refs import find_links
+from indexer.registry import Registry
+from wif_action import lexicon
+from wif_action.direction import Complaint, complaints
+from wif_action.lexicon.names import PACKAGE_WEIGHT, alias_kind_weight
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
+from wif_action.models import Request
+from wif_action.platforms import named_platforms
+from wif_action.problem_kind import wants_functionality
+
+
+@dataclass(frozen=True, eq=False)
+class Question:
+    """What the judge reads from a request. `problem` is the condensed symptom, `request_text` all the customer
+    wrote; the rest is derived from them by `analyse_question`."""
+
+    problem: str
+    request_text: str
+    terms: dict[str, Term] = field(default_factory=dict)  # weighted query terms, SDK names damped
+    problem_keys: frozenset[str] = frozenset()  # term keys of the condensed problem alone
+    identifiers: frozenset[str] = frozenset()  # code names anywhere in the request ("before_send", "__init__")
+    quoted: frozenset[str] = frozenset()  # … those quoted verbatim (`http_ssl_verify_peer`)
+    platforms: frozenset[str] = frozenset()  # where it happens ("ios"), not where it works
+    wants_functionality: bool = False  # asks for missing functionality, not about broken behaviour
+    complaints: tuple[Complaint, ...] = ()  # per sentence: what it names is there / missing (direction)
+    alternatives: tuple[frozenset[str], ...] = ()  # "slow/frozen frames": one idea
+    links: tuple[str, ...] = ()  # GitHub issue/PR links of the request text
+
+    @property
+    def text(self) -> str:
+        """Problem and request, as the engine-independent checks read them."""
+        return f"{self.problem}\n{self.request_text}"
+
+
+def analyse_question(problem: str, request_text: str = "", registry: Registry | None = None) -> Question:
+    """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`)."""
+    problem, request_text = problem or "", request_text or ""
+    both = f"{problem}\n{request_text}"
+    terms = query_terms(problem, request_text)
+    for key in sdk_name_keys(request_text, registry) & terms.keys():
+        term = terms[key]
+        terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
+    return Question(
+        problem=problem, request_text=request_text, terms=terms,
+        problem_keys=frozenset(term.key for term in analyse(problem)),
+        identifiers=frozenset(term.key for term in analyse(both) if term.identifier),
+        quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
+        platforms=frozenset(named_platforms(both)),
+        wants_functionality=wants_functionality(both),
+        complaints=complaints(both),
+        alternatives=alternatives(both),
+        links=tuple(link.url for link in find_links(request_text)))
+
+
+def question_of(request: Request, registry: Registry | None = None) -> Question:
+    """The analysed question of an extracted request."""
+    return analyse_question(request.problem, request.raw_text, registry)
+
+
+def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:
+    """Term keys of the SDK names the request uses. Why they count little: "iOS SDK" or "sentry-cocoa" say which
+    repository, not what is wrong, and would match every dependency bump of that SDK. A package's own part
+    ("serverless" of "@sentry/aws-serverless", "okhttp" of "sentry-okhttp") names the area, so it keeps its
+    weight."""
+    keys: set[str] = set()
+    if registry is None:
+        return keys
+    for alias, repo in registry.find_in_text(request_text[:MAX_ANALYSED_CHARS]):
+        own = {term.key for term in analyse(repo.replace("/", " ").replace("-", " "))}
+        package = alias_kind_weight(alias, repo)[0] >= PACKAGE_WEIGHT
+        keys |= {term.key for term in analyse(alias) if not package or term.key in own}
+    return keys
