@@ -22,7 +22,8 @@ from wif_action.platforms import named_platforms
 ROOT = Path(__file__).resolve().parent.parent
 # Modules whose regexes read structure, not meaning (see the module docstring), by path prefix.
 STRUCTURE = ("indexer/", "wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
-             "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py")
+             "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py",
+             "wif_action/slack_manifest.py")
 _ENGLISH_ALTERNATION = re.compile(r"(?<![\\\w])([a-z]{3,})\|([a-z]{3,})\|([a-z]{3,})(?![\w])")
 
 
