@@ -300,7 +300,7 @@ def test_rate_limit_then_success_recovers(fake: FakeOpenAI) -> None:
 def test_timeout_is_a_tool_error(fake: FakeOpenAI) -> None:
     judge = make_judge(fake, timeout=0.3)
     fake.add_fault("POST", "chat/completions", status=None, times=1, delay=1.5)
-    with pytest.raises(ToolError, match=r"timed out after 0\.3 s"):
+    with pytest.raises(ToolError, match=r"timed out after 0\.3 s per attempt"):
         judge.summarize("t", "p")
     assert chat_count(fake) == 1
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from indexer.registry import load_registry
+from tests.fakes.openai_server import requested_schema
 from wif_action.app import llm_client, read_github
 from wif_action.engines import choose_engine
 from wif_action.engines.offline import OfflineJudge
@@ -52,7 +53,7 @@ def keyword_responder(keyword: str, *, confidence: str = "high", confirmed: bool
     """A scripted LLM: entries mentioning `keyword` are relevant and score `confidence`."""
 
     def respond(request: dict) -> Any:
-        schema = request["response_format"]["json_schema"]["name"]
+        schema, _ = requested_schema(request)
         user = request["messages"][-1]["content"]
         if schema == "RelevantEntries":
             ids = [int(m.group(1)) for m in re.finditer(r"^\[(\d+)\] .*$", user, re.M) if keyword in m.group(0).lower()]

@@ -112,15 +112,15 @@ def slack_web_client(env: Mapping[str, str], token: str | None = None) -> WebCli
 
 
 def llm_client(env: Mapping[str, str], on_call: Callable[[LLMCallRecord], None] | None = None) -> LLMClient:
-    """OPENAI_API_KEY / OPENAI_BASE_URL with the WIF_LLM_TIMEOUT and WIF_LLM_MAX_RETRIES bounds;
-    `on_call` sees every call's record (the run's event bus)."""
-    from wif_action.tools.llm import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, LLMClient
+    """OPENAI_API_KEY / OPENAI_BASE_URL with WIF_LLM_MAX_RETRIES; per-model settings (WIF_LLM_TIMEOUT,
+    WIF_REASONING_*) are read from `env` too. `on_call` sees every call's record (the run's event bus)."""
+    from wif_action.tools.llm import DEFAULT_MAX_RETRIES, LLMClient
 
     return LLMClient(
         env["OPENAI_API_KEY"].strip(),
         base_url=env.get("OPENAI_BASE_URL") or None,
-        timeout=number_setting(env, "WIF_LLM_TIMEOUT", DEFAULT_TIMEOUT),
         max_retries=int(number_setting(env, "WIF_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)),
+        env=env,
         on_call=on_call,
     )
 

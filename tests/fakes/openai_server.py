@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -20,7 +21,12 @@ from typing import Any
 
 from .http_base import FakeServer, HTTPError, Request, Response
 
-__all__ = ["FakeOpenAI", "FakeReply", "schema_example"]
+__all__ = ["FakeOpenAI", "FakeReply", "requested_schema", "schema_example"]
+
+# The schema a client that cannot use `json_schema` output quotes in its system prompt (wif_action.tools.llm).
+_PROMPTED_SCHEMA = re.compile(r"JSON schema \(name: (\w+)\):\n```json\n(.*?)\n```", re.DOTALL)
+# Reasoning tokens a fake reasoning model spends, by `reasoning_effort` (OpenAI's default effort is medium).
+REASONING_SPEND = {"minimal": 200, "low": 800, "medium": 3_000, "high": 9_000}
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -80,6 +86,20 @@ def schema_example(schema: dict[str, Any], root: dict[str, Any] | None = None) -
     return {"array": [], "string": "", "integer": 0, "number": 0.0, "boolean": False}.get(str(kind))
 
 
+def requested_schema(body: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
+    """(name, JSON schema) a chat request asks for: from ``response_format`` json_schema, or, in JSON and
+    prompt modes, from the schema quoted in its system message (what a real model would read)."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        spec = fmt.get("json_schema") or {}
+        return spec.get("name"), spec.get("schema")
+    for message in body.get("messages") or []:
+        found = _PROMPTED_SCHEMA.search(_text_of(message.get("content")) if isinstance(message, dict) else "")
+        if found:
+            return found.group(1), json.loads(found.group(2))
+    return None, None
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -105,6 +125,10 @@ class FakeOpenAI(FakeServer):
     def __init__(self, responder: Responder | None = None) -> None:
         super().__init__()
         self.responder: Responder | None = responder
+        # ``response_format`` types answered with a 400 (an older OpenAI-compatible server): "json_schema", ...
+        self.rejected_formats: set[str] = set()
+        # models that reason before answering: their hidden tokens count against ``max_completion_tokens``
+        self.reasoning_models: set[str] = set()
         self._queue: deque[Any] = deque()
         self._ids = itertools.count(1)
         self.route("POST", r"(?:/v1)?/chat/completions", self.ENDPOINT, self._h_chat)
@@ -127,9 +151,7 @@ class FakeOpenAI(FakeServer):
 
     def schema_names(self) -> list[str | None]:
         """``response_format.json_schema.name`` of each chat call (None when absent)."""
-        return [
-            ((body.get("response_format") or {}).get("json_schema") or {}).get("name") for body in self.chat_requests()
-        ]
+        return [requested_schema(body)[0] for body in self.chat_requests()]
 
     # --------------------------------------------------------------------- hooks
     def default_fault_body(self, status: int) -> Any:
@@ -154,6 +176,11 @@ class FakeOpenAI(FakeServer):
             raise HTTPError(400, _error_body(400, "'model' and 'messages' are required"))
         if body.get("stream"):
             raise HTTPError(400, _error_body(400, "FakeOpenAI does not support stream=true"))
+        kind = (body.get("response_format") or {}).get("type")
+        if kind in self.rejected_formats:
+            error = _error_body(400, f"response_format type '{kind}' is not supported by this server")
+            error["error"]["param"] = "response_format"
+            raise HTTPError(400, error)
         reply = self._queue.popleft() if self._queue else None
         if reply is None and self.responder is not None:
             reply = self.responder(body)
@@ -165,12 +192,16 @@ class FakeOpenAI(FakeServer):
         content = _encode_content(reply.content)
         prompt = "".join(_text_of(m.get("content")) for m in body["messages"] if isinstance(m, dict))
         completion = _tokens(content or reply.refusal or "")
+        reasoning = self._reasoning(body)
+        cap = body.get("max_completion_tokens") or body.get("max_tokens")
+        if reasoning and cap and reasoning + completion > cap:  # thought until the cap: no answer left
+            reasoning, completion, content, reply.finish_reason = cap, 0, "", "length"
         usage = reply.usage or {
             "prompt_tokens": _tokens(prompt),
-            "completion_tokens": completion,
-            "total_tokens": _tokens(prompt) + completion,
+            "completion_tokens": completion + reasoning,
+            "total_tokens": _tokens(prompt) + completion + reasoning,
             "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0},
         }
         n = next(self._ids)
         return Response(
@@ -200,13 +231,18 @@ class FakeOpenAI(FakeServer):
             {"x-request-id": f"req_fake{n:06d}", **(reply.headers or {})},
         )
 
+    def _reasoning(self, body: dict[str, Any]) -> int:
+        """Hidden reasoning tokens this request costs (0 for a chat model)."""
+        if body["model"] not in self.reasoning_models:
+            return 0
+        return REASONING_SPEND.get(str(body.get("reasoning_effort") or "medium"), REASONING_SPEND["medium"])
+
     @staticmethod
     def _default_content(body: dict[str, Any]) -> Any:
-        fmt = body.get("response_format") or {}
-        schema = (fmt.get("json_schema") or {}).get("schema")
-        if fmt.get("type") == "json_schema" and isinstance(schema, dict):
+        _, schema = requested_schema(body)
+        if isinstance(schema, dict):
             return schema_example(schema)
-        if fmt.get("type") == "json_object":
+        if (body.get("response_format") or {}).get("type") == "json_object":
             return {}
         return "OK"
 

@@ -198,6 +198,15 @@ class OpenAIJudge:
         return self._ask("summarize", user, Summary).summary.strip()
 
     @property
+    def call_seconds(self) -> float:
+        """The longest one judgement may take (every retry inside it); the run's wall clock allows this much."""
+        return max(self.llm.call_seconds(self.model), self.llm.call_seconds(self.verify_model)) + 5
+
+    def bind_deadline(self, seconds_left: Callable[[], float]) -> None:
+        """Attempts are bounded by the run's deadline: a retry starts only while time remains."""
+        self.llm.time_left = seconds_left
+
+    @property
     def calls(self) -> list[LLMCallRecord]:
         """Every LLM call so far (prompt, reply, tokens, latency, error) for the run record."""
         return self.llm.calls

@@ -21,7 +21,7 @@ from wif_action.ports import AnalysisTools, GitHub, Judge, ReleaseCache, ToolUna
 from wif_action.question import Question
 
 DEADLINE_REASON = "not attempted: the run's deadline was reached"
-PER_CALL_SECONDS = 60.0  # no single GitHub or LLM call may take longer in total, whatever the deadline
+PER_CALL_SECONDS = 60.0  # no single GitHub call (or engine call, unless it says `call_seconds`) may take longer
 T = TypeVar("T")
 
 
@@ -96,7 +96,10 @@ class JudgeUntilDeadline:
         self._judge, self._journal = judge, journal
         self.name, self.local = judge.name, judge.local
         self.rejected_claims = judge.rejected_claims  # the same list: the engine appends to it
-        self._clock = WallClock("judge", journal)
+        self._clock = WallClock("judge", journal, per_call=getattr(judge, "call_seconds", PER_CALL_SECONDS))
+        bind = getattr(judge, "bind_deadline", None)
+        if bind is not None:  # the engine retries a timed-out attempt only while the run has time left
+            bind(journal.seconds_left)
 
     def extract_request(self, message: str) -> Request:
         return self._clock.call(lambda: self._judge.extract_request(message))
