@@ -52,11 +52,12 @@ def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registr
     return registry
 
 
-def build_workflow(config: AppConfig, progress: Progress) -> Workflow:
-    """Raises CacheError (unusable cache), RegistryError or ValueError (bad engine setup)."""
+def build_workflow(config: AppConfig, progress: Progress, *, cache: SqliteReleaseCache | None = None) -> Workflow:
+    """Raises CacheError (unusable cache), RegistryError or ValueError (bad engine setup).
+    `cache`: one already opened from `config.db` (the Python API opens it once for many questions)."""
     from wif_action.engines import choose_engine
 
-    cache = SqliteReleaseCache.open(config.db)
+    cache = cache or SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
     github = CachedPullRequests(GitHubClient(read_github(config.env, timeout=config.github_timeout)), cache)
     events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it

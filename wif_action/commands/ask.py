@@ -1,4 +1,4 @@
-"""`wif ask`: answer one question from the release cache.
+"""`wif ask`: answer one question from the release cache — a thin layer over `wif_action.api.ask`.
 
 Exit codes (indexer.arguments): 0 whenever an answer was produced (any outcome but
 failed, deferrals too); 1 when the run ended `failed`; 2 for usage errors or an unusable cache.
@@ -13,19 +13,18 @@ import sys
 
 from indexer.arguments import EXIT_ANSWERED, EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, repository, seconds
 from indexer.redaction import Redactor
-from indexer.registry import RegistryError
-from indexer.schema import CacheError
-from wif_action.app import AppConfig, build_workflow
+from wif_action.api import CacheError, RegistryError, ask
+from wif_action.commands.message_input import MESSAGE_HELP_SUFFIX, MessageInputError, message_text
 from wif_action.delivery.settings import MAX_RELEASES_HELP, deadline_from, max_releases_from, positive_count
-from wif_action.models import AskInput
 from wif_action.tools.progress import ConsoleProgress, RecordingProgress
 
 EXAMPLES = """examples:
   wif ask --db cache.db.example --sdk sentry-cocoa --version 8.48.0 \\
       --problem "WatchdogTermination issues have empty tags (e.g. OS)" \\
       --link https://github.com/getsentry/sentry-cocoa/issues/5397
-  wif ask --db cache.db --message "Android SDK 8.17.0: OkHttp reports 504s for FORCE_CACHE misses. Fixed?"
-  wif ask --db cache.db --repo acme/acme-sdk --version 2.3.1 --problem "..." --json
+  wif ask --db cache.db.example --message "Android SDK 8.17.0: OkHttp reports 504s for FORCE_CACHE misses. Fixed?"
+  pbpaste | wif ask --db cache.db.example --message - --json
+  wif ask --db cache.db --repo acme/acme-sdk --version 2.3.1 --problem "..."   # cache.db: built by `wif index`
 
 environment:
   GITHUB_API_URL, GITHUB_TOKEN     GitHub API for PR and issue details (token optional)
@@ -54,7 +53,8 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--version", dest="sdk_version", metavar="VERSION", help="the customer's SDK version")
     parser.add_argument("--problem", help="what the customer observes")
     parser.add_argument("--link", action="append", default=[], metavar="URL", help="GitHub issue/PR URL (repeatable)")
-    parser.add_argument("--message", help="free text as pasted from Slack or an issue (instead of / besides fields)")
+    parser.add_argument("--message", help="free text as pasted from Slack or an issue (instead of / besides fields)"
+                        + MESSAGE_HELP_SUFFIX)
     parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto",
                         help="auto (default) uses OpenAI when OPENAI_API_KEY is set, else the offline engine")
     parser.add_argument("--registry", help="SDK registry JSON (default: the packaged Sentry registry)")
@@ -88,13 +88,13 @@ def release_guard(args: argparse.Namespace) -> int:
     return args.max_releases if args.max_releases is not None else max_releases_from(os.environ)
 
 
-def ask_input(args: argparse.Namespace) -> AskInput:
-    return AskInput(sdk=args.sdk, repo=args.repo, version=args.sdk_version, problem=args.problem,
-                    links=list(args.link or []), message=args.message)
-
-
 def run(args: argparse.Namespace) -> int:
-    if not (args.message or args.problem):
+    try:
+        message = message_text(args.message)
+    except MessageInputError as error:
+        print(f"wif ask: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not ((message or "").strip() or (args.problem or "").strip()):
         print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
         return EXIT_USAGE
     try:
@@ -102,15 +102,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"wif ask: {error}", file=sys.stderr)
         return EXIT_USAGE
-    config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, max_high=args.max_high,
-                       deadline_seconds=args.deadline, runs_db=args.runs_db, max_releases=guard)
     progress = RecordingProgress() if args.quiet else ConsoleProgress()
     try:
-        workflow = build_workflow(config, progress)
+        answer = ask(args.db, sdk=args.sdk, repo=args.repo, version=args.sdk_version, problem=args.problem,
+                     links=args.link or [], message=message, engine=args.engine, registry=args.registry,
+                     max_high=args.max_high, deadline=args.deadline, max_releases=guard, progress=progress,
+                     runs_db=args.runs_db, run_source="cli")
     except (CacheError, RegistryError, ValueError) as error:
         print(f"wif ask: {error}", file=sys.stderr)
         return EXIT_USAGE
-    answer = workflow.run(ask_input(args))
     redactor = Redactor(os.environ)  # an upstream may have echoed a secret into an error we quote
     if args.json:
         print(json.dumps(redactor.value(answer.public_json()), ensure_ascii=False))
