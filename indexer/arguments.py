@@ -17,10 +17,18 @@ EXIT_ANSWERED = 0  # an answer was given (any outcome but failed), or the work w
 EXIT_FAILED = 1  # the run ended `failed` (or, for `wif index`, every repository failed)
 EXIT_USAGE = 2  # bad arguments or an unusable input file
 
-EXIT_CODES_HELP = """exit codes:
-  0  an answer was given (any outcome but `failed`)
-  1  the run failed (outcome `failed`; `wif index`: every repository failed)
-  2  usage error: bad arguments, unusable cache or registry file"""
+
+def exit_codes_help(answered: str, failed: str | None, usage: str) -> str:
+    """The `exit codes:` section of one command's --help: each command says what its own codes mean."""
+    lines = [(EXIT_ANSWERED, answered), (EXIT_FAILED, failed), (EXIT_USAGE, usage)]
+    return "exit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in lines if text)
+
+
+# `wif ask`'s: the answer's outcome decides.
+EXIT_CODES_HELP = exit_codes_help(
+    "an answer was given (any outcome but `failed`, deferrals and no_result included)",
+    "the run ended `failed` (the answer says why)",
+    "usage error: bad arguments, unusable cache or registry file")
 
 
 def seconds(text: str) -> float:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from indexer.arguments import (
     EXIT_ANSWERED,
-    EXIT_CODES_HELP,
     EXIT_FAILED,
     EXIT_USAGE,
     count_at_least,
+    exit_codes_help,
     non_negative_days,
     repository,
 )
@@ -42,11 +42,15 @@ environment:
 A re-run costs one conditional request per unchanged repository (a 304 is free of rate limit).
 Progress goes to stderr, one line per repository.
 """
+EXIT_CODES = exit_codes_help(
+    "the cache was updated (or already current) for at least one repository; failures are listed per repository",
+    "every repository failed (nothing new was cached)",
+    "usage error: bad arguments, unusable cache or registry file")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = EXAMPLES + "\n" + EXIT_CODES_HELP
+    parser.epilog = EXAMPLES + "\n" + EXIT_CODES
     parser.add_argument("--db", required=True, metavar="PATH",
                         help="SQLite cache file (created if missing)")
     parser.add_argument("--repo", action="append", type=repository, default=[], metavar="OWNER/NAME",

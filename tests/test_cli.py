@@ -42,11 +42,25 @@ def test_impossible_arguments_are_usage_errors(argv, complaint, capsys):
     assert complaint in err and "Traceback" not in err, err
 
 
-@pytest.mark.parametrize("command", ["ask", "index", "runs"])
-def test_help_documents_the_exit_codes(command, capsys):
+@pytest.mark.parametrize("command", [[], ["ask"], ["index"], ["eval"], ["runs"], ["runs", "list"], ["runs", "show"],
+                                     ["runs", "query"], ["dispatch"], ["action"], ["slack", "serve"],
+                                     ["slack", "manifest"]])
+def test_every_help_states_its_own_exit_codes(command, capsys):
     with pytest.raises(SystemExit) as stop:
-        main([command, "--help"])
+        main([*command, "--help"])
     assert stop.value.code == 0
+    out = capsys.readouterr().out
+    codes = out[out.index("\nexit codes:\n"):]
+    assert "\n  0  " in codes and "\n  2  " in codes, codes
+    if command != ["ask"]:
+        assert "an answer was given" not in out, "only `wif ask` exits 0 for an answer"
+    if command[:1] in (["runs"], ["eval"], ["action"], ["slack"]):
+        assert "\n  1  " not in codes, "these commands never exit 1"
+
+
+def test_ask_help_has_the_ask_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        main(["ask", "--help"])
     assert EXIT_CODES_HELP in capsys.readouterr().out
 
 

@@ -8,8 +8,10 @@ Each subcommand lives in its own module exposing `add_arguments(parser)` and
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import sys
+from collections.abc import Sequence
 
 from indexer.redaction import log_to_stderr_redacted
 
@@ -24,10 +26,40 @@ SUBCOMMANDS = {
 }
 
 
+EXIT_CODES = """exit codes:
+  0  `wif --help` or `wif --version`; otherwise each command's own codes (see `wif COMMAND --help`)
+  2  usage error: no command, an unknown command or option
+  130  interrupted (Ctrl-C)"""
+
+
+class WifArgumentParser(argparse.ArgumentParser):
+    """An option the command does not know is refused by that command, with its own usage line and
+    the option it most likely meant (`wif ask --versoin` → "did you mean --version?"), not by `wif`."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
+        return parsed, extras
+
+    def _suggestion(self, extras: list[str]) -> str:
+        known = [option for option in self._option_string_actions if option.startswith("--")]
+        for word in extras:
+            if word.startswith("-"):
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+                if close:
+                    return f" (did you mean {close[0]}?)"
+        return ""
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = WifArgumentParser(
         prog="wif",
         description="WIF — Was It Fixed? Finds the release and PR that fixed an SDK bug, with evidence.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action=VersionAction, help="print the installed version of WIF and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")

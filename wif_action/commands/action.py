@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from indexer.arguments import exit_codes_help
 from indexer.redaction import Redactor
 from wif_action.app import slack_client
 from wif_action.commands.action_cache import open_workflow
@@ -50,9 +51,15 @@ ENVIRONMENT = """environment (set by action.yml; every value arrives as data, ne
 """
 
 
+EXIT_CODES = exit_codes_help(
+    "an answer was delivered, whatever its outcome (`failed` too: read the `outcome` output),\n"
+    "     or the trigger was not for WIF (outcome `ignored`)", None,
+    "the Action's inputs or release cache were unusable (the failure is still posted where it can be)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = ENVIRONMENT
+    parser.epilog = ENVIRONMENT + "\n" + EXIT_CODES
 
 
 def run(args: argparse.Namespace) -> int:

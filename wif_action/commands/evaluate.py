@@ -17,6 +17,7 @@ import json
 import sys
 import time
 
+from indexer.arguments import exit_codes_help
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
@@ -28,7 +29,18 @@ from wif_action.tools.progress import RecordingProgress
 SETUP_ERRORS = (CacheError, RegistryError, ValueError)
 
 
+EPILOG = """examples:
+  wif eval tests/data/eval/cases.jsonl --db cache.db.example --engine offline
+  wif eval tests/data/eval/cases.jsonl --db cache.db.example --input message --only fix --json
+  python bench/eval_offline.py --input fields   # the same, with GitHub served by the fake server (README numbers)
+
+""" + exit_codes_help("the report was printed, whatever the accuracy (cases that errored are counted in it)", None,
+                      "usage error: bad arguments, an unreadable cases file, unusable cache or registry file")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("cases", help="cases file, one JSON case per line (see tests/data/eval/README.md)")
     parser.add_argument("--db", required=True, help="release cache built by `wif index`")
     parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto")

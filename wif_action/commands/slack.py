@@ -18,7 +18,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from indexer.arguments import EXIT_CODES_HELP, EXIT_USAGE, count_at_least
+from indexer.arguments import EXIT_USAGE, count_at_least, exit_codes_help
 from indexer.redaction import Redactor
 
 ENVIRONMENT = """environment:
@@ -35,15 +35,20 @@ ENVIRONMENT = """environment:
 Create the app from `wif slack manifest` (Socket Mode) or `wif slack manifest --http --url https://…`
 (HTTP mode); see docs/triggers.md.
 """
+EXIT_CODES = exit_codes_help("the app stopped cleanly (HTTP mode: on SIGTERM, once accepted requests are sent)",
+                             None, "usage error: bad arguments, or a setting above is missing") + """
+  130  interrupted (Ctrl-C)"""
+MANIFEST_EXIT_CODES = exit_codes_help("the manifest was printed", None, "usage error: --http without --url, or --url "
+                                      "without --http")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = ENVIRONMENT + "\n" + EXIT_CODES_HELP
+    parser.epilog = ENVIRONMENT + "\n" + EXIT_CODES
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     serve = actions.add_parser("serve", help="run the app until interrupted", description=__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                               epilog=ENVIRONMENT + "\n" + EXIT_CODES_HELP)
+                               epilog=ENVIRONMENT + "\n" + EXIT_CODES)
     serve.add_argument("--http", action="store_true", help="serve HTTP instead of Socket Mode")
     serve.add_argument("--host", default="0.0.0.0", help="HTTP address to listen on (default 0.0.0.0)")
     serve.add_argument("--port", type=count_at_least(1), default=3000, help="HTTP port (default 3000)")
@@ -52,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "(default $WIF_SLACK_STATE or wif-slack.db)")
     show = actions.add_parser("manifest", help="print the Slack app manifest (JSON) for a mode",
                               description="Print the app manifest to paste at api.slack.com/apps "
-                                          "(Create New App → From a manifest).")
+                                          "(Create New App → From a manifest).",
+                              epilog=MANIFEST_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     show.add_argument("--http", action="store_true", help="HTTP mode (needs --url) instead of Socket Mode")
     show.add_argument("--url", default="", help="the app's public HTTPS URL (its /slack/events is used)")
 

@@ -58,8 +58,12 @@ def m001_run_records(db: Database) -> None:
     )
 
 
-def hint(path: Path) -> str:
-    return f"Point --runs-db at a run-records file, or at a new path to start one ({path} is not usable)."
+def hint(path: Path, *, create: bool = False) -> str:
+    """What to do about an unusable file: a writer may start a new one, a reader (`wif runs`) only reads."""
+    if create:
+        return f"Point --runs-db at a run-records file, or at a new path to start one ({path} is not usable)."
+    return ("Run records are written by `wif ask --runs-db FILE`, `wif eval --runs-db FILE` and the Action "
+            "(wif-runs.db in its wif-result artifact); `wif runs` only reads them.")
 
 
 def open_runs(path: str | Path, *, create: bool = False) -> Database:
@@ -67,7 +71,7 @@ def open_runs(path: str | Path, *, create: bool = False) -> Database:
 
     Raises indexer.schema.CacheError when the file is missing, foreign or of another schema.
     """
-    return open_migrated(Path(path), MIGRATIONS, LABEL, hint(Path(path)), create=create)
+    return open_migrated(Path(path), MIGRATIONS, LABEL, hint(Path(path), create=create), create=create)
 
 
 def open_runs_readonly(path: str | Path) -> sqlite3.Connection:

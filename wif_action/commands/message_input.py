@@ -1,0 +1,30 @@
+"""`--message -`: the request text from standard input.
+
+Why: a support thread pasted whole can exceed the shell's argument limit (a 2 MB paste does), and
+`pbpaste | wif ask --message -` keeps quotes and `$(…)` in the text away from the shell entirely.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import BinaryIO
+
+MESSAGE_HELP_SUFFIX = "; `-` reads it from standard input (for long pastes)"
+
+
+class MessageInputError(ValueError):
+    """`--message -` with nothing on standard input."""
+
+
+def message_text(value: str | None, stdin: BinaryIO | None = None) -> str | None:
+    """The --message value, or all of standard input when it is `-` (bytes that are not UTF-8 are
+    replaced, never fatal); a terminal gets a one-line hint so the wait is not mistaken for a hang."""
+    if value != "-":
+        return value
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    if stream.isatty():
+        print("reading the message from standard input; end it with Ctrl-D", file=sys.stderr)
+    text = stream.read().decode("utf-8", errors="replace")
+    if not text.strip():
+        raise MessageInputError("--message -: standard input was empty (pipe the message in, or give it as text)")
+    return text
