@@ -15,7 +15,8 @@ import wif_action
 from wif_action import Answer, CacheError, ask, open_cache
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE_B = {"sdk": "sentry-cocoa", "version": "8.48.0", "problem": "WatchdogTermination issues have empty tags (e.g. OS)"}
+EXAMPLE_B = {"sdk": "sentry-cocoa", "version": "8.48.0",
+             "problem": "WatchdogTermination issues have empty tags (e.g. OS)"}
 OFFLINE_ENV = {"PATH": "/usr/bin:/bin", "GITHUB_API_URL": "http://127.0.0.1:9"}  # refused at once: no internet
 
 

@@ -220,7 +220,7 @@ def test_runs_show_is_a_timeline(recorded_runs, capsys):
     assert out.index("▶ extract_request") < out.index("▶ scan_release_notes") < out.index("▶ resolve_answer")
     assert main(["runs", "show", "last", "--runs-db", str(recorded_runs), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["run"]["id"] == 2
-    assert main(["runs", "show", "99", "--runs-db", str(recorded_runs)]) == 1
+    assert main(["runs", "show", "99", "--runs-db", str(recorded_runs)]) == 2  # an unknown id is a usage error
 
 
 def test_runs_query_answers_which_tool_fails_most(recorded_runs, capsys):
