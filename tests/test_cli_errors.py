@@ -33,6 +33,31 @@ def test_a_misspelt_option_gets_the_commands_usage_and_a_suggestion(capsys):
     assert "wif ask: error: unrecognized arguments: --versoin 8.1 (did you mean --version?)" in err
 
 
+def test_the_misspelt_option_is_named_even_when_a_required_one_is_missing_too(capsys):
+    """`wif ask --versoin 8.1` as typed: --db is missing as well, and the typo is still pointed out."""
+    err = usage_error(["ask", "--versoin", "8.1"], capsys)
+    assert err.startswith("usage: wif ask "), err
+    assert "required: --db; unrecognized arguments: --versoin (did you mean --version?)" in err
+
+
+def test_an_abbreviated_option_is_not_called_unknown(capsys):
+    err = usage_error(["ask", "--vers", "8.1"], capsys)
+    assert "required: --db" in err and "unrecognized" not in err
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    """`wif ask … | head -1`: the pipe closes before the answer is written."""
+    process = subprocess.Popen([sys.executable, "-m", "wif_action.cli", "ask", "--db", EXAMPLE, "--engine", "offline",
+                                "--sdk", "sentry-cocoa", "--version", "8.48.0", "--problem", "tags are empty",
+                                "--deadline", "0", "--quiet", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=OFFLINE_ENV)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
 @pytest.mark.parametrize(("argv", "usage", "suggestion"), [
     (["ask", "--db", EXAMPLE, "--message", "m", "--jsn"], "usage: wif ask ", "(did you mean --json?)"),
     (["index", "--db", "x.db", "--repos", "a/b"], "usage: wif index ", "(did you mean --repo?)"),

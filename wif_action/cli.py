@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from indexer.redaction import log_to_stderr_redacted
 
@@ -34,20 +36,38 @@ EXIT_CODES = """exit codes:
 
 class WifArgumentParser(argparse.ArgumentParser):
     """An option the command does not know is refused by that command, with its own usage line and
-    the option it most likely meant (`wif ask --versoin` → "did you mean --version?"), not by `wif`."""
+    the option it most likely meant (`wif ask --versoin` → "did you mean --version?"), not by `wif` —
+    also when another complaint (a required option missing) comes first."""
+
+    _given: tuple[str, ...] = ()
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = tuple(sys.argv[1:] if args is None else args)
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggestion(extras)}")
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed, extras
 
-    def _suggestion(self, extras: list[str]) -> str:
+    def error(self, message: str) -> NoReturn:
+        unknown = self._unknown_options()
+        if unknown and "unrecognized arguments" not in message:
+            message += f"; unrecognized arguments: {' '.join(unknown)}"
+        super().error(message + self._suggestion(unknown or list(self._given)))
+
+    def _unknown_options(self) -> list[str]:
+        """`--words` this parser neither knows nor abbreviates (a parser with subcommands leaves them to those)."""
+        if self._subparsers is not None:
+            return []
         known = [option for option in self._option_string_actions if option.startswith("--")]
-        for word in extras:
-            if word.startswith("-"):
+        return [word for word in self._given if word.startswith("--") and word != "--"
+                and not any(option.startswith(word.split("=", 1)[0]) for option in known)]
+
+    def _suggestion(self, words: list[str]) -> str:
+        known = [option for option in self._option_string_actions if option.startswith("--")]
+        for word in words:
+            if word.startswith("--") and word.split("=", 1)[0] not in known:
                 close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
                 if close:
                     return f" (did you mean {close[0]}?)"
@@ -99,10 +119,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module = importlib.import_module(args._module)
     try:
-        return module.run(args)
+        code: int = module.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as "Exception ignored" at exit
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `wif ask … | head -1`: the reader left; no traceback, no second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a command cut off this way
 
 
 if __name__ == "__main__":
