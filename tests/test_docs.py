@@ -198,3 +198,10 @@ def test_the_readme_eval_table_is_what_its_reproduce_command_prints(mode, column
         shown = table[metric][column].split(" (")[0]
         assert shown == value, (f"README's eval table, {metric} ({mode}): {shown}, but `python bench/eval_offline.py "
                                 f"--input {mode}` prints {value}; update the table")
+
+
+def test_action_yml_has_branding_the_marketplace_accepts():
+    """GitHub Marketplace shows an action with `branding`: a Feather icon name and one of eight colours."""
+    branding = yaml.safe_load((ROOT / "action.yml").read_text())["branding"]
+    assert branding["color"] in {"white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"}
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", branding["icon"])
