@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,10 @@ def test_the_api_names_are_exported_and_unknown_ones_are_attribute_errors():
     assert set(wif_action.__all__) >= {"ask", "open_cache", "Answer", "CacheError", "__version__"}
     with pytest.raises(AttributeError):
         _ = wif_action.no_such_name
+
+
+def test_the_package_ships_its_types():
+    """PEP 561: `py.typed` tells a team's mypy to read WIF's annotations (an `Answer`, not `Any`)."""
+    assert (ROOT / "wif_action" / "py.typed").exists()
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "py.typed" in package_data["wif_action"]
