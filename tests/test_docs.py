@@ -205,3 +205,34 @@ def test_action_yml_has_branding_the_marketplace_accepts():
     branding = yaml.safe_load((ROOT / "action.yml").read_text())["branding"]
     assert branding["color"] in {"white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"}
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", branding["icon"])
+
+
+def documented_wif_commands() -> list[tuple[str, list[str], list[str]]]:
+    """(where, subcommand words, --options) of every `wif …` line in the shell blocks of README.md and docs/."""
+    found = []
+    for path in DOCS:
+        for block in re.findall(r"```(?:bash|sh)\n(.*?)```", path.read_text(), flags=re.DOTALL):
+            for line in block.replace("\\\n", " ").splitlines():
+                for part in re.split(r"&&|\|", line.split(" #")[0]):
+                    words = part.split()
+                    while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):  # VAR=value prefixes
+                        words = words[1:]
+                    if len(words) < 2 or words[0] != "wif" or words[1] == "...":
+                        continue
+                    command = words[1:3] if words[1] in ("runs", "slack") else words[1:2]
+                    options = re.findall(r"(?<![\w-])--[a-z][\w-]*", " ".join(words))  # `[--json]` too
+                    found.append((f"{path.name}: {part.strip()[:60]}", command, options))
+    return found
+
+
+@pytest.mark.parametrize(("where", "command", "options"), documented_wif_commands(),
+                         ids=[where for where, _, _ in documented_wif_commands()])
+def test_every_documented_option_exists(where, command, options, capsys):
+    from wif_action.cli import main
+
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    help_text = capsys.readouterr().out
+    assert help_text.startswith("usage: wif " + " ".join(command)), f"{where}: no command `wif {' '.join(command)}`"
+    unknown = [option for option in options if not re.search(rf"{re.escape(option)}\b", help_text)]
+    assert not unknown, f"{where}: `wif {' '.join(command)}` has no {unknown}"
