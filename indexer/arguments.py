@@ -16,6 +16,7 @@ from indexer.registry import SLUG
 EXIT_ANSWERED = 0  # an answer was given (any outcome but failed), or the work was done
 EXIT_FAILED = 1  # the run ended `failed` (or, for `wif index`, every repository failed)
 EXIT_USAGE = 2  # bad arguments or an unusable input file
+USAGE_ERROR = "usage_error"  # the `outcome` of the one JSON object `--json` prints when exiting 2
 
 
 def exit_codes_help(answered: str, failed: str | None, usage: str) -> str:
@@ -28,7 +29,8 @@ def exit_codes_help(answered: str, failed: str | None, usage: str) -> str:
 EXIT_CODES_HELP = exit_codes_help(
     "an answer was given (any outcome but `failed`, deferrals and no_result included)",
     "the run ended `failed` (the answer says why)",
-    "usage error: bad arguments, unusable cache or registry file")
+    "usage error: bad arguments, unusable cache or registry file (with --json, stdout still gets one\n"
+    "     JSON object: {\"outcome\": \"usage_error\", \"message\": …})")
 
 
 def seconds(text: str) -> float:

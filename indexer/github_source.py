@@ -23,7 +23,7 @@ from github import GithubException
 from github.Repository import Repository
 
 from indexer.github_client import GitHubPolicy, ResponseTooLarge, build_github
-from indexer.redaction import redact
+from indexer.redaction import Redactor, redact
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
 from indexer.wall_clock import WallClockExceeded, run_within
@@ -79,6 +79,7 @@ class ReleaseSource:
         self.github = build_github(policy)
         self.requests = 0
         self._token = token or ""
+        self.redactor = Redactor(extra=(self._token,))  # what is stored passes it: the environment's secrets
         self.repository_seconds = repository_seconds
         self._repository_deadline = time.monotonic() + repository_seconds
 

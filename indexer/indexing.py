@@ -17,7 +17,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -208,14 +208,17 @@ class _RepositoryPass:
         if not report.not_modified:
             fetched = self._changed_pages(first, cached)
             self._fill_empty_bodies(fetched, cached)
+            # a token pasted into notes (or echoed into them) is never stored, nor published with the cache
+            redactor = self.source.redactor
+            fetched = [replace(r, name=redactor.text(r.name), body=redactor.text(r.body)) for r in fetched]
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
         report.releases, report.pulls = len(fetched), len(pull_rows)
         if report.not_modified and not pull_rows:
             report.reparsed = self._write(self._checked_unchanged)
             report.stable = _stable_count(self.db, self.slug)
             return
-        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, pulls=pull_rows,
-                                  bundles=self.bundles)
+        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, bundles=self.bundles,
+                                  pulls=[self.source.redactor.value(row) for row in pull_rows])
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
         report.reparsed = result.reparsed

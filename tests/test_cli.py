@@ -92,3 +92,22 @@ def test_help_says_the_llm_cost_grows_with_max_releases(capsys):
         main(["ask", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "--max-releases N" in text and "WIF_MAX_RELEASES" in text and "token cost grows" in text
+
+
+@pytest.mark.parametrize(("argv", "complaint"), [
+    (["ask", "--db", "cache.db.example", "--sdk", "sentry-cocoa", "--version", "8.48.0"], "give --problem"),
+    ([*ASK, "--max-high", "7"], "--max-high must be 1, 2 or 3"),
+    (["ask", "--db", "no-such-cache.db", "--sdk", "sentry-cocoa", "--version", "8.48.0", "--problem", "p"],
+     "No WIF release cache"),
+    (["ask", "--db", "cache.db.example", "--sdk", "sentry-cocoa", "--version", "8.48.0", "--problem", "p",
+      "--registry", "no-such-registry.json"], "registry"),
+])
+def test_json_usage_errors_still_print_one_json_object(argv, complaint, tmp_path):
+    """A caller parsing stdout of `wif ask --json` learns why it exited 2 (it used to get nothing)."""
+    result = subprocess.run([sys.executable, "-m", "wif_action.cli", *argv, "--json"], capture_output=True,
+                            text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "WIF_DEADLINE": "0"})
+    assert result.returncode == 2, result.stderr[-1000:]
+    (line,) = result.stdout.splitlines()
+    data = json.loads(line)
+    assert data["outcome"] == "usage_error" and complaint in data["message"] and data["exit_code"] == 2
+    assert "Traceback" not in result.stderr

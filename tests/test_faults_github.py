@@ -357,15 +357,18 @@ def test_after_the_deadline_cached_pr_details_still_count(cache_path_for, github
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242, answer.outcome
 
 
-def test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission(cocoa_db, github):
-    """The first 401 trips the breaker: one request, then the scan finishes from the cache, and the
-    skipped step names GITHUB_TOKEN / `github-token` and what reading needs."""
-    github.add_fault(method=None, path_regex=r".*", status=401, times=None, body={"message": "Bad credentials"})
+@pytest.mark.parametrize("message", ["Bad credentials", "Requires authentication", "", "token expired"])
+def test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission(cocoa_db, github, message):
+    """Any 401 (not only GitHub's "Bad credentials" wording) trips the breaker: one request, then the scan
+    finishes from the cache, and the skipped step names GITHUB_TOKEN / `github-token`, what reading needs,
+    and GitHub's own reason."""
+    github.add_fault(method=None, path_regex=r".*", status=401, times=None, body={"message": message})
     answer = ask_github(cocoa_db, github.url)
     assert_defined(answer)
     assert github.total_requests() == 1
     text = skipped(answer)
     assert "HTTP 401" in text and "`github-token`" in text and "pull-requests: read" in text, text
+    assert message in text
     assert answer.outcome != Outcome.HIGH  # no PR details were read
 
 

@@ -150,6 +150,32 @@ def test_wif_index_never_prints_or_stores_a_secret(tmp_path, fake_github, status
     assert "Traceback" not in second.stderr
 
 
+def test_wif_index_never_stores_a_secret_pasted_into_notes_or_a_pr(tmp_path, fake_github):
+    """Release notes and PR bodies that contain the run's secret values (plain ones: no token shape to
+    match) are stored redacted: `index.yml` publishes this file as a release asset."""
+    plain_token, plain_key = "0123456789abcdef0123456789abcdef01234567", "plain-openai-key-value-42"
+    body = f"### Fixes\n\n- Fix a crash when the token {plain_token} is set (#7)\n- Key {plain_key} (#8)\n"
+    fake_github.add_repo("acme/leaky", releases=[{"tag_name": "1.0.1", "body": body, "name": f"1.0.1 {plain_key}"},
+                                                  {"tag_name": "1.0.0", "body": "### Fixes\n\n- First (#1)\n"}],
+                         pulls=[{"number": 7, "title": f"Fix {plain_token}", "body": f"Uses {plain_key}",
+                                 "merged_at": "2026-01-01T00:00:00Z"}])
+    db = tmp_path / "cache.db"
+    env = {"GITHUB_TOKEN": plain_token, "OPENAI_API_KEY": plain_key, "GITHUB_API_URL": fake_github.url,
+           "HOME": str(tmp_path)}
+    result = run_wif(["index", "--db", str(db), "--repo", "acme/leaky", "--pulls", "recent", "--json"], env)
+    assert result.returncode == 0, result.stderr
+    stored = "\n".join(sqlite_text(db))
+    assert plain_token not in stored and plain_key not in stored
+    connection = sqlite3.connect(db)
+    try:
+        texts = [row[0] for row in connection.execute("select text from entries")]
+        pulls = connection.execute("select title, body from pulls where number = 7").fetchall()
+    finally:
+        connection.close()
+    assert "Fix a crash when the token [redacted] is set" in "\n".join(texts)  # the rest of the line is kept
+    assert pulls == [("Fix [redacted]", "Uses [redacted]")]
+
+
 # --------------------------------------------------------------------------- the Action
 @pytest.fixture
 def slack() -> Iterator[FakeSlack]:

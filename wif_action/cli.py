@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from indexer.redaction import log_to_stderr_redacted
+from indexer.redaction import Redactor, log_to_stderr_redacted
 
 SUBCOMMANDS = {
     "ask": ("wif_action.commands.ask", "Answer one 'was it fixed?' question from the release cache."),
@@ -74,8 +75,22 @@ class WifArgumentParser(argparse.ArgumentParser):
         return ""
 
 
+class JsonArgumentParser(WifArgumentParser):
+    """Under `--json`, a usage error also prints one JSON object on stdout (outcome `usage_error`, the message):
+    a caller that parses stdout learns why instead of reading nothing."""
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        from indexer.arguments import EXIT_USAGE, USAGE_ERROR
+
+        if status == EXIT_USAGE and message:
+            text = Redactor(os.environ).text(message.strip())
+            print(json.dumps({"outcome": USAGE_ERROR, "message": text, "exit_code": EXIT_USAGE}, ensure_ascii=False))
+        super().exit(status, message)
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = WifArgumentParser(
+    kind = JsonArgumentParser if "--json" in argv else WifArgumentParser
+    parser = kind(
         prog="wif",
         description="WIF — Was It Fixed? Finds the release and PR that fixed an SDK bug, with evidence.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -11,7 +11,15 @@ import json
 import os
 import sys
 
-from indexer.arguments import EXIT_ANSWERED, EXIT_CODES_HELP, EXIT_FAILED, EXIT_USAGE, repository, seconds
+from indexer.arguments import (
+    EXIT_ANSWERED,
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_USAGE,
+    USAGE_ERROR,
+    repository,
+    seconds,
+)
 from indexer.redaction import Redactor
 from wif_action.api import CacheError, RegistryError, ask
 from wif_action.commands.message_input import MESSAGE_HELP_SUFFIX, MessageInputError, message_text
@@ -88,20 +96,26 @@ def release_guard(args: argparse.Namespace) -> int:
     return args.max_releases if args.max_releases is not None else max_releases_from(os.environ)
 
 
+def usage_error(args: argparse.Namespace, message: str) -> int:
+    """Exit 2 with the reason on stderr; under --json also as the one JSON object on stdout."""
+    text = Redactor(os.environ).text(f"wif ask: {message}") or ""
+    print(text, file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps({"outcome": USAGE_ERROR, "message": text, "exit_code": EXIT_USAGE}, ensure_ascii=False))
+    return EXIT_USAGE
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         message = message_text(args.message)
     except MessageInputError as error:
-        print(f"wif ask: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(args, str(error))
     if not ((message or "").strip() or (args.problem or "").strip()):
-        print("wif ask: give --problem (with --sdk/--repo and --version) or --message", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(args, "give --problem (with --sdk/--repo and --version) or --message")
     try:
         guard = release_guard(args)
     except ValueError as error:
-        print(f"wif ask: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(args, str(error))
     progress = RecordingProgress() if args.quiet else ConsoleProgress()
     try:
         answer = ask(args.db, sdk=args.sdk, repo=args.repo, version=args.sdk_version, problem=args.problem,
@@ -109,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
                      max_high=args.max_high, deadline=args.deadline, max_releases=guard, progress=progress,
                      runs_db=args.runs_db, run_source="cli")
     except (CacheError, RegistryError, ValueError) as error:
-        print(f"wif ask: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(args, str(error))
     redactor = Redactor(os.environ)  # an upstream may have echoed a secret into an error we quote
     if args.json:
         print(json.dumps(redactor.value(answer.public_json()), ensure_ascii=False))

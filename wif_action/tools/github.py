@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import requests
 from github import Github, GithubException
-from github.GithubException import BadCredentialsException, RateLimitExceededException, UnknownObjectException
+from github.GithubException import RateLimitExceededException, UnknownObjectException
 
 from indexer.github_client import ResponseTooLarge
 from wif_action.models import IssueResolution, PullRequest
@@ -52,9 +52,10 @@ class GitHubClient:
             raise ToolError("github", f"not found: {path}") from error
         except RateLimitExceededException as error:
             raise self._trip("GitHub rate limit exhausted") from error
-        except BadCredentialsException as error:
-            raise self._trip(READ_TOKEN_HINT) from error
-        except GithubException as error:
+        except GithubException as error:  # BadCredentialsException too: any 401 repeats on every call
+            if error.status == 401:
+                said = error.data.get("message") if isinstance(error.data, dict) else None
+                raise self._trip(READ_TOKEN_HINT + (f" (GitHub said: {str(said)[:120]})" if said else "")) from error
             if error.status == 429:
                 raise self._trip("GitHub rate limit reached (HTTP 429)") from error
             raise ToolError("github", f"GitHub answered HTTP {error.status} for {path}") from error
