@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -436,3 +437,17 @@ def test_a_retried_connection_is_reported_once_in_words_not_by_urllib3(github):
     assert "check link getsentry/sentry-cocoa#5397" in result.stdout + result.stderr
     assert "urllib3" not in result.stderr and "Retrying" not in result.stderr, result.stderr
     assert github.total_requests() >= 2, "the dropped connection was retried"
+
+
+def test_indexing_on_the_spot_fits_inside_wif_deadline(runner, github):
+    """No usable cache and a GitHub that drips its reply: indexing gets the run's deadline less the
+    analysis's reserve (8 s - 2 s), not its own 5-minute budget, and the run ends `failed` saying so."""
+    runner.extra_env["WIF_DEADLINE"] = "8"
+    github.add_fault("GET", r"/releases", status=200, drip=1.0, times=None)
+    inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
+              "engine": "offline"}
+    result = runner.run(inputs, "workflow_dispatch", dispatch_event(inputs))
+    assert "Indexing getsentry/sentry-cocoa failed" in result.summary, result.logs[-2000:]
+    budget = re.search(r"within the repository's (\d+) s budget", result.summary)
+    assert budget and int(budget.group(1)) <= 6, result.summary[-600:]
+    assert "Traceback" not in result.logs

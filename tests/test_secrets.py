@@ -234,3 +234,23 @@ def test_log_lines_and_tracebacks_are_redacted_by_value_and_shape(monkeypatch):
         record = logging.LogRecord("wif", logging.ERROR, __file__, 1, "failed", None, sys.exc_info())
     line = formatter.format(record)
     assert "RuntimeError" in line and "plain-secret-value-123" not in line and "ghp_abc" not in line
+
+
+def test_a_secret_pasted_into_the_question_never_reaches_the_action_outputs(tmp_path, github, slack,
+                                                                            cache_path_for):
+    """The answer quotes the question; a support engineer pasted the run's token into it (a plain value:
+    no token shape to match). Outputs, summary and result JSON carry it redacted, never verbatim."""
+    plain = "plainSecretValue0123456789xyz"
+    problem = f"{EXAMPLE_B.problem} Our config has token {plain} set."
+    event = comment_event(github, f"/wif sdk: sentry-cocoa version: 8.48.0 links: {EXAMPLE_B.links[0]}\n"
+                                  f"problem: {problem}")
+    runner = ActionRunner(tmp_path, github, slack)
+    inputs = {"cache-db": str(cache_path_for([COCOA])), "engine": "offline", "github-token": plain}
+    result = runner.run(inputs, "issue_comment", event)
+    assert_answer_outputs(result)
+    texts = action_texts(result, tmp_path)
+    written = [text for where in ("summary and outputs", "result JSON") for text in texts[where]]
+    assert written and not [text for text in written if plain in text]
+    assert "[redacted]" in result.summary and "[redacted]" in texts["result JSON"][0]
+    sent = [json.dumps(entry["json"]) for entry in github.log if entry["method"] in ("POST", "PATCH")]
+    assert sent and not [c for c in sent if plain in c]  # WIF's comments (the customer's own is theirs)

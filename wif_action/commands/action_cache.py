@@ -7,6 +7,7 @@ question needs is indexed, so it costs a few API requests, not a full crawl.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -21,40 +22,62 @@ from wif_action.workflow import Workflow
 Log = Callable[[str], None]
 
 
+ANSWER_RESERVE = 30.0  # of the run's deadline, kept for the analysis after indexing on the spot (at most)
+
+
+class Deadline:
+    """The run's one time budget (WIF_DEADLINE): indexing on the spot and the analysis share it."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic):
+        self.seconds, self._clock = seconds, clock
+        self._end = clock() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self._end - self._clock())
+
+    def for_indexing(self) -> float:
+        """What indexing may spend: the time left less a reserve for the analysis (a quarter, at most 30 s)."""
+        return max(0.0, self.left() - min(ANSWER_RESERVE, self.seconds / 4))
+
+
 def open_workflow(settings: ActionSettings, ask: AskInput, env: Mapping[str, str], progress: Progress,
                   log: Log) -> Workflow:
     """The workflow over a usable cache; raises ConfigError when there is none and indexing fails."""
+    deadline = Deadline(settings.deadline)
     db = settings.cache_db
     if not _usable_file(db):
         log(f"No release cache at '{db or '(none given)'}': indexing the question's repository on the spot.")
-        db = index_on_the_spot(settings, ask, env, log, db or None)
+        db = index_on_the_spot(settings, ask, env, log, db or None, deadline)
     try:
-        return _build(settings, db, env, progress, log)
+        return _build(settings, db, env, progress, log, deadline)
     except CacheError as error:
         log(f"The release cache is unusable ({error}); indexing the question's repository on the spot.")
     except (RegistryError, ValueError) as error:
         raise ConfigError(str(error)) from error
-    fresh = index_on_the_spot(settings, ask, env, log, None)
+    fresh = index_on_the_spot(settings, ask, env, log, None, deadline)
     try:
-        return _build(settings, fresh, env, progress, log)
+        return _build(settings, fresh, env, progress, log, deadline)
     except (CacheError, RegistryError, ValueError) as error:
         raise ConfigError(str(error)) from error
 
 
-def _build(settings: ActionSettings, db: str, env: Mapping[str, str], progress: Progress, log: Log) -> Workflow:
-    """build_workflow; an unusable run-records file only turns recording off (the answer matters more)."""
+def _build(settings: ActionSettings, db: str, env: Mapping[str, str], progress: Progress, log: Log,
+           deadline: Deadline) -> Workflow:
+    """build_workflow with the time left; an unusable run-records file only turns recording off."""
     try:
-        return build_workflow(app_config(settings, db, env), progress)
+        return build_workflow(app_config(settings, db, env, seconds=deadline.left()), progress)
     except CacheError as error:
         if not settings.runs_db or not _cache_opens(db):
             raise
         log(f"Run records are off for this run: {error}")
-        return build_workflow(app_config(settings, db, env, record=False), progress)
+        return build_workflow(app_config(settings, db, env, record=False, seconds=deadline.left()), progress)
 
 
-def app_config(settings: ActionSettings, db: str, env: Mapping[str, str], *, record: bool = True) -> AppConfig:
+def app_config(settings: ActionSettings, db: str, env: Mapping[str, str], *, record: bool = True,
+               seconds: float | None = None) -> AppConfig:
     return AppConfig(db=db, engine=settings.engine, registry=settings.registry, env=dict(env),
-                     deadline_seconds=settings.deadline, max_releases=settings.max_releases,
+                     deadline_seconds=settings.deadline if seconds is None else seconds,
+                     max_releases=settings.max_releases,
                      runs_db=(settings.runs_db or None) if record else None, run_source="action")
 
 
@@ -71,8 +94,10 @@ def _usable_file(path: str) -> bool:
 
 
 def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str, str], log: Log,
-                      target: str | None) -> str:
-    """Index the one repository the question needs into `target` (or a new file); returns the path."""
+                      target: str | None, deadline: Deadline) -> str:
+    """Index the one repository the question needs into `target` (or a new file), within the run's
+    deadline less the analysis's reserve; returns the path."""
+    from indexer.github_source import REPOSITORY_SECONDS
     from indexer.indexing import index_repositories
 
     try:
@@ -82,9 +107,15 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
     if not repo:
         raise ConfigError("There is no usable release cache, and the question does not name a known SDK "
                           "to index. Set the `cache-db` or `cache-repo` input, or give `sdk`.")
+    budget = float(int(min(REPOSITORY_SECONDS, deadline.for_indexing())))  # whole seconds: said in errors
+    if budget < 1:
+        raise ConfigError(f"There is no usable release cache, and the run's deadline ({deadline.seconds:g} s, "
+                          f"WIF_DEADLINE) leaves no time to index {repo} on the spot. Set the `cache-db` or "
+                          "`cache-repo` input, or allow more time.")
     path = Path(target or Path(env.get("RUNNER_TEMP") or ".") / "wif-index.db")
     path.parent.mkdir(parents=True, exist_ok=True)
-    source = release_source(env, retries=2, max_rate_limit_wait=60)
+    source = release_source(env, retries=2, max_rate_limit_wait=min(60, budget), repository_seconds=budget,
+                            timeout=int(max(1, min(15, budget))))
     try:
         reports = index_repositories(path, source, [repo], on_progress=log)
     except CacheError as error:
