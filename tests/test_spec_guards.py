@@ -18,11 +18,12 @@ REPO = "acme/tiny"
 PROBLEM = "The widget crashes when the network drops."
 
 
-def cache_with(path: Path, tags: list[str], prerelease: set[str] = frozenset()) -> Path:  # type: ignore[assignment]
-    """A cache holding `tags` of REPO (oldest first), each with one unrelated fix line."""
+def cache_with(path: Path, tags: list[str]) -> Path:
+    """A cache holding `tags` of REPO (oldest first), each with one unrelated fix line, none flagged by
+    GitHub as a pre-release."""
     db = open_cache(path, create=True)
-    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, body=f"### Fixes\n\n- Update the docs footer ({tag}) (#{n + 1})\n",
-                             draft=False, prerelease=tag in prerelease,
+    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, draft=False, prerelease=False,
+                             body=f"### Fixes\n\n- Update the docs footer ({tag}) (#{n + 1})\n",
                              published_at=f"2025-01-{n + 1:02d}T00:00:00Z",
                              url=f"https://github.com/{REPO}/releases/tag/{tag}")
                for n, tag in enumerate(tags)]

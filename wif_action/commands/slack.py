@@ -31,6 +31,8 @@ ENVIRONMENT = """environment:
   WIF_REPOSITORY         owner/name running wif.yml (default: GITHUB_REPOSITORY)
   WIF_WORKFLOW, WIF_REF  workflow file (default wif.yml) and branch (default main)
   WIF_SLACK_STATE        file of accepted requests (default wif-slack.db; see --state)
+  WIF_SLACK_LEASE        seconds before another process takes up a request whose process died
+                         (default 120; keep it above the slowest dispatch: GitHub gets 30 s per call)
 
 Create the app from `wif slack manifest` (Socket Mode) or `wif slack manifest --http --url https://…`
 (HTTP mode); see docs/triggers.md.
@@ -98,13 +100,22 @@ def build(env: Mapping[str, str], state: str) -> tuple[Any, Any]:
     """The Bolt app and its job runner, from the composition root's clients."""
     from wif_action.app import slack_web_client, write_github
     from wif_action.slack_app import Dispatcher, build_slack_app
-    from wif_action.slack_jobs import JobRunner, RequestLog
+    from wif_action.slack_jobs import LEASE_SECONDS, JobRunner, RequestLog
 
     dispatcher = Dispatcher(lambda: write_github(env), env.get("WIF_REPOSITORY") or env["GITHUB_REPOSITORY"],
                             env.get("WIF_WORKFLOW") or "wif.yml", env.get("WIF_REF") or "main",
                             slack=lambda token: slack_web_client(env, token), redactor=Redactor(env))
-    jobs = JobRunner(RequestLog(state), dispatcher.run)
+    lease = _seconds(env.get("WIF_SLACK_LEASE"), LEASE_SECONDS)
+    jobs = JobRunner(RequestLog(state, lease=lease), dispatcher.run, sweep_seconds=max(1.0, min(30.0, lease / 2)))
     return build_slack_app(env, jobs, slack_web_client(env)), jobs
+
+
+def _seconds(text: str | None, default: float) -> float:
+    try:
+        value = float(text or default)
+    except ValueError:
+        return default
+    return value if 1 <= value <= 3600 else default
 
 
 def serve_http(app: Any, env: Mapping[str, str], host: str, port: int) -> None:
