@@ -1,6 +1,6 @@
-"""Re-run the reliability scenarios of issue 13 several times and print the table (scenario, trials, failures).
+"""Re-run the reliability scenarios of issue 13 (or 25) several times; print (scenario, trials, failures).
 
-    python bench/reliability_scenarios.py [--trials N]
+    python bench/reliability_scenarios.py [--trials N] [--issue 13|25]
 
 Each scenario is the set of tests that reproduce one defect against a fake server that fails that way;
 a trial is one pytest process running them (real PyGithub, openai, slack-sdk over HTTP on 127.0.0.1),
@@ -72,6 +72,50 @@ SCENARIOS: dict[str, list[str]] = {
 }
 
 
+SA = "tests/test_slack_app.py::"
+SCENARIOS_25: dict[str, list[str]] = {
+    "1 idle/dripping clients block no one; ack before dispatch": [
+        SA + "test_an_idle_connection_blocks_no_one",
+        SA + "test_the_shortcut_is_acknowledged_before_the_dispatch_completes",
+        SA + "test_a_client_that_drips_its_request_is_cut_off",
+    ],
+    "2 retries after restart / 2nd replica / crash: one dispatch": [
+        SA + "test_a_slack_retry_does_not_dispatch_twice",
+        SA + "test_a_retry_after_a_restart_or_at_a_second_replica_does_not_dispatch_again",
+        SA + "test_two_shortcuts_without_a_trigger_id_are_two_requests",
+        SA + "test_a_request_its_process_died_with_is_dispatched_once_by_the_next",
+    ],
+    "3 a token GitHub echoes never reaches Slack": [SA + "test_a_token_github_echoes_never_reaches_slack"],
+    "4 garbage body / bad timestamp: 400/401, one line": [
+        SA + "test_a_garbage_body_is_refused_with_one_log_line", SA + "test_a_non_numeric_timestamp_is_refused",
+    ],
+    "5 manifests declare what the handlers need": [
+        SA + "test_each_manifest_declares_what_the_handlers_need",
+        SA + "test_the_shipped_manifest_is_what_wif_slack_manifest_prints",
+    ],
+    "6 gzip bomb (GitHub), oversize Slack reply": [
+        "tests/test_body_caps.py::test_a_gzip_bomb_from_github_is_capped_as_it_is_decompressed",
+        "tests/test_body_caps.py::test_an_oversize_slack_reply_is_one_failed_call_never_downloaded",
+    ],
+    "7 on-the-spot indexing inside WIF_DEADLINE": [
+        "tests/test_faults_github.py::test_indexing_on_the_spot_fits_inside_wif_deadline",
+    ],
+    "8 secrets by value out of the cache": [
+        "tests/test_secrets.py::test_wif_index_never_stores_a_secret_pasted_into_notes_or_a_pr",
+    ],
+    "10 any 401 trips the GitHub breaker": [
+        "tests/test_faults_github.py::test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission",
+    ],
+    "11 wif ask --json usage error is one JSON object": [
+        "tests/test_cli.py::test_json_usage_errors_still_print_one_json_object",
+    ],
+    "spec guards (v-partial, batches of 5, rc tag, pasted secret)": [
+        "tests/test_spec_guards.py",
+        "tests/test_secrets.py::test_a_secret_pasted_into_the_question_never_reaches_the_action_outputs",
+    ],
+}
+
+
 def trial(nodes: list[str]) -> tuple[bool, int, float]:
     """One pytest process over the scenario's tests: (passed, tests collected, seconds)."""
     started = time.monotonic()
@@ -86,9 +130,10 @@ def trial(nodes: list[str]) -> tuple[bool, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--issue", choices=("13", "25"), default="13", help="which issue's scenarios")
     args = parser.parse_args()
     rows = []
-    for name, nodes in SCENARIOS.items():
+    for name, nodes in (SCENARIOS_25 if args.issue == "25" else SCENARIOS).items():
         results = [trial(nodes) for _ in range(args.trials)]
         rows.append([name, results[0][1], args.trials, sum(not ok for ok, _, _ in results),
                      f"{sum(s for _, _, s in results) / len(results):.1f}"])
