@@ -240,7 +240,8 @@ def test_wif_ask_json_cli(example_cache_path, github, monkeypatch):
     assert data["checked"] == {"first": "8.49.0", "last": "8.52.0", "releases": data["checked"]["releases"],
                                "entries": data["checked"]["entries"]}
     assert data["checked"]["entries"] > 0
-    assert set(data["usage"]) == {"github_requests", "llm_calls", "prompt_tokens", "completion_tokens"}
+    assert set(data["usage"]) == {"github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "cached_tokens",
+                                  "reasoning_tokens", "cost_usd"}
 
 
 @pytest.mark.parametrize("content", [b"", b"not a database at all" * 100])

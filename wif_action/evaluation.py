@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from indexer.versions import parse_tag, version_key
 
-USAGE_FIELDS = ("github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "seconds")
+USAGE_FIELDS = ("github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "cached_tokens",
+                "reasoning_tokens", "cost_usd", "seconds")
 
 
 class CaseFileError(Exception):
@@ -82,9 +83,13 @@ class CaseResult(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = None
     seconds: float = 0.0
     summary: str = ""
     error: str | None = None
+    fell_back: list[str] = Field(default_factory=list)  # steps the offline engine answered instead
 
 
 class Verdict(BaseModel):
@@ -215,7 +220,10 @@ def usage_stats(results: list[CaseResult]) -> dict:
     """Mean, median and max per case of each cost measure."""
     stats = {}
     for name in USAGE_FIELDS:
-        values = [float(getattr(r, name)) for r in results] or [0.0]
+        known = [getattr(r, name) for r in results if getattr(r, name) is not None]
+        if name == "cost_usd" and len(known) < len(results):
+            continue  # a price is unknown: no cost rather than a partial one
+        values = [float(value) for value in known] or [0.0]
         stats[name] = {"mean": statistics.fmean(values), "median": statistics.median(values), "max": max(values),
                        "total": sum(values)}
     return stats

@@ -197,6 +197,9 @@ class Usage(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # part of prompt_tokens, billed at the cached rate
+    reasoning_tokens: int = 0  # part of completion_tokens
+    cost_usd: float | None = None  # at the configured models' prices; None when a price is unknown
 
 
 class Answer(BaseModel):

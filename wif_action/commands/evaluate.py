@@ -5,8 +5,13 @@ does), so its GitHub requests and LLM usage are its own. `--input fields`
 passes the structured fields a workflow_dispatch would; `--input message` the
 free text a `/wif` comment or Slack thread would.
 
-Exit codes: 0 when the harness ran (whatever the accuracy); 2 for a bad cases
-file or an unusable cache/engine setup.
+A remote engine is checked with one tiny call per model before any case runs. A case
+in which any step fell back to the offline engine is reported apart and never counted
+as the remote engine's (its metrics cover only the cases it judged end to end).
+
+Exit codes: 0 when the harness ran (whatever the accuracy); 1 when some case fell back
+to the offline engine (reported apart); 2 for a bad cases file, an unusable
+cache/engine setup or an endpoint that fails the check.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
 from wif_action.evaluation import Case, CaseFileError, CaseResult, Claim, load_cases, summarize, top_candidate
 from wif_action.models import Answer, AskInput
+from wif_action.ports import ToolError
 from wif_action.run_records.tables import format_table
+from wif_action.subtasks.judging import fell_back
 from wif_action.tools.progress import RecordingProgress
 
 SETUP_ERRORS = (CacheError, RegistryError, ValueError)
@@ -63,18 +70,41 @@ def run(args: argparse.Namespace) -> int:
     config = AppConfig(db=args.db, engine=args.engine, registry=args.registry, runs_db=args.runs_db,
                        run_source="eval")
     try:
-        engine = build_workflow(dataclasses.replace(config, runs_db=None), RecordingProgress()).tools.judge.name
+        judge = build_workflow(dataclasses.replace(config, runs_db=None), RecordingProgress()).tools.judge
+        preflight(judge)
         results = [run_case(case, args.input, config) for case in cases]
     except SETUP_ERRORS as error:
         print(f"wif eval: {error}", file=sys.stderr)
         return 2
-    report = summarize(cases, results)
-    header = {"cases_file": str(args.cases), "engine": engine, "input": args.input, "db": str(args.db)}
+    except ToolError as error:
+        print(f"wif eval: the {judge.name} engine's endpoint failed the check before the first case "
+              f"({error.reason}); nothing was evaluated", file=sys.stderr)
+        return 2
+    counted = [r for r in results if not r.fell_back]
+    apart = [r for r in results if r.fell_back]
+    header = {"cases_file": str(args.cases), "engine": _engine_label(judge), "input": args.input,
+              "db": str(args.db), "fell_back": [r.id for r in apart]}
+    report = summarize(cases, counted) if counted else None
     if args.json:
         print(json.dumps(to_json(header, report, results), ensure_ascii=False))
     else:
         print(render_report(header, report, results, cases))
-    return 0
+    return 1 if apart else 0
+
+
+def preflight(judge: object) -> None:
+    """A remote engine answers one tiny call per model before any case runs (raises ToolError)."""
+    check = getattr(judge, "preflight", None)
+    if check is not None:
+        check()
+
+
+def _engine_label(judge: object) -> str:
+    name = str(getattr(judge, "name", "?"))
+    model, verify = getattr(judge, "model", None), getattr(judge, "verify_model", None)
+    if not model:
+        return name
+    return f"{name} ({model}" + (f", verify {verify})" if verify and verify != model else ")")
 
 
 def select(cases: list[Case], only: str | None, ids: list[str]) -> list[Case]:
@@ -119,7 +149,9 @@ def result_of(case_id: str, answer: Answer, seconds: float) -> CaseResult:
     result = CaseResult(id=case_id, outcome=answer.outcome.value, candidates=claims,
                         github_requests=usage.github_requests, llm_calls=usage.llm_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                        seconds=round(seconds, 3))
+                        cached_tokens=usage.cached_tokens, reasoning_tokens=usage.reasoning_tokens,
+                        cost_usd=usage.cost_usd if usage.llm_calls else 0.0, seconds=round(seconds, 3),
+                        fell_back=fell_back(answer.skipped))
     result.summary = _summary(result, answer)
     return result
 
@@ -134,20 +166,33 @@ def _summary(result: CaseResult, answer: Answer) -> str:
 
 
 # -- output -------------------------------------------------------------------------------------------
-def to_json(header: dict, report: dict, results: list[CaseResult]) -> dict:
-    verdicts = {v.id: v for v in report["verdicts"]}
+def to_json(header: dict, report: dict | None, results: list[CaseResult]) -> dict:
+    """Metrics cover the counted cases only; a case that fell back carries `fell_back` and no verdict."""
+    verdicts = {v.id: v for v in report["verdicts"]} if report else {}
     cases = [{**r.model_dump(), **verdicts[r.id].model_dump(exclude={"id", "outcome"}), "miss": verdicts[r.id].miss}
-             for r in results]
-    metrics = {key: value for key, value in report.items() if key != "verdicts"}
+             if r.id in verdicts else r.model_dump() for r in results]
+    metrics = {key: value for key, value in report.items() if key != "verdicts"} if report else None
     return {**header, "metrics": metrics, "cases": cases}
 
 
-def render_report(header: dict, report: dict, results: list[CaseResult], cases: list[Case]) -> str:
+def render_report(header: dict, report: dict | None, results: list[CaseResult], cases: list[Case]) -> str:
     title = (f"WIF eval — {len(results)} cases from {header['cases_file']}, engine {header['engine']}, "
              f"input {header['input']}")
-    parts = [title, _outcome_section(report), _fix_section(report), _usage_section(report),
+    apart = _fell_back_section(header["engine"], [r for r in results if r.fell_back])
+    if report is None:
+        return "\n\n".join([title, apart, "No case was judged end to end by this engine: nothing to report."])
+    parts = [title, apart, _outcome_section(report), _fix_section(report), _usage_section(report),
              _misses_section(report, results, cases)]
     return "\n\n".join(part for part in parts if part)
+
+
+def _fell_back_section(engine: str, apart: list[CaseResult]) -> str:
+    if not apart:
+        return ""
+    rows = [[r.id, ", ".join(r.fell_back), r.summary] for r in apart]
+    return (f"NOT COUNTED — {len(apart)} case(s) fell back to the offline engine; the metrics below are "
+            f"{engine}'s on the other cases only\n" + format_table(["case", "steps answered offline", "why"], rows,
+                                                                  limit=110))
 
 
 def _pct(value: float | None) -> str:
@@ -177,7 +222,11 @@ def _fix_section(report: dict) -> str:
 
 def _usage_section(report: dict) -> str:
     rows = [[name, s["mean"], s["median"], s["max"], s["total"]] for name, s in report["usage"].items()]
-    return "Cost per case\n" + format_table(["measure", "mean", "median", "max", "total"], rows)
+    note = ("" if "cost_usd" in report["usage"] else
+            "\n(cost_usd: a model's price is unknown; add it with WIF_PRICES='{\"model\": [in, cached, out]}' "
+            "in USD per 1M tokens)")
+    return "Cost per case (cost_usd at list prices, wif_action/tools/llm_models.py)\n" + format_table(
+        ["measure", "mean", "median", "max", "total"], rows) + note
 
 
 def _misses_section(report: dict, results: list[CaseResult], cases: list[Case]) -> str:

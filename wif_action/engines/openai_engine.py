@@ -112,7 +112,11 @@ def clip(text: str, limit: int) -> str:
     return text[:limit] + f"\n[... truncated, {len(text) - limit} more characters ...]"
 
 
-Shortlist = Callable[[list[Entry], Question], list[Entry]]
+Shortlist = Callable[[list[Entry], Question, int], list[Entry]]
+# Entries of one batch the LLM reads: every entry, unless a batch is pathological. Over the 528 five-release
+# batches of the 11 fixture repositories: median 20 entries, p90 62, p99 161, max 256 — this cuts 3 of them
+# (0.6 %), keeping the ranker's best first (~8,000 prompt tokens at most).
+BATCH_ENTRY_CAP = 200
 
 
 class OpenAIJudge:
@@ -124,7 +128,7 @@ class OpenAIJudge:
     def __init__(self, llm: LLMClient, model: str, verify_model: str | None = None, registry: Any = None,
                  shortlist: Shortlist | None = None):
         self.llm = llm
-        self.shortlist = shortlist  # the offline ranker's best entries of a batch: fewer tokens, same fixes
+        self.shortlist = shortlist  # the offline ranker: which entries of a pathological batch go first
         self.model = model
         self.verify_model = verify_model or model
         self.registry = registry
@@ -165,8 +169,8 @@ class OpenAIJudge:
     def filter_relevant_entries(
         self, entries: list[Entry], question: Question
     ) -> list[RelevantEntry]:
-        if self.shortlist is not None:
-            entries = self.shortlist(entries, question)
+        if self.shortlist is not None and len(entries) > BATCH_ENTRY_CAP:
+            entries = self.shortlist(entries, question, BATCH_ENTRY_CAP)
         if not entries:
             return []
         user = "\n\n".join([
@@ -217,7 +221,15 @@ class OpenAIJudge:
             llm_calls=len(calls),
             prompt_tokens=sum(call.prompt_tokens for call in calls),
             completion_tokens=sum(call.completion_tokens for call in calls),
+            cached_tokens=sum(call.cached_tokens for call in calls),
+            reasoning_tokens=sum(call.reasoning_tokens for call in calls),
+            cost_usd=self.llm.cost_usd(),
         )
+
+    def preflight(self) -> None:
+        """One tiny call to each configured model; raises ToolError when the endpoint cannot be used."""
+        for model in dict.fromkeys((self.model, self.verify_model)):
+            self.llm.preflight(model)
 
     # -- helpers --------------------------------------------------------------------------------------
     def _ask(self, tool: str, user: str, schema: type[BaseModel], *, model: str | None = None) -> Any:

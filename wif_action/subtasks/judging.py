@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from wif_action.journal import Journal
+from wif_action.models import Skipped
 from wif_action.ports import Judge, ToolError
 
 T = TypeVar("T")
@@ -25,5 +26,14 @@ def judged(
     except ToolError as error:
         if fallback is None or fallback is primary:
             raise
-        journal.skip(step, f"{error.reason}; used the {fallback.name} engine instead")
+        journal.skip(step, f"{error.reason}; {FALLBACK_NOTE.format(engine=fallback.name)}")
         return call(fallback)
+
+
+FALLBACK_NOTE = "used the {engine} engine instead"
+
+
+def fell_back(skipped: list[Skipped]) -> list[str]:
+    """The steps a fallback engine answered (`wif eval` never counts them as the primary engine's)."""
+    marker = FALLBACK_NOTE.split("{engine}")[-1]
+    return [s.step for s in skipped if s.reason.endswith(marker)]

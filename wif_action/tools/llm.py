@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from indexer.redaction import redact
 from wif_action.ports import ToolError, ToolUnavailable
 from wif_action.tools.llm_http import LLM_BODY_BYTES, UnreadableReply, capped_reply_hooks
-from wif_action.tools.llm_models import ModelSettings, settings_for
+from wif_action.tools.llm_models import ModelSettings, cost_usd, price_for, settings_for
 
 __all__ = ["DEFAULT_MAX_RETRIES", "LLM_BODY_BYTES", "LLMCallRecord", "LLMClient", "LLMResult"]
 
@@ -78,6 +78,10 @@ class LLMCallRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class _Ping(BaseModel):
+    ok: bool
 
 
 class _Unusable(Exception):
@@ -136,6 +140,20 @@ class LLMClient:
     def call_seconds(self, model: str) -> float:
         """The longest one `parse` may take: every attempt at its timeout plus the waits between them."""
         return self.settings(model).timeout * (self._max_retries + 1) + MAX_RETRY_WAIT * self._max_retries
+
+    def cost_usd(self) -> float | None:
+        """What the calls so far cost at their models' prices (None when a model's price is unknown)."""
+        total = 0.0
+        for call in self.calls:
+            price = price_for(call.model, self._env)
+            if price is None:
+                return None
+            total += cost_usd(price, call.prompt_tokens, call.cached_tokens, call.completion_tokens)
+        return total
+
+    def preflight(self, model: str) -> None:
+        """Ask `model` for a one-field answer; raises ToolError (never trips the breaker for later runs)."""
+        self.parse(model, "Reply with ok set to true.", "Is this endpoint working?", _Ping, 20, tool="preflight")
 
     def parse(self, model: str, system: str, user: str, schema: type[BaseModel], max_tokens: int, *,
               tool: str = "llm") -> LLMResult:

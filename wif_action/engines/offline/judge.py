@@ -26,7 +26,6 @@ from wif_action.ports import ToolError
 from wif_action.question import Question
 
 MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
-SHORTLIST_SIZE = 6  # entries per batch an LLM reads: the smallest size keeping every public fix in both modes
 
 
 class OfflineJudge:
@@ -89,8 +88,9 @@ class OfflineJudge:
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
         return rank_entries(entries, question.terms, stats, question.wants_functionality)
 
-    def shortlist(self, entries: list[Entry], question: Question, size: int = SHORTLIST_SIZE) -> list[Entry]:
-        """The entries of a batch worth an LLM's reading (see `relevance.shortlist`)."""
+    def shortlist(self, entries: list[Entry], question: Question, size: int) -> list[Entry]:
+        """The `size` entries of a batch most worth an LLM's reading (see `relevance.shortlist`): what goes first
+        when a pathological batch is cut (`openai_engine.BATCH_ENTRY_CAP`)."""
         if not entries:
             return []
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
