@@ -384,6 +384,10 @@ def test_choose_engine_auto_uses_openai_when_a_key_is_set(fake: FakeOpenAI) -> N
                            env={**env, "WIF_VERIFY_MODEL": "m2", "WIF_MODEL": ""})
     assert (engine.model, engine.verify_model) == ("gpt-4.1-mini", "m2")
 
+    engine = choose_engine("openai", cache=None, registry=None, make_llm=llm_client,
+                           env={**env, "WIF_MODEL": ""})
+    assert (engine.model, engine.verify_model) == ("gpt-4.1-mini", "gpt-4.1"), "a different model by default"
+
 
 def test_choose_engine_auto_falls_back_to_offline_without_a_key() -> None:
     offline = pytest.importorskip("wif_action.engines.offline")

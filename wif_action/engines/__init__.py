@@ -9,6 +9,7 @@ from typing import Any
 from wif_action.ports import Judge
 
 DEFAULT_MODEL = "gpt-4.1-mini"
+DEFAULT_VERIFY_MODEL = "gpt-4.1"  # the double-check is a different, stronger model unless models are configured
 ENGINE_NAMES = ("auto", "openai", "offline")
 
 
@@ -39,6 +40,15 @@ def _openai_engine(env: Mapping[str, str], registry: Any,
 
     model = env.get("WIF_MODEL") or DEFAULT_MODEL
     shortlist = OfflineJudge(cache, registry).shortlist if cache is not None else None
-    return OpenAIJudge(make_llm(env), model, verify_model=env.get("WIF_VERIFY_MODEL") or model, registry=registry,
+    return OpenAIJudge(make_llm(env), model, verify_model=verify_model(env), registry=registry,
                        shortlist=shortlist)
 
+
+def verify_model(env: Mapping[str, str]) -> str:
+    """WIF_VERIFY_MODEL; else a different, stronger model than the default one; else (WIF_MODEL set, e.g. a
+    deployment or a local model that is all the endpoint has) WIF_MODEL, asked with the verify prompt."""
+    explicit = (env.get("WIF_VERIFY_MODEL") or "").strip()
+    if explicit:
+        return explicit
+    model = (env.get("WIF_MODEL") or "").strip()
+    return model or DEFAULT_VERIFY_MODEL
