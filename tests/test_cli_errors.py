@@ -45,6 +45,7 @@ def test_an_abbreviated_option_is_not_called_unknown(capsys):
     assert "required: --db" in err and "unrecognized" not in err
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_early_gets_no_traceback():
     """`wif ask … | head -1`: the pipe closes before the answer is written."""
     process = subprocess.Popen([sys.executable, "-m", "wif_action.cli", "ask", "--db", EXAMPLE, "--engine", "offline",
@@ -88,6 +89,7 @@ def test_dispatch_without_a_token_names_it_and_its_scopes_before_any_request(cap
     assert "repo scope" in err and "ConnectionError" not in err
 
 
+@pytest.mark.slow
 def test_an_unknown_run_id_is_a_usage_error_that_says_which_ids_exist(tmp_path, capsys):
     runs = tmp_path / "runs.db"
     ask = subprocess.run([sys.executable, "-m", "wif_action.cli", "ask", "--db", EXAMPLE, "--engine", "offline",
@@ -111,6 +113,7 @@ def test_a_missing_runs_file_is_explained_without_contradiction(tmp_path, capsys
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_message_dash_reads_a_paste_too_long_for_the_command_line():
     """2.5 MB on standard input: more than one argument may carry (Linux: 128 KiB per argument)."""
     question = "iOS SDK 8.48.0: WatchdogTermination issues have empty tags (e.g. OS). Fixed?\n"
@@ -125,6 +128,7 @@ def test_message_dash_reads_a_paste_too_long_for_the_command_line():
     assert "WatchdogTermination" in answer["request"]["problem"] and answer["outcome"] != "failed"
 
 
+@pytest.mark.slow
 def test_message_dash_with_nothing_on_stdin_is_a_usage_error():
     result = subprocess.run([sys.executable, "-m", "wif_action.cli", "ask", "--db", EXAMPLE, "--message", "-"],
                             input="  \n", capture_output=True, text=True, timeout=60, env=OFFLINE_ENV)

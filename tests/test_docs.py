@@ -67,6 +67,7 @@ def test_every_with_key_is_an_input_of_action_yml(name, text):
                     f"{name}: pass `{key}: ${{{{ inputs.{dispatched} }}}}` (wif dispatch and Slack send it)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text"), [(n, t) for n, t in BLOCKS if "jobs:" in t],
                          ids=[n for n, t in BLOCKS if "jobs:" in t])
 def test_every_documented_workflow_passes_actionlint(name, text, tmp_path):
@@ -148,6 +149,7 @@ def test_readme_ask_examples_use_a_cache_that_exists_or_say_where_it_comes_from(
             f"--db {db}: say that `wif index --db {db}` builds it before the first command that uses it")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [c for c in readme_ask_commands() if "cache.db.example" in c],
                          ids=lambda c: " ".join(c[3:7]))
 def test_readme_ask_examples_on_the_example_cache_answer(command):
@@ -179,6 +181,7 @@ def printed_by(mode: str) -> dict:
     return __import__("json").loads(result.stdout)["metrics"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "column"), [("fields", 0), ("message", 2)])
 def test_the_readme_eval_table_is_what_its_reproduce_command_prints(mode, column):
     """If the judge changes, regenerate the table with `python bench/eval_offline.py --input fields|message`."""

@@ -27,6 +27,7 @@ def readme_python_snippet() -> str:
     return snippet
 
 
+@pytest.mark.slow
 def test_the_readme_snippet_runs_as_written_and_prints_what_its_comment_says():
     snippet = readme_python_snippet()
     assert len(snippet.strip().splitlines()) <= 5
@@ -37,6 +38,7 @@ def test_the_readme_snippet_runs_as_written_and_prints_what_its_comment_says():
     assert result.stdout.strip() == promised
 
 
+@pytest.mark.slow
 def test_ask_returns_the_answer_that_wif_ask_json_prints():
     answer = ask(open_cache(ROOT / "cache.db.example"), **EXAMPLE_B, engine="offline", deadline=0, env=OFFLINE_ENV)
     assert isinstance(answer, Answer)
@@ -82,6 +84,7 @@ def test_a_file_that_is_not_a_cache_raises_cache_error_and_is_left_alone(tmp_pat
     assert notes.read_text() == "# my notes\n"
 
 
+@pytest.mark.slow
 def test_importing_the_package_loads_no_workflow():
     code = ("import sys, wif_action; heavy = [m for m in ('wif_action.api', 'wif_action.workflow', 'pydantic', "
             "'github', 'openai') if m in sys.modules]; print(heavy); print(wif_action.__version__)")

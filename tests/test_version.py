@@ -9,6 +9,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -16,6 +18,7 @@ def project_version() -> str:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
+@pytest.mark.slow
 def test_wif_version_prints_the_pyproject_version():
     result = subprocess.run([sys.executable, "-m", "wif_action.cli", "--version"],
                             capture_output=True, text=True, timeout=60)
