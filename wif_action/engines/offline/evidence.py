@@ -26,6 +26,7 @@ CANDIDATE_TERMS = int(lexicon.weight("candidate_terms"))
 PART_CREDIT = lexicon.weight("part_credit")
 SYNONYM_CREDIT = lexicon.weight("synonym_credit")
 BODY_FACTOR = lexicon.weight("body_factor")
+COMMON_MIN_NOTES = int(lexicon.weight("common_min_notes"))
 HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
 
 
@@ -53,6 +54,8 @@ class Evidence:
     body: dict[str, tuple[Term, float]] = field(default_factory=dict)
     credits: list[float] = field(default_factory=list)
     matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
+    shares: list[float] = field(default_factory=list)  # per concept: share of the repository's notes naming the
+    # term that earned its credit (how everyday that word is there: "api" is in 28% of openai-python's notes)
     linked_issue: int | None = None
     repo: str = ""  # whose notes weighed the terms
     quoted_unique: bool = False  # names verbatim a code name the customer quoted that no other entry names
@@ -77,6 +80,11 @@ class Evidence:
         total = sum(c.value for c in self.concepts)
         return sum(c.value * credit for c, credit in zip(self.concepts, self.credits, strict=True)) / total \
             if total else 0.0
+
+    def uncommon(self, concepts: list[Concept], common_share: float) -> list[Concept]:
+        """The concepts whose credited term fewer than `common_share` of the repository's notes name."""
+        shares = dict(zip((id(c) for c in self.concepts), self.shares or [0.0] * len(self.concepts), strict=True))
+        return [c for c in concepts if shares[id(c)] < common_share]
 
     def named(self, at_least: float = 1.0) -> list[Concept]:
         """Key concepts the headline names with at least this credit (1.0 = verbatim).
@@ -182,11 +190,13 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
             evidence.headline[key] = (term, value)
         elif body.get(key):
             evidence.body[key] = (term, value)
+    documents = max(COMMON_MIN_NOTES, stats.documents(repo)[0])  # in a handful of notes no word is everyday
     for concept in evidence.concepts:
-        credit, atoms = max(((_concept_credit(concept, term, headline), _atoms(term)) for term in concept.terms),
-                            key=lambda item: (item[0], len(item[1])))
+        credit, atoms, term = max(((_concept_credit(concept, term, headline), _atoms(term), term)
+                                   for term in concept.terms), key=lambda item: (item[0], len(item[1])))
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
+        evidence.shares.append(stats.df(repo, term.key) / documents)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)

@@ -27,6 +27,7 @@ MEDIUM_CONCEPTS = int(lexicon.weight("medium_concepts"))
 BODY_CONCEPTS = int(lexicon.weight("body_concepts"))
 MIN_SECTION_FOR_HIGH = lexicon.weight("min_section_for_high")
 NAMED_CREDIT = lexicon.weight("named_credit")
+COMMON_SHARE = lexicon.weight("common_share")
 
 
 def confidence(evidence: Evidence) -> Confidence:
@@ -57,7 +58,11 @@ def _strong_headline(evidence: Evidence) -> bool:
         return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
     if evidence.defects and not evidence.defects_named:
         return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
-    named, coverage = len(evidence.named(NAMED_CREDIT)), evidence.coverage
+    concepts = evidence.named(NAMED_CREDIT)
+    uncommon = evidence.uncommon(concepts, COMMON_SHARE)
+    if not uncommon:
+        return False  # only words common in this repository's notes ("api", "client", "error"): not a ✓
+    named, coverage = len(concepts), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
             or (named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS))

@@ -1,0 +1,197 @@
+"""The answer-quality numbers of issue 21's "Done when", over every labelled case, through the shipped workflow.
+
+Runs the public cases (tests/data/eval/cases.jsonl, less the ones that need their own cache: `unreleased_newest`)
+and the holdout (bench/data/holdout_cases.jsonl) through `wif eval`'s own `run_case` (the workflow `wif ask`
+runs, offline engine, GitHub served by the fake), in both input modes, and prints per mode:
+HIGH precision, top-1, found, MEDIUM top-candidate precision (a MEDIUM answer whose top candidate is a right
+fix), and how many already-has-fix / never-fixed cases end in `no_result` or a MEDIUM naming no `must_not_claim`.
+
+    python bench/quality_report.py                                # the shipped rules
+    python bench/quality_report.py --set scoring.COMMON_SHARE=1   # a constant changed (1: rule off)
+    python bench/quality_report.py --grid scoring.COMMON_SHARE=0.05,0.1,0.2,1 # in-sample per value + LOO-CV
+    python bench/quality_report.py --save a.json; ... --diff a.json   # which cases an ablation changes
+
+Leave-one-repository-out (`--grid`): for each repository, the value that scores best on the *other*
+repositories' cases (objective below) is applied to the held-out repository's cases; the CV numbers are
+those held-out answers. Rules with no value to choose are the same in-sample and under CV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.fakes.github_server import FakeGitHub  # noqa: E402
+from wif_action.app import AppConfig  # noqa: E402
+from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.evaluation import Case, CaseResult, is_claim_of, judge_result, load_cases, top_candidate  # noqa: E402
+
+PUBLIC = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
+HOLDOUT = ROOT / "bench" / "data" / "holdout_cases.jsonl"
+MODES = ("fields", "message")
+NEVER_FIXED = ("already_has_fix", "no_result")
+
+
+def labelled_cases() -> list[Case]:
+    """Every labelled case this harness can run on one cache (an `unreleased_newest` case needs its own)."""
+    return [case for path in (PUBLIC, HOLDOUT) for case in load_cases(path) if not case.unreleased_newest]
+
+
+def repository(case: Case) -> str:
+    return case.repo or case.sdk or "?"
+
+
+def row(case: Case, result: CaseResult) -> dict:
+    """One answer, reduced to what the metrics need."""
+    verdict = judge_result(case, result)
+    top = top_candidate(result)
+    fixes = case.expect.fixes()
+    return {"id": case.id, "repo": repository(case), "category": case.category, "outcome": result.outcome,
+            "has_fix": verdict.has_fix, "top1": verdict.top1, "found": verdict.found,
+            "high": result.outcome == "high", "medium": result.outcome == "medium",
+            "top_right": bool(top is not None and fixes and is_claim_of(top, fixes)),
+            "claimed_bad": bool(verdict.wrong_claims),
+            "top": f"{top.version} {('#' + str(top.pr)) if top.pr is not None else 'commit ' + str(top.commit)[:7]}"
+                   f" ({top.confidence})" if top else "-"}
+
+
+def metrics(rows: list[dict]) -> dict:
+    fix_rows = [r for r in rows if r["has_fix"]]
+    highs = [r for r in rows if r["high"]]
+    mediums = [r for r in rows if r["medium"]]
+    never = [r for r in rows if r["category"] in NEVER_FIXED]
+    never_ok = [r for r in never if r["outcome"] == "no_result" or (r["medium"] and not r["claimed_bad"])]
+    return {
+        "high_precision": _ratio(sum(r["top_right"] for r in highs), len(highs)),
+        "top1": _ratio(sum(r["top1"] for r in fix_rows), len(fix_rows)),
+        "found": _ratio(sum(r["found"] for r in fix_rows), len(fix_rows)),
+        "medium_top_precision": _ratio(sum(r["top_right"] for r in mediums), len(mediums)),
+        "never_fixed_ok": _ratio(len(never_ok), len(never)),
+        "must_not_claim": (sum(r["claimed_bad"] for r in rows), len(rows)),
+    }
+
+
+def _ratio(part: int, whole: int) -> tuple[int, int]:
+    return part, whole
+
+
+def objective(rows: list[dict]) -> float:
+    """A wrong ✓ is the worst answer, an unrelated MEDIUM the second worst (bench/crossval_offline.py's weights,
+    plus a MEDIUM whose top candidate is wrong)."""
+    wrong_high = sum(r["high"] and not r["top_right"] for r in rows)
+    wrong_medium = sum(r["medium"] and not r["top_right"] for r in rows)
+    return (sum(r["top1"] for r in rows) + 0.5 * sum(r["found"] for r in rows) - 3.0 * wrong_high
+            - 0.5 * wrong_medium - 5.0 * sum(r["claimed_bad"] for r in rows))
+
+
+@contextmanager
+def settings(assignments: list[str]) -> Iterator[None]:
+    """`module.NAME=value` (module under wif_action.engines.offline, or a dotted path) set for the block."""
+    saved = []
+    for assignment in assignments:
+        target, _, value = assignment.partition("=")
+        module_name, _, name = target.rpartition(".")
+        if "." not in module_name:
+            module_name = f"wif_action.engines.offline.{module_name}"
+        module = importlib.import_module(module_name)
+        old = getattr(module, name)
+        saved.append((module, name, old))
+        setattr(module, name, type(old)(float(value)) if isinstance(old, int | float) else value)
+    try:
+        yield
+    finally:
+        for module, name, old in reversed(saved):
+            setattr(module, name, old)
+
+
+def run_all(cases: list[Case], db: str, assignments: list[str]) -> dict[str, list[dict]]:
+    config = AppConfig(db=db, engine="offline", registry=None, runs_db=None, run_source="eval")
+    with settings(assignments):
+        return {mode: [row(case, run_case(case, mode, config)) for case in cases] for mode in MODES}
+
+
+def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str) -> tuple[list[dict], dict[str, str]]:
+    """Leave-one-repository-out: each repository answered with the value best on the others."""
+    repos = sorted({r["repo"] for rows in grid_rows.values() for r in rows[mode]})
+    held: list[dict] = []
+    chosen: dict[str, str] = {}
+    for repo in repos:
+        # ties go to the value listed last (list the rule switched off last: the simpler model wins a tie)
+        best = max(reversed(list(grid_rows)),
+                   key=lambda value: objective([r for r in grid_rows[value][mode] if r["repo"] != repo]))
+        chosen[repo] = best
+        held += [r for r in grid_rows[best][mode] if r["repo"] == repo]
+    return held, chosen
+
+
+def show(title: str, rows: list[dict]) -> None:
+    m = metrics(rows)
+    cells = [f"{name} {part}/{whole}" + (f" ({part / whole:.2f})" if whole else "")
+             for name, (part, whole) in m.items()]
+    print(f"{title:<34} " + " · ".join(cells))
+
+
+def diff(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> None:
+    for mode in MODES:
+        old = {r["id"]: r for r in before[mode]}
+        for r in after[mode]:
+            o = old.get(r["id"])
+            if o and (o["top"], o["outcome"]) != (r["top"], r["outcome"]):
+                print(f"  [{mode}] {r['id']}: {o['outcome']} {o['top']} → {r['outcome']} {r['top']} "
+                      f"(top-1 {o['top1']}→{r['top1']})")
+
+
+def build_db() -> str:
+    from bench.fixture_cache import all_fixture_repos, build_cache
+    path = Path(tempfile.mkdtemp(prefix="wif-quality-")) / "cache.db"
+    build_cache(path, [(repo, repo) for repo in all_fixture_repos()])
+    return str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", help="release cache (default: built from the fixtures in a temporary directory)")
+    parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    parser.add_argument("--grid", metavar="MODULE.NAME=V1,V2,…", help="values to choose between by LOO-CV")
+    parser.add_argument("--save", metavar="FILE", help="write every answer (both modes) as JSON")
+    parser.add_argument("--diff", metavar="FILE", help="list the cases whose answer differs from a --save file")
+    args = parser.parse_args(argv)
+    db = args.db or build_db()
+    cases = labelled_cases()
+    with FakeGitHub() as github:
+        os.environ["GITHUB_API_URL"] = github.url
+        os.environ.pop("GITHUB_TOKEN", None)
+        if args.grid:
+            target, _, values = args.grid.partition("=")
+            grid = {value: run_all(cases, db, [*args.set, f"{target}={value}"]) for value in values.split(",")}
+            for mode in MODES:
+                for value, rows in grid.items():
+                    show(f"{mode} in-sample {target}={value}", rows[mode])
+                held, chosen = loo(grid, mode)
+                show(f"{mode} LOO-CV", held)
+                print(f"  chosen per held-out repository: {chosen}")
+            return 0
+        rows = run_all(cases, db, args.set)
+    print(f"{len(cases)} cases (public + holdout), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
+    for mode in MODES:
+        show(mode, rows[mode])
+    if args.save:
+        Path(args.save).write_text(json.dumps(rows, indent=1))
+    if args.diff:
+        diff(json.loads(Path(args.diff).read_text()), rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""No ✓ from everyday words: a concept whose word a large share of *this* repository's notes name (computed from
+the cache's document frequencies, not a global stop list) cannot by itself make a HIGH."""
+
+from __future__ import annotations
+
+import pytest
+
+from wif_action.engines.offline import scoring
+from wif_action.engines.offline.evidence import gather
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+from wif_action.lexicon.terms import analyse
+from wif_action.models import Confidence, PullRequest
+
+PROBLEM = "Uploads time out when the proxy url has a port."
+TITLE = "Fix uploads timing out when the proxy url has a port"
+
+
+def _level(notes: list[str]) -> Confidence:
+    query = {term.key: term for term in analyse(PROBLEM)}
+    stats = RepositoryStats(BatchStatistics(notes))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=TITLE, body="", url="https://example.invalid/4")
+    return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query), "r"))
+
+
+@pytest.mark.parametrize(("notes_naming_them", "level"), [
+    (9, Confidence.HIGH),  # 9 of 100 notes: below the share that makes a word everyday in this repository
+    (10, Confidence.MEDIUM),  # 10 of 100 (scoring.COMMON_SHARE): everyday here, so the same headline is no ✓
+    (40, Confidence.MEDIUM),
+])
+def test_words_common_in_this_repository_alone_are_no_high(notes_naming_them, level):
+    assert scoring.COMMON_SHARE == 0.1
+    notes = ["uploads timeout proxy url port"] * notes_naming_them + ["release health"] * (100 - notes_naming_them)
+    assert _level(notes) == level
+
+
+def test_one_uncommon_concept_among_everyday_ones_still_counts():
+    """"uploads" and "proxy" are everyday in this repository, "port" is not: the headline names a specific idea."""
+    notes = ["uploads proxy url"] * 30 + ["port"] * 5 + ["release health"] * 65
+    assert _level(notes) == Confidence.HIGH
+
+
+def test_the_share_is_per_repository():
+    """The same words are everyday in one repository and specific in another (no global stop list)."""
+    assert _level(["uploads timeout proxy url port"] * 20 + ["release health"] * 80) == Confidence.MEDIUM
+    assert _level(["uploads timeout proxy url port"] * 20 + ["release health"] * 380) == Confidence.HIGH
+
+
+def test_in_a_handful_of_notes_no_word_is_everyday():
+    """A repository with five notes: every word is in a fifth of them, which says nothing about everyday use
+    (scoring.COMMON_SHARE counts against at least evidence.COMMON_MIN_NOTES notes)."""
+    assert _level(["uploads timeout proxy url port"] * 2 + ["release health"] * 3) == Confidence.HIGH
