@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from indexer.registry import Registry
-from wif_action.engines.offline import scoring
+from wif_action.engines.offline import features, scoring
 from wif_action.engines.offline.evidence import Evidence, gather
 from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
@@ -97,13 +97,22 @@ class OfflineJudge:
         return relevance_shortlist(entries, question.terms, stats, question.wants_functionality, size)
 
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> Score:
-        _, evidence = self._evidence(pr, entry, question)
+        stats, evidence = self._evidence(pr, entry, question)
         if not evidence.ships and evidence.linked_issue is None:
             return Score(confidence=Confidence.LOW,
                          reason=f"PR {quote_title(pr.title)} changes CI, docs, tests, samples or internal code only, "
                                 "which never reach the customer's app.")
         level = scoring.confidence(evidence)
+        model = features.active_model()
+        if model is not None:
+            level = features.level(model, features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr),
+                                   level)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level))
+
+    def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
+        """The named features the confidence model reads (`features.candidate_features`), for fitting it."""
+        stats, evidence = self._evidence(pr, entry, question)
+        return features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr)
 
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
         """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
@@ -115,7 +124,13 @@ class OfflineJudge:
             return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
         named = evidence.named()
         covered = term_list([c.name for c in named]) or "none of them"
-        if scoring.verified(evidence, stats, repo):
+        confirmed = scoring.verified(evidence, stats, repo)
+        model = features.active_model()
+        if model is not None:
+            hand = Confidence.HIGH if confirmed else Confidence.MEDIUM
+            confirmed = features.level(model, features.candidate_features(evidence, stats, repo, pr),
+                                       hand) is Confidence.HIGH
+        if confirmed:
             return Verdict(confirmed=True, reason=f"{what} name {covered}, "
                                                   "the problem's most specific terms.")
         missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo) if c not in named])
