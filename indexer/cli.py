@@ -39,7 +39,8 @@ environment:
   GITHUB_TOKEN     token for the GitHub API (anonymous when unset: 60 requests/hour)
   GITHUB_API_URL   API base URL (default https://api.github.com)
 
-A re-run costs one conditional request per unchanged repository (a 304 is free of rate limit).
+A re-run costs two conditional requests per unchanged repository, its releases and the default branch's
+CHANGELOG.md (whose Unreleased section is cached: fixes merged, not released); a 304 is free of rate limit.
 Progress goes to stderr, one line per repository.
 """
 EXIT_CODES = exit_codes_help(
@@ -70,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"default {DEFAULT_MAX_PULLS}")
     parser.add_argument("--no-changelog-fallback", action="store_true",
                         help="do not read CHANGELOG.md at the tag when a release body is empty")
+    parser.add_argument("--no-unreleased", action="store_true",
+                        help="do not cache the Unreleased section of CHANGELOG.md on the default branch (fixes "
+                             "merged but not released; one conditional request per repository, a 304 when unchanged)")
     parser.add_argument("--timeout", type=count_at_least(1), default=15, metavar="S",
                         help="HTTP timeout in seconds; default 15")
 
@@ -90,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             max_pulls=args.max_pulls,
             on_progress=_progress,
             bundles=bundles,
+            unreleased=not args.no_unreleased,
         )
     except CacheError as error:
         print(f"wif index: {error}", file=sys.stderr)

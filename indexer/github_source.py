@@ -1,4 +1,5 @@
-"""GitHub I/O for the indexer: releases (conditional, paged), CHANGELOG.md at a tag, PR details.
+"""GitHub I/O for the indexer: releases (conditional, paged), CHANGELOG.md at a tag and on the default
+branch (conditional), PR details.
 
 Only this module talks to GitHub. Every PyGithub or network failure leaves it as
 a `SourceError` whose message tells an operator what to do, so the indexer can
@@ -7,6 +8,7 @@ record it against one repository and carry on with the others.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -54,6 +56,20 @@ class Page:
     etag: str | None
     releases: list[ReleaseRecord] | None
     next_url: str | None
+
+
+@dataclass
+class DefaultChangelog:
+    """CHANGELOG.md on the default branch: `status` 200 (`data` is the file's bytes), 304 (unchanged since
+    `etag`) or 404 (no such file); `url` is where people read it."""
+
+    status: int
+    etag: str | None = None
+    data: bytes | None = None
+    url: str | None = None
+
+
+RAW = "application/vnd.github.raw+json"
 
 
 class ReleaseSource:
@@ -153,6 +169,26 @@ class ReleaseSource:
         if content.encoding != "base64":  # files over 1 MB come without content: ask for the raw file
             return self._raw_file(slug, path, tag)
         return content.decoded_content.decode("utf-8", "replace")
+
+    def default_changelog(self, slug: str, etag: str | None, path: str = "CHANGELOG.md") -> DefaultChangelog:
+        """The default branch's CHANGELOG.md (the contents API without `ref`), conditional on `etag`: an
+        unchanged file costs one 304. Asked raw, so a file of any size up to the body cap is one request;
+        a server that answers JSON anyway is read from its base64 `content`. Bytes, never decoded here."""
+        check_slug(slug)
+        headers = {"Accept": RAW} | ({"If-None-Match": etag} if etag else {})
+        status, response_headers, text = self._call(slug, lambda: self.github.requester.requestJson(
+            "GET", f"/repos/{slug}/contents/{path}", headers=headers))
+        url = f"https://github.com/{slug}/blob/HEAD/{path}"
+        if status == 304:
+            return DefaultChangelog(304, _header(response_headers, "etag") or etag, url=url)
+        if status == 404:
+            return DefaultChangelog(404, url=url)
+        if status >= 400:
+            raise self._status_error(slug, status, response_headers, _json(slug, text, strict=False))
+        new_etag = _header(response_headers, "etag")
+        if "json" not in (_header(response_headers, "content-type") or ""):
+            return DefaultChangelog(200, new_etag, (text or "").encode("utf-8", "surrogateescape"), url)
+        return DefaultChangelog(200, new_etag, _base64_content(slug, _json(slug, text)), url)
 
     def _raw_file(self, slug: str, path: str, tag: str) -> str | None:
         status, headers, text = self._call(slug, lambda: self.github.requester.requestJson(
@@ -312,6 +348,18 @@ def _reason(error: BaseException) -> str:
         error = inner
     text = _POOL_PREAMBLE.sub("", str(error)).replace("Failed to establish a new connection: ", "")
     return text if len(text) < 300 else text[:297] + "..."
+
+
+def _base64_content(slug: str, data: Any) -> bytes:
+    """The bytes of a contents-API JSON reply; a file too large for base64 (no content) reads as empty."""
+    if not isinstance(data, dict) or data.get("type", "file") != "file":
+        raise SourceError(slug, "GitHub returned an unexpected contents payload for CHANGELOG.md")
+    if data.get("encoding") != "base64":
+        return b""
+    try:
+        return base64.b64decode(str(data.get("content") or ""), validate=False)
+    except ValueError as error:
+        raise SourceError(slug, f"GitHub returned undecodable CHANGELOG.md content ({error})") from error
 
 
 def _record(item: dict) -> ReleaseRecord:

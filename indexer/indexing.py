@@ -25,6 +25,7 @@ from typing import Any
 from packaging.version import Version
 from sqlite_utils import Database
 
+from indexer import unreleased
 from indexer.github_source import Page, ReleaseSource, SourceError, check_slug
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.schema import open_cache
@@ -69,11 +70,14 @@ class RepoReport:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     reparsed: int = 0  # stored releases re-parsed by a newer notes parser (no request)
+    unreleased: str = ""  # what became of the default branch's Unreleased notes (indexer/unreleased.py)
+    unreleased_status: str | None = None
 
     def summary(self) -> dict:
         """The `--json` shape."""
         return {"repo": self.repo, "releases": self.releases, "stable": self.stable, "new": self.new,
-                "updated": self.updated, "requests": self.requests, "error": self.error}
+                "updated": self.updated, "requests": self.requests, "error": self.error,
+                "unreleased": self.unreleased_status}
 
     def line(self) -> str:
         """One human progress line."""
@@ -90,6 +94,8 @@ class RepoReport:
             head += f", {_plural(self.pulls, 'PR')} fetched"
         if self.reparsed:
             head += f", {_plural(self.reparsed, 'stored release')} re-parsed (notes parser v{PARSER_VERSION})"
+        if self.unreleased:
+            head += f"; {self.unreleased}"
         return f"{self.repo}: {head}; {tail}"
 
 
@@ -151,16 +157,18 @@ def index_repository(
     on_progress: Progress = print,
     now: datetime | None = None,
     bundles: Mapping[str, dict[str, str]] | None = None,
+    unreleased: bool = True,
 ) -> RepoReport:
     """Bring one repository's cached releases (and optionally PR details) up to date.
 
     `bundles`: per repository, the bundled SDK names its bump lines use → repositories (a user's registry);
-    a repository not in it gets the packaged registry's."""
+    a repository not in it gets the packaged registry's. `unreleased`: also cache the Unreleased section of
+    CHANGELOG.md on the default branch (one conditional request)."""
     if pulls not in ("none", "recent"):
         raise ValueError(f"pulls must be 'none' or 'recent', not {pulls!r}")
     cutoff = (now or datetime.now(UTC)) - timedelta(days=refresh_window_days)
     run = _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff,
-                          changelog_fallback, pulls == "recent", max_pulls, (bundles or {}).get(slug))
+                          changelog_fallback, pulls == "recent", max_pulls, (bundles or {}).get(slug), unreleased)
     return run.execute()
 
 
@@ -178,6 +186,7 @@ class _RepositoryPass:
     with_pulls: bool
     max_pulls: int | None
     bundles: dict[str, str] | None = None
+    unreleased: bool = True
 
     def execute(self) -> RepoReport:
         started, requests_before = time.monotonic(), self.source.requests
@@ -185,6 +194,8 @@ class _RepositoryPass:
         try:
             check_slug(self.slug)
             self._run()
+            if self.unreleased:
+                self._unreleased_notes()
         except SourceError as error:
             self.report.error = error.message
             self.report.systemic = _systemic_kind(error)
@@ -223,6 +234,18 @@ class _RepositoryPass:
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
         report.reparsed = result.reparsed
         report.skipped_tags = list(result.skipped_tags)
+
+    def _unreleased_notes(self) -> None:
+        """Replace the cached Unreleased notes (own transaction, after the releases'): a failure here is a
+        warning, never the repository's error, and keeps the notes read last time."""
+        try:
+            reply = self.source.default_changelog(self.slug, unreleased.stored_etag(self.db, self.slug))
+        except SourceError as error:
+            outcome = unreleased.Outcome("failed", error=error.message)
+            self.report.warnings.append(outcome.describe())
+        else:
+            outcome = self._write(lambda: unreleased.store(self.db, self.slug, reply))
+        self.report.unreleased, self.report.unreleased_status = outcome.describe(), outcome.status
 
     def _checked_unchanged(self) -> int:
         """A 304: nothing fetched, but the registry's `bundles` or the notes parser may have changed since the

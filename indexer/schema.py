@@ -20,9 +20,10 @@ BUSY_TIMEOUT_MS = 30_000
 BUSY_RETRY_SECONDS = 0.2
 OPEN_BUSY_SECONDS = 30.0
 _KNOWN: dict[str, list[str]] = {}
-# Migrations that only add what the indexer reads: a reader (`wif ask`) opens a file without them, so upgrading
-# WIF never stops answers until the next index run.
-WRITER_ONLY = frozenset({"m003_notes_parser", "m006_entry_commits"})
+# Migrations a reader (`wif ask`) can do without: it opens a file that lacks them, so upgrading WIF never stops
+# answers until the next index run. m003 and m006 add what only the indexer reads (or readers check for); m004's
+# Unreleased notes are read when present (tools/cache.py says "not cached" otherwise).
+WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m006_entry_commits"})
 
 
 def migration(migrations: Migrations):
@@ -162,6 +163,26 @@ def m003_notes_parser(db: Database) -> None:
     """Which parser version wrote each repository's entries; 0 (older caches) makes the next index run
     re-parse the stored bodies (indexer.store.reparse_if_stale)."""
     db.table("repositories").add_column("notes_parser", int, not_null_default=0)
+
+
+@migration(MIGRATIONS)
+def m004_unreleased_notes(db: Database) -> None:
+    """The Unreleased section of each repository's CHANGELOG.md on the default branch (indexer/unreleased.py):
+    one row per repository (`status` ok / no_changelog / no_section / not_text, when it was read, the ETag of
+    the file), its parsed entries apart from published releases' (`entries`), so no release query sees them."""
+    db.table("unreleased_notes").create(
+        {"repo_id": int, "status": str, "heading": str, "body": str, "truncated": int, "etag": str, "url": str,
+         "read_at": str, "parser": int},
+        pk="repo_id", not_null={"status", "read_at"}, defaults={"heading": "", "body": "", "truncated": 0},
+        foreign_keys=[("repo_id", "repositories", "id")],
+    )
+    db.table("unreleased_entries").create(
+        {"id": int, "repo_id": int, "position": int, "section": str, "heading": str, "text": str, "prs": str,
+         "issues": str},
+        pk="id", not_null={"repo_id", "text"}, defaults={"prs": "[]", "issues": "[]", "heading": ""},
+        foreign_keys=[("repo_id", "repositories", "id")],
+    )
+    db.table("unreleased_entries").create_index(["repo_id", "position"])
 
 
 @migration(MIGRATIONS)

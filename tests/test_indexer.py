@@ -111,22 +111,24 @@ def test_full_index_caches_exactly_the_stable_releases(full_run, github_repos) -
     for repo in github_repos:
         releases = load_repo_fixture(repo)["releases"]
         report = reports[repo]
-        assert set(report) == {"repo", "releases", "stable", "new", "updated", "requests", "error"}
+        assert set(report) == {"repo", "releases", "stable", "new", "updated", "requests", "error", "unreleased"}
+        assert report["unreleased"] == "no_section"  # the fake's CHANGELOG.md lists only published releases
         assert report["error"] is None
         assert report["releases"] == report["new"] == len(releases)
         assert report["stable"] == independent_stable_count(releases), repo
-        assert report["requests"] == -(-len(releases) // 100)  # one request per page of 100
+        assert report["requests"] == -(-len(releases) // 100) + 1  # a request per page of 100, and CHANGELOG.md
     assert len(full_run["err"].strip().splitlines()) == len(github_repos)  # one progress line each
 
 
-def test_noop_rerun_costs_one_conditional_request_per_repository(full_run, github_repos) -> None:
+def test_noop_rerun_costs_two_conditional_requests_per_repository(full_run, github_repos) -> None:
+    """Releases and the default branch's CHANGELOG.md (its Unreleased notes): both 304, free of rate limit."""
     fake: FakeGitHub = full_run["fake"]
     fake.reset_counts()
     code, data, err = wif_index(full_run["db"], *full_run["args"])
     assert code == 0, err
-    assert fake.total_requests() == len(github_repos)
+    assert fake.total_requests() == 2 * len(github_repos)
     assert {entry["status"] for entry in fake.log} == {304}
-    assert all(r["requests"] == 1 and r["releases"] == 0 and r["error"] is None for r in data["repos"])
+    assert all(r["requests"] == 2 and r["releases"] == 0 and r["error"] is None for r in data["repos"])
     assert [r["stable"] for r in data["repos"]] == [r["stable"] for r in full_run["data"]["repos"]]
     assert "not modified (304)" in err
 
@@ -136,7 +138,7 @@ def test_new_then_edited_release_is_picked_up_with_few_requests(fake_github, env
     env(fake_github)
     db = tmp_path / "cache.db"
     code, first, _ = wif_index(db, "--repo", PHP)
-    assert code == 0 and by_repo(first)[PHP]["requests"] == 2
+    assert code == 0 and by_repo(first)[PHP]["requests"] == 2 + 1  # two pages, CHANGELOG.md
     fake_github.add_release(PHP, {"tag_name": "4.99.0", "published_at": RECENTLY,
                                   "body": "### Bug Fixes\n\n- Fix the transport retry loop (#9999)\n"})
     fake_github.add_release(PHP, {"tag_name": "5.0.0", "draft": True, "published_at": None, "body": "- wip\n"})
@@ -146,7 +148,7 @@ def test_new_then_edited_release_is_picked_up_with_few_requests(fake_github, env
     assert code == 0, err
     assert (report["new"], report["updated"], report["releases"]) == (2, 0, 126)
     assert release_row(db, PHP, "5.0.0")["stable"] == 0  # drafts are kept, never stable
-    assert report["requests"] == fake_github.total_requests() == 2  # page 1 changed, page 2 is settled
+    assert report["requests"] == fake_github.total_requests() == 3  # page 1 changed, page 2 settled; CHANGELOG
     assert report["stable"] == by_repo(first)[PHP]["stable"] + 1
     assert SqliteReleaseCache.open(db).latest_stable(PHP).tag == "4.99.0"
     assert entry_prs(db, PHP, "4.99.0") == {9999}
@@ -172,7 +174,7 @@ def test_a_newer_notes_parser_reparses_stored_bodies_without_requests(fake_githu
     fake_github.reset_counts()
     code, _, err = wif_index(db, "--repo", RUBY)
     assert code == 0, err
-    assert fake_github.total_requests() == 1 and {entry["status"] for entry in fake_github.log} == {304}
+    assert fake_github.total_requests() == 2 and {entry["status"] for entry in fake_github.log} == {304}
     assert entry_prs(db, RUBY, "5.15.0") == expected and expected
     assert f"re-parsed (notes parser v{PARSER_VERSION})" in err
     code, _, err = wif_index(db, "--repo", RUBY)
@@ -187,7 +189,7 @@ def test_refresh_window_rereads_recent_releases_beyond_the_first_page(env, tmp_p
         for n in range(15):  # positions 0-14 are recent: pages 1 and 2
             fake.add_release(RUBY, {"tag_name": f"9.0.{n}", "published_at": RECENTLY, "body": f"- Change {n}\n"})
         _, data, _ = wif_index(db, "--repo", RUBY)
-        assert (by_repo(data)[RUBY]["new"], by_repo(data)[RUBY]["requests"]) == (15, 3)
+        assert (by_repo(data)[RUBY]["new"], by_repo(data)[RUBY]["requests"]) == (15, 3 + 1)  # + CHANGELOG.md
 
         fake.edit_release(RUBY, "9.0.3", body="- Change 3, corrected (#4242)\n")  # recent, now on page 2
         old_tag = fake.repo(RUBY).releases[40]["tag_name"]  # old, page 5
@@ -196,7 +198,7 @@ def test_refresh_window_rereads_recent_releases_beyond_the_first_page(env, tmp_p
         fake.add_release(RUBY, {"tag_name": "9.1.0", "published_at": RECENTLY, "body": "- New (#4243)\n"})
         _, data, _ = wif_index(db, "--repo", RUBY)
         report = by_repo(data)[RUBY]
-        assert (report["new"], report["updated"], report["requests"]) == (1, 1, 3)  # page 3 is all old
+        assert (report["new"], report["updated"], report["requests"]) == (1, 1, 3 + 1)  # page 3 all old; CHANGELOG
         assert entry_prs(db, RUBY, "9.0.3") == {4242}
         assert release_row(db, RUBY, old_tag)["body"] == old_body  # outside the window: by design
 
@@ -212,7 +214,7 @@ def test_empty_body_falls_back_to_the_changelog_at_the_tag(fake_github, env, tmp
                                   "published_at": "2026-11-01T00:00:00Z"})
     fake_github.add_release(PHP, {"tag_name": "4.99.0", "body": "", "published_at": "2026-11-02T00:00:00Z"})
     fake_github.reset_counts()
-    code, _, err = wif_index(db, "--repo", PHP)
+    code, _, err = wif_index(db, "--repo", PHP, "--no-unreleased")
     assert code == 0, err
     assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 1
     row = release_row(db, PHP, "4.99.0")
@@ -222,7 +224,7 @@ def test_empty_body_falls_back_to_the_changelog_at_the_tag(fake_github, env, tmp
 
     fake_github.add_release(PHP, {"tag_name": "4.99.1", "published_at": RECENTLY, "body": "- Later (#9991)\n"})
     fake_github.reset_counts()
-    wif_index(db, "--repo", PHP)
+    wif_index(db, "--repo", PHP, "--no-unreleased")
     assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0  # the section is reused
     assert release_row(db, PHP, "4.99.0")["body_source"] == "changelog"
 
@@ -237,15 +239,16 @@ def test_missing_changelog_leaves_the_body_empty_and_is_not_retried(fake_github,
     assert (row["body"], row["body_source"], row["stable"]) == ("", "release", 1)
     fake_github.add_release(RUBY, {"tag_name": "9.9.1", "body": "- Fix (#1)\n", "published_at": RECENTLY})
     fake_github.reset_counts()
-    wif_index(db, "--repo", RUBY)
+    wif_index(db, "--repo", RUBY, "--no-unreleased")
     assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0
 
 
 def test_changelog_too_large_for_the_contents_api_is_skipped_quietly(fake_github, env, tmp_path) -> None:
     env(fake_github)
-    fake_github.contents_max_bytes = 10  # GitHub sends no content for big files; the fake has no raw mode
+    fake_github.contents_max_bytes = 10  # GitHub sends no content for big files
+    fake_github.raw_contents = False  # and this server ignores the raw media type
     fake_github.add_release(RUBY, {"tag_name": "9.9.0", "body": "", "published_at": RECENTLY})
-    code, data, err = wif_index(tmp_path / "cache.db", "--repo", RUBY)
+    code, data, err = wif_index(tmp_path / "cache.db", "--repo", RUBY, "--no-unreleased")
     assert code == 0 and data["repos"][0]["error"] is None, err
     assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 2  # base64 attempt, then raw
     assert release_row(tmp_path / "cache.db", RUBY, "9.9.0")["body"] == ""
@@ -254,7 +257,7 @@ def test_changelog_too_large_for_the_contents_api_is_skipped_quietly(fake_github
 def test_no_changelog_fallback_option(fake_github, env, tmp_path) -> None:
     env(fake_github)
     fake_github.add_release(RUBY, {"tag_name": "9.9.0", "body": "", "published_at": RECENTLY})
-    wif_index(tmp_path / "cache.db", "--repo", RUBY, "--no-changelog-fallback")
+    wif_index(tmp_path / "cache.db", "--repo", RUBY, "--no-changelog-fallback", "--no-unreleased")
     assert fake_github.requests["GET /repos/{o}/{r}/contents/{path}"] == 0
 
 
@@ -280,10 +283,10 @@ def test_pull_details_are_fetched_incrementally_within_the_budget(fake_github, e
     env(fake_github)
     db = tmp_path / "cache.db"
     code, data, _ = wif_index(db, "--repo", RUBY, "--pulls", "recent", "--max-pulls", "5")
-    assert code == 0 and by_repo(data)[RUBY]["requests"] == 1 + 5
+    assert code == 0 and by_repo(data)[RUBY]["requests"] == 1 + 5 + 1  # releases, five PRs, CHANGELOG.md
     fake_github.reset_counts()
     _, data, _ = wif_index(db, "--repo", RUBY, "--pulls", "recent", "--max-pulls", "5")
-    assert by_repo(data)[RUBY]["requests"] == 1 + 5  # 304 for releases, then the next five PRs
+    assert by_repo(data)[RUBY]["requests"] == 1 + 5 + 1  # 304 for releases, the next five PRs, 304 for CHANGELOG
     assert fake_github.requests["GET /repos/{o}/{r}/pulls/{n}"] == 5
     conn = sqlite3.connect(db)
     numbers = [row[0] for row in conn.execute("select number from pulls")]
@@ -303,7 +306,7 @@ def test_example_cache_is_complete_and_a_rerun_is_free(example_cache_copy, share
     shared_fake_github.reset_counts()
     reports = index_repositories(example_cache_copy, ReleaseSource(shared_fake_github.url, retries=None),
                                  github_repos, pulls="recent", max_pulls=None, on_progress=lambda _: None)
-    assert shared_fake_github.total_requests() == len(github_repos)  # PR backlog is empty: only 304s
+    assert shared_fake_github.total_requests() == 2 * len(github_repos)  # PR backlog empty: releases + CHANGELOG, 304s
     assert all(r.not_modified and r.error is None for r in reports)
     cache = SqliteReleaseCache.open(example_cache_copy)
     for repo in github_repos:

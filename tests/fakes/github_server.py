@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlencode
 
+from packaging.version import InvalidVersion, Version
+
 from .http_base import FakeServer, HTTPError, Request, Response
 
 __all__ = ["DATA_DIR", "FakeGitHub", "available_repos", "fixture_path", "load_repo_fixture"]
@@ -150,6 +152,7 @@ class _Repo:
     releases: list[dict[str, Any]]
     pulls: dict[int, dict[str, Any]]
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
+    withheld: list[dict[str, Any]] = field(default_factory=list)  # newest first: served under ## Unreleased
     _index: _Index | None = None
 
     @property
@@ -303,6 +306,9 @@ class FakeGitHub(FakeServer):
         self.max_dispatch_inputs = 10
         self.changelog_files: set[str] = {"CHANGELOG.md"}
         self.contents_max_bytes: int | None = 1_000_000  # GitHub's contents-API limit for base64
+        self.raw_contents = True  # answer `Accept: application/vnd.github.raw…` with the file itself
+        # repo (lower-case) → the default branch's CHANGELOG.md as served (str or bytes); None: no such file
+        self.default_changelogs: dict[str, str | bytes | None] = {}
         self._repos: dict[str, _Repo] = {}
         self._ids = itertools.count(1_000_001)
         self._run_ids = itertools.count(123)
@@ -367,6 +373,34 @@ class FakeGitHub(FakeServer):
             state = self._require(repo)
             state.releases.remove(self._release(state, tag))
             state.touch()
+
+    def withhold_newest(self, repo: str, count: int) -> list[dict[str, Any]]:
+        """The eval cases' `unreleased_newest` convention: the newest `count` stable releases leave
+        /releases, /releases/latest and /releases/tags/…, and their notes (headings one level down) are
+        served under `## Unreleased` at the top of the default branch's CHANGELOG.md. Returns them."""
+        with self._lock:
+            state = self._require(repo)
+            stable = [r for r in state.releases if _is_stable_release(r)]
+            newest = sorted(stable, key=_release_order, reverse=True)[:count]
+            for rel in newest:
+                state.releases.remove(rel)
+            state.withheld = newest + state.withheld
+            state.touch()
+            return newest
+
+    def publish_withheld(self, repo: str) -> None:
+        """The withheld releases ship: back in /releases, and the Unreleased section is gone."""
+        with self._lock:
+            state = self._require(repo)
+            for rel in reversed(state.withheld):
+                state.releases.insert(0, rel)
+            state.withheld = []
+            state.touch()
+
+    def set_default_changelog(self, repo: str, content: str | bytes | None) -> None:
+        """Serve `content` as CHANGELOG.md on the default branch (None: the branch has no such file)."""
+        with self._lock:
+            self.default_changelogs[self._require(repo).full_name.lower()] = content
 
     def set_body_empty(self, repo: str, tag: str) -> None:
         """Blank the body of the release tagged ``tag``."""
@@ -598,9 +632,9 @@ class FakeGitHub(FakeServer):
 
     def finalize(self, req: Request, resp: Response, faulted: bool) -> Response:
         """ETag / If-None-Match → 304, rate-limit accounting and ``X-RateLimit-*`` headers."""
-        if req.method == "GET" and resp.status == 200 and resp.raw is None and not faulted:
-            etag = '"' + hashlib.sha256(resp.payload()).hexdigest()[:40] + '"'
-            resp.headers.setdefault("ETag", etag)
+        if req.method == "GET" and resp.status == 200 and (resp.raw is None or "ETag" in resp.headers) \
+                and not faulted:
+            etag = resp.headers.setdefault("ETag", '"' + hashlib.sha256(resp.payload()).hexdigest()[:40] + '"')
             wanted = {t.strip().removeprefix("W/") for t in req.headers.get("if-none-match", "").split(",")}
             if etag in wanted or "*" in wanted:
                 resp = Response(304, None, {"ETag": etag})
@@ -998,6 +1032,26 @@ class FakeGitHub(FakeServer):
             raise HTTPError(404, {"message": f"No commit found for the ref {ref_name}", "documentation_url": _DOCS})
         if path not in self.changelog_files:
             raise HTTPError(404, dict(_NOT_FOUND))
+        data = self._default_changelog(state) if ref.kind == "branch" else self._changelog_at(state, ref)
+        if self.raw_contents and "vnd.github.raw" in req.headers.get("accept", ""):
+            blob = hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+            return Response(200, raw=data, headers={"Content-Type": "text/plain; charset=utf-8",
+                                                    "ETag": f'"{blob}"'})
+        return self._contents_json(req, state, path, ref_name, data)
+
+    def _default_changelog(self, state: _Repo) -> bytes:
+        override = self.default_changelogs.get(state.full_name.lower(), "")
+        if override is None:
+            raise HTTPError(404, dict(_NOT_FOUND))
+        if override:
+            return override if isinstance(override, bytes) else override.encode("utf-8")
+        text = "# Changelog\n\n"
+        if state.withheld:
+            text += "## Unreleased\n\n" + "".join(_heading_down(r.get("body") or "") + "\n\n" for r in state.withheld)
+        published = self._changelog_at(state, _Ref("branch", "main", math.inf))
+        return text.encode("utf-8") + published.removeprefix(b"# Changelog\n\n")
+
+    def _changelog_at(self, state: _Repo, ref: _Ref) -> bytes:
         included = []
         for rel in state.releases:
             if rel.get("draft") or not rel.get("published_at"):
@@ -1007,7 +1061,9 @@ class FakeGitHub(FakeServer):
                 included.append((point.time, rel))
         included.sort(key=lambda x: x[0], reverse=True)
         text = "# Changelog\n\n" + "".join(f"## {r['tag_name']}\n\n{r.get('body') or ''}\n\n" for _, r in included)
-        data = text.encode("utf-8")
+        return text.encode("utf-8")
+
+    def _contents_json(self, req: Request, state: _Repo, path: str, ref_name: str, data: bytes) -> Response:
         sha = hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
         too_big = self.contents_max_bytes is not None and len(data) > self.contents_max_bytes
         name = path.rsplit("/", 1)[-1]
@@ -1196,3 +1252,22 @@ class FakeGitHub(FakeServer):
                 },
             )
         return Response(204)
+
+
+def _is_stable_release(rel: dict[str, Any]) -> bool:
+    """Published, not a draft or pre-release, and a tag without a pre-release part."""
+    if rel.get("draft") or rel.get("prerelease") or not rel.get("published_at"):
+        return False
+    try:
+        return not Version(str(rel["tag_name"]).lstrip("vV")).is_prerelease
+    except InvalidVersion:
+        return False
+
+
+def _release_order(rel: dict[str, Any]) -> tuple[Version, str]:
+    return Version(str(rel["tag_name"]).lstrip("vV")), str(rel.get("published_at") or "")
+
+
+def _heading_down(body: str) -> str:
+    """Every Markdown heading one level down (`### Fixes` → `#### Fixes`), as notes nested in a section."""
+    return re.sub(r"^(#{1,5})(?=[ \t])", r"#\1", body, flags=re.MULTILINE)
