@@ -287,3 +287,29 @@ def _fix_in_shortlist(cache, judge, case: dict, mode: str) -> bool:
             read = judge.shortlist(entries, question, BATCH_ENTRY_CAP) if len(entries) > BATCH_ENTRY_CAP else entries
             return any(set(e.prs) & want for e in read)
     return False
+
+
+# Fixes merged but not released (issue 22): the cases with `unreleased_newest`, asked of a cache indexed from a
+# fake GitHub that withholds the newest releases and serves their notes under ## Unreleased (tests/unreleased_eval.py).
+# When set: fields 4/4 outcomes, top-1 3/3; message 3/4, top-1 2/3 (`python bench/eval_offline.py --only
+# unreleased_fix,no_result`), no wrong claim.
+UNRELEASED_FLOORS = {"fields": {"right": 4, "top1": 3}, "message": {"right": 3, "top1": 2}}
+
+
+@pytest.mark.parametrize("mode", ["fields", "message"])
+def test_unreleased_cases_answer_from_the_default_branch(capsys, monkeypatch, tmp_path, mode):
+    from tests.unreleased_eval import split_cases, withheld, withheld_github
+
+    _, cases = split_cases(CASES, tmp_path)
+    with withheld_github(withheld(cases), tmp_path / "cache.db") as fake:
+        code, out, err = run_eval(capsys, monkeypatch, fake, tmp_path / "cache.db", "--input", mode, "--json",
+                                  cases=cases)
+    assert code == 0, err
+    report = json.loads(out)
+    assert len(report["cases"]) == 4 and {c["id"] for c in report["cases"]} >= {
+        "cocoa-unreleased-urlsession-request-mutation-race", "python-negative-gevent-events-delayed"}
+    floor = UNRELEASED_FLOORS[mode]
+    assert report["metrics"]["outcome"]["right"] >= floor["right"]
+    assert report["metrics"]["fixes"]["top1"] >= floor["top1"] and report["metrics"]["fixes"]["wrong_claims"] == 0
+    negative = next(c for c in report["cases"] if c["id"] == "python-negative-gevent-events-delayed")
+    assert negative["outcome"] == "no_result"

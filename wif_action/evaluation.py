@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from indexer.versions import parse_tag, version_key
 
+UNRELEASED = "unreleased"  # the outcome, and the version of a candidate from the Unreleased notes
 USAGE_FIELDS = ("github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "cached_tokens",
                 "reasoning_tokens", "cost_usd", "seconds")
 
@@ -40,7 +41,10 @@ class Expectation(BaseModel):
     via: str | None = None  # bundled_fix: "sentry-cocoa 8.13.1", the bundled release that carries it
 
     def fixes(self) -> list[FixRef]:
-        """Every (release, PR) that is a right answer: the expected fix's PRs plus `also_acceptable`."""
+        """Every (release, PR) that is a right answer: the expected fix's PRs plus `also_acceptable`. An
+        `unreleased` fix is in no release: its candidates carry the version "unreleased"."""
+        if self.outcome == UNRELEASED and not self.fixed_in:
+            return [FixRef(fixed_in=UNRELEASED, pr=pr, repo=self.pr_repo) for pr in self.prs]
         main = [FixRef(fixed_in=self.fixed_in, pr=pr, repo=self.pr_repo) for pr in self.prs] if self.fixed_in else []
         return main + list(self.also_acceptable)
 
@@ -161,6 +165,8 @@ def top_candidate(result: CaseResult) -> Claim | None:
 
 
 def _release_order(claim: Claim) -> str:
+    if claim.version == UNRELEASED:
+        return "~"  # after every release, as rendered
     parsed = parse_tag(claim.tag or claim.version)
     return version_key(parsed) if parsed else ""
 

@@ -17,6 +17,7 @@ class Outcome(StrEnum):
     NO_RESULT = "no_result"
     TOO_OLD = "too_old"
     ALREADY_LATEST = "already_latest"
+    UNRELEASED = "unreleased"  # fixed on the default branch (its CHANGELOG's Unreleased notes), in no release yet
     NEEDS_CLARIFICATION = "needs_clarification"
     FAILED = "failed"
 
@@ -50,6 +51,42 @@ class Release(BaseModel):
     published_at: str | None = None
     url: str | None = None
     stable: bool = True
+    # The default branch's Unreleased notes as a pseudo-release (id -repo_id, tag "Unreleased", `published_at`
+    # when they were read): never a published release, never in a release query.
+    unreleased: bool = False
+
+
+UNRELEASED_VERSION = "unreleased"  # `version` of the Unreleased pseudo-release and of its candidates
+
+
+def unreleased_release(repo: str, repo_id: int = 0, read_at: str | None = None, url: str | None = None) -> Release:
+    """The pseudo-release of `repo`'s Unreleased notes (id -repo_id; 0 when nothing is cached)."""
+    return Release(id=-repo_id, repo=repo, tag="Unreleased", version=UNRELEASED_VERSION, version_key="~unreleased",
+                   published_at=read_at, url=url, stable=False, unreleased=True)
+
+
+class UnreleasedNotes(BaseModel):
+    """What the cache holds of a repository's Unreleased notes: `status` ok / no_changelog / no_section /
+    not_text; `release` is the pseudo-release their entries belong to."""
+
+    status: str
+    read_at: str
+    url: str | None = None
+    heading: str = ""
+    truncated: bool = False
+    entries: int = 0
+    release: Release
+
+
+class UnreleasedCheck(BaseModel):
+    """Whether the run judged the Unreleased notes, and if not why (the trace and `--json` say it)."""
+
+    checked: bool = False
+    entries: int = 0
+    read_at: str | None = None
+    url: str | None = None
+    after: str | None = None  # the newest published release: an unreleased fix ships in the one after it
+    why_not: str = ""
 
 
 class Entry(BaseModel):
@@ -154,6 +191,7 @@ class Candidate(BaseModel):
     via: Via | None = None
     commit: str | None = None
     objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
+    unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release
 
 
 class Checked(BaseModel):
@@ -220,15 +258,21 @@ class Answer(BaseModel):
     near_misses: list[NearMiss] = Field(default_factory=list)
     request: ExtractedRequest | None = None
     max_releases: int = 100  # the release-count guard this run applied
+    unreleased_notes: UnreleasedCheck | None = None
+    latest: bool = False  # the customer's version is the newest stable release
 
     def public_json(self) -> dict:
-        """The `--json` object of `wif ask` (the documented keys, nothing internal)."""
+        """The `--json` object of `wif ask` (the documented keys, nothing internal). A candidate from the
+        Unreleased notes has `version` null and `unreleased` true: it is in no release yet."""
         data = self.model_dump(mode="json")
+        for candidate in data["candidates"]:
+            if candidate["unreleased"]:
+                candidate["version"] = candidate["tag"] = None
         return {
             key: data[key]
             for key in (
                 "outcome", "repo", "user_version", "candidates", "checked",
-                "prs_evaluated", "skipped", "message", "usage", "trace", "near_misses", "request",
+                "prs_evaluated", "skipped", "message", "usage", "trace", "near_misses", "request", "unreleased_notes",
             )
         }
 

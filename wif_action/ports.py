@@ -19,6 +19,7 @@ from wif_action.models import (
     RelevantEntry,
     Request,
     Score,
+    UnreleasedNotes,
     Usage,
     Verdict,
 )
@@ -44,7 +45,11 @@ class ReleaseCache(Protocol):
     def latest_stable(self, repo: str) -> Release | None: ...
 
     def entries(self, release_ids: list[int]) -> list[Entry]:
-        """Parsed entries of these releases, in release then position order."""
+        """Parsed entries of these releases, in release then position order (a negative id: the Unreleased
+        pseudo-release of `unreleased_notes`)."""
+
+    def unreleased_notes(self, repo: str) -> UnreleasedNotes | None:
+        """The default branch's Unreleased notes as cached (None: never read, or a cache without them)."""
 
     def first_stable_release_with_pr(self, repo: str, pr: int) -> Release | None: ...
 

@@ -7,6 +7,8 @@ delivery channel can re-render with its own maintainer mention.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from indexer.versions import parse_tag, version_key
 from wif_action.models import Answer, Candidate, Confidence, NearMiss, Outcome
 
@@ -62,19 +64,53 @@ def _medium(answer: Answer, mention: str, question: str) -> str:
     if len(mediums) > 1:
         lines.append("Candidates (oldest first; any with a reason against them last):"
                      if any(c.objected for c in mediums) else "Candidates (oldest first):")
-        lines += [f"- **{_v(c.version)}**{_bundling(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in mediums]
+        lines += [f"- {_where(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in mediums]
     else:
         lines.append(f"> {_pr_link(first, answer.repo)}: {first.reason}")
     return "\n".join(lines)
 
 
 def _version_order(candidate: Candidate) -> str:
+    if candidate.unreleased:
+        return "~"  # after every published release
     parsed = parse_tag(candidate.tag)
     return version_key(parsed) if parsed else ""
 
 
+def _unreleased(answer: Answer, mention: str, question: str) -> str:
+    """A fix on the default branch, in no release yet: "✓ Fixed on the default branch by [PR #N](url), not
+    released yet — it should ship in the release after **vX** (notes read 3 h ago)." (MEDIUM: "may")."""
+    first = next(c for c in answer.candidates if c.unreleased)
+    notes = answer.unreleased_notes
+    after = f"the release after **{_v(notes.after)}**" if notes and notes.after else "the next release"
+    read = f" (notes read {age(notes.read_at)})" if notes and notes.read_at else ""
+    if first.confidence == Confidence.HIGH:
+        lines = [f"✓ Fixed on the default branch by {_pr_link(first, answer.repo)}, not released yet — "
+                 f"it should ship in {after}{read}."]
+    else:
+        lines = [f"The default branch has a change, not released yet, that may address this "
+                 f"({_pr_link(first, answer.repo)}) — it should ship in {after}{read}.",
+                 f"I'm not fully certain. Deferring to {mention} to confirm."]
+    lines += ["", f"> {_pr_link(first, answer.repo)}: {first.reason}"]
+    others = [c for c in answer.candidates if c is not first]
+    if others:
+        lines += ["", "Other candidates:"]
+        lines += [f"- {_where(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in others]
+    return "\n".join(lines)
+
+
+def _where(candidate: Candidate) -> str:
+    return "not released yet" if candidate.unreleased else f"**{_v(candidate.version)}**{_bundling(candidate)}"
+
+
 def _no_result(answer: Answer, mention: str, question: str) -> str:
-    return (f"I wasn't able to identify a fix in the releases after {_v(answer.user_version)}.\n"
+    notes = answer.unreleased_notes
+    if answer.latest and notes and notes.checked:
+        return (f"{_v(answer.user_version)} is the latest stable release of {answer.repo}, and I wasn't able to "
+                f"identify a fix among the changes not released yet (the Unreleased notes on its default branch).\n"
+                f"Deferring to {mention} for investigation.")
+    also = " or among the changes not released yet" if notes and notes.checked else ""
+    return (f"I wasn't able to identify a fix in the releases after {_v(answer.user_version)}{also}.\n"
             f"Deferring to {mention} for investigation.")
 
 
@@ -105,18 +141,22 @@ _HEADLINES = {
     Outcome.NO_RESULT: _no_result,
     Outcome.TOO_OLD: _too_old,
     Outcome.ALREADY_LATEST: _already_latest,
+    Outcome.UNRELEASED: _unreleased,
     Outcome.NEEDS_CLARIFICATION: _needs_clarification,
     Outcome.FAILED: _failed,
 }
 
 
 def _checked(answer: Answer) -> str:
+    notes = answer.unreleased_notes
+    unreleased = f"the Unreleased notes of CHANGELOG.md on the default branch ({notes.entries} entries judged)" \
+        if notes and notes.checked and answer.outcome != Outcome.HIGH else ""
     if answer.checked is None or answer.checked.releases == 0:
-        return ""
+        return f"Checked: {unreleased} in {answer.repo}." if unreleased else ""
     first, last = answer.checked.first, answer.checked.last
     span = first if first == last else f"{first}–{last}"
-    lines = [f"Checked: releases {span} in {answer.repo}."]
-    if answer.outcome in (Outcome.HIGH, Outcome.MEDIUM) and answer.prs_evaluated > 1:
+    lines = [f"Checked: releases {span} in {answer.repo}" + (f", then {unreleased}." if unreleased else ".")]
+    if answer.outcome in (Outcome.HIGH, Outcome.MEDIUM, Outcome.UNRELEASED) and answer.prs_evaluated > 1:
         lines.append(f"Relevant PRs evaluated: {answer.prs_evaluated}.")
     if answer.outcome == Outcome.NO_RESULT:
         lines.append(f"Release notes reviewed: {answer.checked.releases}.")
@@ -144,3 +184,21 @@ def _skipped(answer: Answer) -> str:
     if not answer.skipped:
         return ""
     return "**Skipped steps**\n" + "\n".join(f"- {s.step}: {s.reason}" for s in answer.skipped)
+
+
+def age(read_at: str | None, now: datetime | None = None) -> str:
+    """How long ago the notes were read, as people say it: "3 h ago", "2 days ago", "just now"."""
+    try:
+        then = datetime.fromisoformat((read_at or "").replace("Z", "+00:00"))
+    except ValueError:
+        return "at an unknown time"
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=UTC)
+    seconds = max(0.0, ((now or datetime.now(UTC)) - then).total_seconds())
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 2 * 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} days ago"

@@ -19,7 +19,17 @@ from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
 from wif_action.events import Events, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.journal import Journal
-from wif_action.models import Answer, AskInput, ExtractedRequest, Outcome, Release, Request, Usage
+from wif_action.models import (
+    Answer,
+    AskInput,
+    Candidate,
+    Confidence,
+    ExtractedRequest,
+    Outcome,
+    Release,
+    Request,
+    Usage,
+)
 from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.question import question_of
 from wif_action.run_context import Run, WorkflowOptions
@@ -30,6 +40,7 @@ from wif_action.subtasks.pr_evaluation import PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.subtasks.resolve_repository import resolve_repository
 from wif_action.subtasks.scan_release_notes import scan_release_notes
+from wif_action.subtasks.unreleased_notes import check_unreleased
 from wif_action.tools.deadline import until_deadline
 
 _log = logging.getLogger(__name__)
@@ -124,6 +135,8 @@ class Workflow:
                           lambda: fetch_release_range(repo, version, tools.cache, journal,
                                                       guard=run.options.max_releases))
         findings.user_release = span.user_release
+        if span.outcome == "already_latest":  # before saying so: was it fixed on the default branch?
+            return self._unreleased(run, repo, span.latest, evaluator, links.candidates, findings)
         if span.outcome != "ok":
             outcome = Outcome(span.outcome)
             return self._stop(findings, outcome, span.message) if span.message else \
@@ -137,10 +150,26 @@ class Workflow:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
                       else "the release notes could not be read or judged.")
             return self._stop(findings, Outcome.FAILED, reason)
-        return findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
-                                           "prs_evaluated": evaluator.evaluated,
-                                           "entries_reviewed": scan.entries_reviewed,
-                                           "near_misses": evaluator.near_misses})
+        findings = findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
+                                               "entries_reviewed": scan.entries_reviewed})
+        if not any(c.confidence == Confidence.HIGH for c in scan.candidates) and scan.complete:
+            return self._unreleased(run, repo, span.latest, evaluator, scan.candidates, findings)
+        return findings.model_copy(update={"prs_evaluated": evaluator.evaluated, "near_misses": evaluator.near_misses})
+
+    def _unreleased(self, run: Run, repo: str, latest: Release | None, evaluator: PrEvaluator,
+                    known: list[Candidate], findings: Findings) -> Findings:
+        """The Unreleased notes as one last batch; without them (or a match) the spec's outcomes stand:
+        already_latest when nothing newer was there to judge, else what the scan found."""
+        result = self._step("check_unreleased", lambda: check_unreleased(
+            run, repo, latest, evaluator, known, registry=self.registry), lambda r: f"{len(r.candidates)} candidates")
+        on_latest = not findings.scanned
+        judged_nothing = on_latest and not result.check.checked and not result.candidates
+        update = {"candidates": [*known, *result.candidates], "unreleased": result.check,
+                  "prs_evaluated": evaluator.evaluated, "near_misses": evaluator.near_misses,
+                  "on_latest": on_latest}
+        if judged_nothing:
+            update["outcome"] = Outcome.ALREADY_LATEST
+        return findings.model_copy(update=update)
 
     def _links(self, run: Run, request: Request, repo: str, user_release: Release | None,
                evaluator: PrEvaluator) -> LinkResult:

@@ -48,12 +48,13 @@ def fit_bytes(text: str, limit: int) -> str:
 
 
 def answer_outputs(answer: Answer, result_json: str) -> dict[str, str]:
-    """The action's outputs: `fixed-in` and `pr` only for a high-confidence fix."""
+    """The action's outputs: `fixed-in` and `pr` only for a high-confidence fix; an unreleased one has a `pr`
+    and no `fixed-in` (it is in no release yet)."""
     fix = next((c for c in answer.candidates if c.confidence == Confidence.HIGH), None)
-    high = answer.outcome == Outcome.HIGH and fix is not None
+    high = answer.outcome in (Outcome.HIGH, Outcome.UNRELEASED) and fix is not None
     return {
         "outcome": str(answer.outcome),
-        "fixed-in": fix.version if fix and high else "",
+        "fixed-in": fix.version if fix and high and not fix.unreleased else "",
         "pr": fix.url if fix and high else "",
         "answer": answer.message,
         "result-json": result_json,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from indexer.github_refs import parse_link
 from indexer.versions import display_version
 from wif_action.journal import Journal
-from wif_action.models import Candidate, Confidence, Entry, Release, Via
+from wif_action.models import UNRELEASED_VERSION, Candidate, Confidence, Entry, Release, Via, unreleased_release
 from wif_action.ports import AnalysisTools, ToolError
 from wif_action.run_context import Run
 from wif_action.subtasks.pr_evaluation import PrEvaluator
@@ -96,6 +96,8 @@ def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Rel
     if link_repo != repo and link_repo in tools.cache.bundled_repositories(repo):
         return _follow_bundled_pr(link_repo, issue, pr, repo, user_release, tools, evaluator, journal)
     release = _first_release(link_repo, pr, user_release if link_repo == repo else None, tools, evaluator, journal)
+    if release is None and link_repo == repo:
+        return _unreleased_pr(issue, pr, repo, tools, evaluator, journal)
     if release is None:
         journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release after the user's version.")
         return None
@@ -114,6 +116,27 @@ def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Rel
         candidate = candidate.model_copy(update={"confidence": Confidence.MEDIUM,
                                                  "reason": candidate.reason + f" (a fix in {link_repo})"})
     return candidate
+
+
+def _unreleased_pr(issue: int, pr: int, repo: str, tools: AnalysisTools, evaluator: PrEvaluator,
+                   journal: Journal) -> Candidate | None:
+    """A linked fix in no release: merged after the newest release (or listed in the Unreleased notes), it is
+    on the default branch and ships in the next release — judged like any fix, as an unreleased candidate."""
+    details = evaluator.details(pr, repo)
+    notes = tools.cache.unreleased_notes(repo)
+    entry = next((e for e in tools.cache.entries([notes.release.id]) if pr in e.prs), None) if notes else None
+    latest = tools.cache.latest_stable(repo)
+    merged_after = bool(details and details.merged and details.merged_at and latest and latest.published_at
+                        and details.merged_at > latest.published_at)
+    if entry is None and not merged_after:
+        journal.note(f"Linked {repo}#{issue}: PR #{pr} is in no stable release after the user's version.")
+        return None
+    newest = f" after {display_version(latest.tag)}" if latest else ""
+    journal.read_version(UNRELEASED_VERSION)
+    journal.note(f"Linked {repo}#{issue}: fixed by PR #{pr}, merged{newest} and in no release yet "
+                 f"({'listed in the Unreleased notes' if entry else 'not in the cached Unreleased notes'}).")
+    release = notes.release if notes else unreleased_release(repo)
+    return evaluator.evaluate(pr, entry, release, source="link", repo=repo)
 
 
 def _follow_bundled_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,

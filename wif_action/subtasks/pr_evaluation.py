@@ -10,7 +10,17 @@ from __future__ import annotations
 import re
 
 from indexer.versions import display_version
-from wif_action.models import Candidate, Confidence, Entry, NearMiss, PullRequest, Release, Score, Via
+from wif_action.models import (
+    UNRELEASED_VERSION,
+    Candidate,
+    Confidence,
+    Entry,
+    NearMiss,
+    PullRequest,
+    Release,
+    Score,
+    Via,
+)
 from wif_action.objections import weighed
 from wif_action.ports import ToolError
 from wif_action.question import Question
@@ -94,10 +104,11 @@ class PrEvaluator:
             self.near_misses.append(NearMiss(version=display_version(release.tag), pr=number, url=pull.url,
                                              reason=score.reason, repo=pull.repo, commit=pull.commit))
             return None
-        return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url=pull.url,
+        version = UNRELEASED_VERSION if release.unreleased else display_version(release.tag)
+        return Candidate(version=version, tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=pull.repo, via=via,
-                         objected=objected, commit=pull.commit)
+                         objected=objected, commit=pull.commit, unreleased=release.unreleased)
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:

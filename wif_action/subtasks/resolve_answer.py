@@ -15,6 +15,7 @@ from wif_action.models import (
     NearMiss,
     Outcome,
     Release,
+    UnreleasedCheck,
     Usage,
 )
 from wif_action.rendering import DEFAULT_MENTION, render
@@ -37,6 +38,8 @@ class Findings(BaseModel):
     near_misses: list[NearMiss] = Field(default_factory=list)
     request: ExtractedRequest | None = None
     max_releases: int = 100  # the release-count guard the run applied (named by a too_old answer)
+    unreleased: UnreleasedCheck | None = None  # whether the Unreleased notes were judged, or why not
+    on_latest: bool = False  # the customer is on the newest stable release
 
 
 def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: str = DEFAULT_MENTION) -> Answer:
@@ -45,15 +48,19 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
     if outcome == Outcome.HIGH:
         candidates = [c for c in candidates if c.confidence == Confidence.HIGH] + \
                      [c for c in candidates if c.confidence != Confidence.HIGH]
+    elif outcome == Outcome.UNRELEASED:  # the unreleased fix leads; published MEDIUMs follow
+        candidates = [c for c in candidates if c.unreleased] + [c for c in candidates if not c.unreleased]
     elif outcome not in (Outcome.MEDIUM,):
         candidates = []
     answer = Answer(
         outcome=outcome, repo=findings.repo, user_version=_user_version(findings),
-        candidates=sorted(candidates, key=lambda c: (_RANK[c.confidence], c.objected)),
+        candidates=sorted(candidates, key=lambda c: (not (outcome == Outcome.UNRELEASED and c.unreleased),
+                                                     _RANK[c.confidence], c.objected)),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
         question=findings.question, request=findings.request, max_releases=findings.max_releases,
         near_misses=_closest(findings.near_misses) if outcome == Outcome.NO_RESULT else [],
+        unreleased_notes=findings.unreleased, latest=findings.on_latest,
     )
     answer.message = render(answer, mention)
     return answer
@@ -75,10 +82,17 @@ def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]
 
 
 def _outcome_from(candidates: list[Candidate]) -> Outcome:
-    if any(c.confidence == Confidence.HIGH for c in candidates):
+    """A published HIGH, else an unreleased HIGH, else a published MEDIUM (the customer can have it today),
+    else an unreleased MEDIUM."""
+    published = [c for c in candidates if not c.unreleased]
+    if any(c.confidence == Confidence.HIGH for c in published):
         return Outcome.HIGH
-    if candidates:
+    if any(c.confidence == Confidence.HIGH for c in candidates):
+        return Outcome.UNRELEASED
+    if published:
         return Outcome.MEDIUM
+    if candidates:
+        return Outcome.UNRELEASED
     return Outcome.NO_RESULT
 
 

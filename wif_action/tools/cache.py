@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from indexer.schema import open_cache
 from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
-from wif_action.models import BundleBump, Entry, PullRequest, Release
+from wif_action.models import BundleBump, Entry, PullRequest, Release, UnreleasedNotes, unreleased_release
 from wif_action.ports import CacheReadError
 
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
@@ -107,6 +107,14 @@ class SqliteReleaseCache:
             "where s.slug = ? and r.stable = 1 order by r.version_key", [repo])]
 
     def entries(self, release_ids: list[int]) -> list[Entry]:
+        """Entries of these releases; a negative id is a repository's Unreleased pseudo-release (its entries
+        get negative ids too, so they never collide with a published release's)."""
+        pseudo = [-i for i in release_ids if i < 0]
+        release_ids = [i for i in release_ids if i >= 0]
+        unreleased = [entry for repo_id in pseudo for entry in self._unreleased_entries(repo_id)]
+        return self._published_entries(release_ids) + unreleased
+
+    def _published_entries(self, release_ids: list[int]) -> list[Entry]:
         if not release_ids:
             return []
         marks = ",".join("?" * len(release_ids))
@@ -128,6 +136,39 @@ class SqliteReleaseCache:
             columns = self._rows("select name from pragma_table_info('entries')", [])
             self._commits_column = any(row[0] == "commits" for row in columns)
         return self._commits_column
+
+    def unreleased_notes(self, repo: str) -> UnreleasedNotes | None:
+        """The repository's cached Unreleased notes; None when the indexer never read them (or the cache
+        predates them: schema m004 is optional for readers)."""
+        if not self._has_unreleased_tables():
+            return None
+        rows = self._rows(
+            "select u.repo_id, u.status, u.read_at, u.url, u.heading, u.truncated, "
+            "(select count(*) from unreleased_entries e where e.repo_id = u.repo_id) "
+            "from unreleased_notes u join repositories s on s.id = u.repo_id where s.slug = ?", [repo])
+        if not rows:
+            return None
+        repo_id, status, read_at, url, heading, truncated, count = rows[0]
+        return UnreleasedNotes(status=status, read_at=read_at, url=url, heading=heading or "", entries=count,
+                               truncated=bool(truncated), release=self._pseudo(repo_id, repo, read_at, url))
+
+    @staticmethod
+    def _pseudo(repo_id: int, repo: str, read_at: str | None, url: str | None) -> Release:
+        return unreleased_release(repo, repo_id, read_at, url)
+
+    def _has_unreleased_tables(self) -> bool:
+        return bool(self._rows("select 1 from sqlite_master where type = 'table' and name = 'unreleased_entries'", []))
+
+    def _unreleased_entries(self, repo_id: int) -> list[Entry]:
+        if not self._has_unreleased_tables():
+            return []
+        rows = self._rows(
+            "select e.id, s.slug, u.read_at, u.url, e.section, e.heading, e.text, e.prs, e.issues, e.position "
+            "from unreleased_entries e join unreleased_notes u on u.repo_id = e.repo_id "
+            "join repositories s on s.id = e.repo_id where e.repo_id = ? order by e.position", [repo_id])
+        return [Entry(id=-row[0], release=self._pseudo(repo_id, row[1], row[2], row[3]), section=row[4],
+                      heading=row[5] or "", text=row[6], prs=json.loads(row[7] or "[]"),
+                      issues=json.loads(row[8] or "[]"), position=row[9]) for row in rows]
 
     def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
         """The bundled-SDK bumps these releases' notes announce, in release then line order."""
