@@ -206,8 +206,9 @@ def test_offline_engine_stays_above_the_holdout_floor(capsys, monkeypatch, fake_
 
 # Bundled-SDK cases, scored apart (issue 12). Three of the seven are more than 100 stable releases behind
 # (React Native 5.9.1: 121, 4.4.0: 154; Flutter 6.8.0: 113) and carry max_releases: 200, which `wif eval` passes
-# (issue 22). When set: fields top-1 5/7, found 7/7; message top-1 6/7, found 7/7 (`wif eval --only bundled_fix`).
-BUNDLED_FLOORS = {"fields": {"top1": 5, "found": 7}, "message": {"top1": 6, "found": 7}}
+# (issue 22). When set: fields top-1 6/7, found 7/7, HIGH 4 right of 5 (the Flutter frame-delay case takes a later
+# cocoa fix, #6393, as HIGH); message top-1 7/7, found 7/7, HIGH 3/3 (`wif eval --only bundled_fix`).
+BUNDLED_FLOORS = {"fields": {"top1": 6, "found": 7}, "message": {"top1": 7, "found": 7}}
 
 
 @pytest.mark.parametrize("mode", ["fields", "message"])
@@ -220,6 +221,7 @@ def test_bundled_sdk_cases_stay_above_their_floor(capsys, monkeypatch, fake_gith
     assert fixes["top1"] >= floor["top1"] and fixes["found"] >= floor["found"]
     assert fixes["wrong_claims"] == 0
     assert not [c["id"] for c in report["cases"] if c["outcome"] == "too_old"], "max_releases was not passed"
+    assert fixes["high_answers"] - fixes["right_high"] <= (1 if mode == "fields" else 0)  # no new wrong ✓
 
 
 

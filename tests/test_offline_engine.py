@@ -482,6 +482,7 @@ def test_an_un_word_the_notes_never_use_stands_for_the_word_they_use():
     ("before_send filtered the event out", "drop"),
     ("the processor leaks spans", "memori"),
     ("the app freezes", "hang"), ("tags are empty", "miss"), ("sent twice", "duplic"), ("SIGSEGV on start", "crash"),
+    ("measurements arrive without their units", "miss"),
 ])
 def test_symptom_words_people_spell_differently_fold_onto_one_term(text, folded):
     """A note saying "dropped" names the customer's "discarded" (at synonym credit), and the symptom check of a
