@@ -293,8 +293,8 @@ def _fix_in_shortlist(cache, judge, case: dict, mode: str) -> bool:
 
 # Fixes merged but not released (issue 22): the cases with `unreleased_newest`, asked of a cache indexed from a
 # fake GitHub that withholds the newest releases and serves their notes under ## Unreleased (tests/unreleased_eval.py).
-# When set: fields 4/4 outcomes, top-1 3/3; message 3/4, top-1 2/3 (`python bench/eval_offline.py --only
-# unreleased_fix,no_result`), no wrong claim.
+# When set: fields 4/4 outcomes, top-1 3/3; message 3/4, top-1 2/3 (`python bench/eval_offline.py --unreleased`),
+# no wrong claim.
 UNRELEASED_FLOORS = {"fields": {"right": 4, "top1": 3}, "message": {"right": 3, "top1": 2}}
 
 
