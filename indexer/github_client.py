@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import requests
 from github import Auth, Github, GithubRetry
 from github.GithubException import GithubException, RateLimitExceededException
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
+
+from indexer.backoff import backoff_scale
 
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 # Largest body read from GitHub: one PR or issue (and its timeline/events pages) is a few hundred KB at most;
@@ -79,6 +82,7 @@ class GitHubPolicy:
     retries: int | None = 2
     max_rate_limit_wait: float = 30
     seconds_between_requests: float | None = None
+    backoff_scale: float = field(default_factory=backoff_scale)  # indexer.backoff: 0 in tests
 
     @property
     def api_url(self) -> str:
@@ -93,16 +97,11 @@ class GitHubPolicy:
 
 def build_github(policy: GitHubPolicy) -> Github:
     """A lazy PyGithub client following `policy`; PyGithub's own write sleep is replaced by our throttles."""
-    retry = None
-    if policy.retries is not None:
-        retry = BoundedRetry(total=policy.retries, connect=1, read=1, backoff_factor=0.5,
-                             max_rate_limit_wait=policy.max_rate_limit_wait,
-                             secondary_rate_wait=min(60, policy.max_rate_limit_wait))
     client = Github(
         auth=Auth.Token(policy.token) if policy.token else None,
         base_url=policy.api_url,
         timeout=int(max(1, policy.timeout)),
-        retry=retry,
+        retry=github_retry(policy),
         per_page=100,
         seconds_between_requests=policy.seconds_between_requests,
         seconds_between_writes=None,
@@ -110,6 +109,15 @@ def build_github(policy: GitHubPolicy) -> Github:
     )
     _cap_bodies(client.requester, policy.api_url.startswith("https:"))
     return client
+
+
+def github_retry(policy: GitHubPolicy) -> BoundedRetry | None:
+    """The retry policy of `policy`'s clients; None when retrying is off."""
+    if policy.retries is None:
+        return None
+    return BoundedRetry(total=policy.retries, connect=1, read=1, backoff_factor=0.5,
+                        max_rate_limit_wait=policy.max_rate_limit_wait,
+                        secondary_rate_wait=min(60, policy.max_rate_limit_wait), wait_scale=policy.backoff_scale)
 
 
 def _cap_bodies(requester: Requester, https: bool) -> None:
@@ -131,8 +139,27 @@ class BoundedRetry(GithubRetry):
     Why: urllib3 sleeps whatever `Retry-After` a 403, 429 or 503 carries (up to six hours)
     before GithubRetry's own cap is consulted; an unattended run must fail fast instead.
     A 403/429 asking for too long a wait raises RateLimitExceededException, anything else
-    GithubException, each carrying the response's status and headers.
+    GithubException, each carrying the response's status and headers. Every wait it does sleep
+    (Retry-After, rate-limit reset, exponential back-off) is multiplied by `wait_scale` (indexer.backoff).
     """
+
+    def __init__(self, wait_scale: float = 1.0, **kwargs: Any) -> None:
+        self.wait_scale = wait_scale
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> Any:
+        kw["wait_scale"] = self.wait_scale
+        return super().new(**kw)
+
+    def next_wait(self, response: Any = None) -> float:
+        """Seconds before the next attempt: what urllib3's `sleep` would wait, times `wait_scale`."""
+        asked = self.get_retry_after(response) if self.respect_retry_after_header and response else None
+        return max(0.0, (asked or self.get_backoff_time()) * self.wait_scale)
+
+    def sleep(self, response: Any = None) -> None:
+        wait = self.next_wait(response)
+        if wait > 0:
+            time.sleep(wait)
 
     def increment(self, method: str | None = None, url: str | None = None, response: Any = None,
                   error: Exception | None = None, _pool: Any = None, _stacktrace: Any = None) -> Any:

@@ -129,7 +129,9 @@ class ActionRunner:
             "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event_path),
             "GITHUB_REPOSITORY": SUPPORT_REPO, "GITHUB_API_URL": self.github.url,
             "GITHUB_RUN_ID": "4242", "SLACK_API_URL": self.slack.url + "/api/",
-            "WIF_SKIP_INSTALL": "1", "WIF_PROGRESS_INTERVAL": "0.05", **self.extra_env,
+            "WIF_SKIP_INSTALL": "1", "WIF_PROGRESS_INTERVAL": "0.05",
+            "WIF_BACKOFF_SCALE": "0",  # retries as in production, without their sleeps (indexer.backoff)
+            **self.extra_env,
         }
 
     def run(self, inputs: dict[str, str], event_name: str, event: dict[str, Any]) -> ActionResult:

@@ -117,6 +117,7 @@ def test_without_faults_nothing_is_skipped(cocoa_db, github):
     assert github.total_requests() == answer.prs_evaluated + 2  # issue, timeline, then each PR once
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setup", "phrase", "most"), ASK_FAULTS.values(), ids=ASK_FAULTS.keys())
 def test_ask_survives_github_faults(cocoa_db, github, setup: Setup, phrase: str, most: int | None):
     setup(github)
@@ -173,6 +174,7 @@ def test_an_expired_deadline_makes_no_github_request(cocoa_db, github):
     assert "deadline" in skipped(answer)
 
 
+@pytest.mark.slow
 def test_the_deadline_stops_lookups_on_a_slow_github(cocoa_db, github):
     github.add_fault(None, r"^/repos/", status=None, delay=1.0, times=None)  # slow, but within the timeout
     answer = ask_github(cocoa_db, github.url, deadline=1.5, timeout=5)
@@ -224,6 +226,7 @@ INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize(("setup", "phrase", "most"), INDEX_FAULTS.values(), ids=INDEX_FAULTS.keys())
 def test_index_fails_one_repository_clearly(monkeypatch, tmp_path, fake_github, setup: Setup, phrase: str,
@@ -280,6 +283,7 @@ def runner(tmp_path, github) -> Iterator[ActionRunner]:
         yield ActionRunner(tmp_path, github, slack)
 
 
+@pytest.mark.slow
 def test_action_honours_wif_deadline(runner, github, cocoa_db):
     runner.extra_env["WIF_DEADLINE"] = "0"
     inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
@@ -290,6 +294,7 @@ def test_action_honours_wif_deadline(runner, github, cocoa_db):
     assert "deadline" in result.outputs["answer"] and "Traceback" not in result.summary
 
 
+@pytest.mark.slow
 def test_action_with_github_down_still_answers(runner, github, cocoa_db):
     github.add_fault(None, r"^/repos/", status=503, times=None)
     inputs = {"sdk": EXAMPLE_B.sdk, "version": EXAMPLE_B.version, "problem": EXAMPLE_B.problem,
@@ -301,6 +306,7 @@ def test_action_with_github_down_still_answers(runner, github, cocoa_db):
     assert github.total_requests() <= 3
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_action_comment_writes_never_wait_out_a_long_retry_after(runner, github, cocoa_db):
     event = comment_event(github, "/wif sdk: sentry-cocoa version: 8.48.0 WatchdogTermination tags are empty")
@@ -315,6 +321,7 @@ def test_action_comment_writes_never_wait_out_a_long_retry_after(runner, github,
     assert len(writes) == 1, "the first refused write trips the breaker: no retries, no waits, no further writes"
 
 
+@pytest.mark.slow
 def test_action_first_run_with_github_down_is_a_clear_configuration_failure(runner, github):
     github.add_fault(None, r"^/repos/", status=502, times=None)  # no cache given, none to download: index fails
     stub = runner.bin / "gh"
@@ -329,8 +336,10 @@ def test_action_first_run_with_github_down_is_a_clear_configuration_failure(runn
     assert github.total_requests() <= 3  # 1 + 2 retries
 
 
+@pytest.mark.slow
 def test_wif_ask_cli_honours_wif_deadline(cocoa_db, github):
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url, "WIF_DEADLINE": "0"}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url, "WIF_DEADLINE": "0",
+           "WIF_BACKOFF_SCALE": "0"}
     args = ["ask", "--db", str(cocoa_db), "--engine", "offline", "--sdk", EXAMPLE_B.sdk, "--version",
             EXAMPLE_B.version, "--problem", EXAMPLE_B.problem, "--link", EXAMPLE_B.links[0], "--json"]
     result = subprocess.run([sys.executable, "-m", "wif_action.cli", *args], capture_output=True, text=True,
@@ -373,6 +382,7 @@ def test_a_rejected_token_stops_github_calls_and_says_which_token_and_permission
     assert answer.outcome != Outcome.HIGH  # no PR details were read
 
 
+@pytest.mark.slow
 def test_a_full_disk_for_outputs_and_summary_costs_only_those_channels(runner, github, cocoa_db):
     """GITHUB_OUTPUT and GITHUB_STEP_SUMMARY on a full disk: the log says so, no traceback, the step
     succeeds, and Slack still gets the answer."""
@@ -389,6 +399,7 @@ def test_a_full_disk_for_outputs_and_summary_costs_only_those_channels(runner, g
     assert answers, [m.get("markdown_text", "")[:80] for m in runner.slack.messages]
 
 
+@pytest.mark.slow
 def test_a_huge_question_cannot_push_the_answer_out_of_the_summary(runner, github, cocoa_db):
     """GitHub caps a step summary at 1 MiB in bytes: a 10 MB `/wif` body is quoted only in part, the
     summary stays under the cap and keeps the whole answer."""
@@ -423,6 +434,7 @@ def test_a_200_that_is_not_a_pr_is_a_failed_lookup_never_pr_details(cocoa_db, gi
     assert "not a PR or issue" in text or "unexpected response" in text, text
 
 
+@pytest.mark.slow
 def test_a_retried_connection_is_reported_once_in_words_not_by_urllib3(github):
     """The CLI's stderr says what was skipped and why; urllib3's per-attempt warning (a raw exception repr)
     is not shown on top of it."""
@@ -432,7 +444,7 @@ def test_a_retried_connection_is_reported_once_in_words_not_by_urllib3(github):
          "--version", "8.48.0", "--problem", "WatchdogTermination issues have empty tags (e.g. OS)",
          "--link", f"https://github.com/{COCOA}/issues/5397"],
         capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url})
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GITHUB_API_URL": github.url, "WIF_BACKOFF_SCALE": "0"})
     assert result.returncode == 0, result.stderr[-1000:]
     assert "check link getsentry/sentry-cocoa#5397" in result.stdout + result.stderr
     assert "urllib3" not in result.stderr and "Retrying" not in result.stderr, result.stderr

@@ -31,6 +31,8 @@ from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from tests.fakes.slack_server import FakeSlack
 from tests.workflow_helpers import EXAMPLE_B, keyword_responder
 
+pytestmark = pytest.mark.slow  # runs the Action's steps or `wif` as processes; `-m "not slow"` skips it
+
 GITHUB_TOKEN = "ghp_SECRETgithub1234567890abcdefghij12345"
 OPENAI_KEY = "sk-SECRETopenai-0123456789abcdefghijklmnopqrst"
 SLACK_TOKEN = "xoxb-SECRET-slack-0123456789-abcdefghijkl"
@@ -101,7 +103,8 @@ def openai(openai_fake: FakeOpenAI) -> FakeOpenAI:
 
 
 def run_wif(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": env.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": env.get("HOME", "/tmp"), "LANG": "C.UTF-8",
+            "WIF_BACKOFF_SCALE": "0"}  # retries as in production, without their sleeps (indexer.backoff)
     return subprocess.run([sys.executable, "-m", "wif_action.cli", *args], capture_output=True, text=True,
                           env={**base, **env}, timeout=120)
 

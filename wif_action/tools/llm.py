@@ -26,6 +26,7 @@ import pydantic
 from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel
 
+from indexer.backoff import backoff_scale
 from indexer.redaction import redact
 from wif_action.ports import ToolError, ToolUnavailable
 from wif_action.tools.llm_http import LLM_BODY_BYTES, UnreadableReply, capped_reply_hooks
@@ -115,6 +116,7 @@ class LLMClient:
     ):
         self._api_key = api_key
         self._max_retries = max_retries
+        self.wait_scale = backoff_scale()  # WIF_BACKOFF_SCALE: the retry policy's waits, slept × this
         self._temperature = temperature
         self._env = dict(env or {})
         if timeout is not None:  # one timeout for every model (tests, callers without an environment)
@@ -199,7 +201,7 @@ class LLMClient:
                 wait = _retry_wait(error, attempt)
                 if wait is None or attempt >= self._max_retries or self._seconds_left() < wait + MIN_ATTEMPT_SECONDS:
                     raise
-                time.sleep(wait)
+                time.sleep(wait * self.wait_scale)
                 attempt += 1
 
     def _seconds_left(self) -> float:

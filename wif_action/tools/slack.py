@@ -11,6 +11,8 @@ stop further calls for the rest of the run.
 from __future__ import annotations
 
 import io
+import random
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,11 +20,14 @@ from urllib.error import HTTPError
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackRequestError
-from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.http_retry.handler import RetryState
+from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 
+from indexer.backoff import backoff_scale
 from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.ports import ToolError
 
@@ -37,12 +42,40 @@ _FATAL_ERRORS = frozenset({"invalid_auth", "not_authed", "account_inactive", "to
                            "no_permission", "ekm_access_denied", "team_access_not_granted", "ratelimited"})
 
 
-class BoundedRateLimitRetry(RateLimitErrorRetryHandler):
-    """slack_sdk's 429 handler, except that a Retry-After over `max_wait` seconds is not waited for."""
+class ScaledInterval(RetryIntervalCalculator):
+    """slack_sdk's exponential back-off between attempts, times WIF_BACKOFF_SCALE (indexer.backoff)."""
 
-    def __init__(self, max_retry_count: int = 2, max_wait: float = MAX_RATE_LIMIT_WAIT):
+    def __init__(self, scale: float | None = None, inner: RetryIntervalCalculator | None = None):
+        self.scale = backoff_scale() if scale is None else scale
+        self.inner = inner or BackoffRetryIntervalCalculator()
+
+    def calculate_sleep_duration(self, current_attempt: int) -> float:
+        return float(self.inner.calculate_sleep_duration(current_attempt)) * self.scale
+
+
+class BoundedRateLimitRetry(RateLimitErrorRetryHandler):
+    """slack_sdk's 429 handler, except that a Retry-After over `max_wait` seconds is not waited for, and
+    the wait it does take is scaled by WIF_BACKOFF_SCALE (indexer.backoff)."""
+
+    def __init__(self, max_retry_count: int = 2, max_wait: float = MAX_RATE_LIMIT_WAIT,
+                 wait_scale: float | None = None):
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait = max_wait
+        self.wait_scale = backoff_scale() if wait_scale is None else wait_scale
+
+    def next_wait(self, response: HttpResponse | None) -> float:
+        """slack_sdk's wait for a 429: Retry-After (1 when absent) plus up to 1 s of jitter, scaled."""
+        return (_retry_after(response) + random.random()) * self.wait_scale
+
+    def prepare_for_next_attempt(self, *, state: RetryState, request: HttpRequest,
+                                 response: HttpResponse | None = None, error: Exception | None = None) -> None:
+        if response is None:
+            raise error or RuntimeError("a rate-limit retry without a response")
+        state.next_attempt_requested = True
+        wait = self.next_wait(response)
+        if wait > 0:
+            time.sleep(wait)
+        state.increment_current_attempt()
 
     def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
                    error: Exception | None = None) -> bool:
@@ -110,8 +143,9 @@ class CappedWebClient(WebClient):
 
 def web_client(token: str | None, base_url: str | None = None, timeout: int = 10) -> WebClient:
     """The one slack-sdk WebClient construction (delivery and the Slack app), for SLACK_API_URL or Slack;
-    replies are capped at SLACK_BODY_BYTES."""
-    return CappedWebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout)
+    replies are capped at SLACK_BODY_BYTES, connection retries back off by WIF_BACKOFF_SCALE."""
+    return CappedWebClient(token=token, base_url=base_url or DEFAULT_API_URL, timeout=timeout,
+                           retry_handlers=[ConnectionErrorRetryHandler(interval_calculator=ScaledInterval())])
 
 
 class SlackClient:
