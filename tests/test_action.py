@@ -35,6 +35,8 @@ from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.slack_server import FakeSlack
 
+pytestmark = pytest.mark.slow  # runs the Action's steps or `wif` as processes; `-m "not slow"` skips it
+
 
 # --------------------------------------------------------------------------- fixtures and events
 @pytest.fixture

@@ -18,6 +18,7 @@ from wif_action.tools.llm import LLM_BODY_BYTES
 HUGE = 96 * 1024 * 1024  # what a misbehaving proxy sent; never held in memory by the fake either
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("announced", [True, False], ids=["content-length", "until-close"])
 def test_an_oversize_pr_is_a_failed_lookup_asked_once_and_never_downloaded(cocoa_db, fake_github, announced):
     github = fake_github
@@ -61,6 +62,7 @@ def test_single_prs_and_issues_get_the_small_cap(path, cap):
     assert body_cap(path) == cap
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("announced", [True, False], ids=["content-length", "until-close"])
 def test_an_oversize_llm_reply_falls_back_to_the_offline_engine(cache, example_b_github, openai_fake, announced):
     fault = openai_fake.add_fault("POST", r"/chat/completions$", huge=HUGE, huge_length=announced, times=None)

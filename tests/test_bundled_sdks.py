@@ -64,6 +64,7 @@ def ask(db: Path, github: FakeGitHub, version: str = "5.9.1", links: list[str] |
     return build_workflow(config, RecordingProgress()).run(inputs)
 
 
+@pytest.mark.slow
 def test_a_bump_spanning_several_bundled_releases_answers_with_the_bundled_fix(tmp_path, github):
     answer = ask(_cache(tmp_path, github, [RN, COCOA]), github)
     first = answer.candidates[0]
@@ -89,6 +90,7 @@ def test_without_the_bundled_repository_cached_the_bump_is_a_skipped_step_never_
     assert answer.outcome.value != "high" or answer.candidates[0].pr != 3333
 
 
+@pytest.mark.slow
 def test_a_link_into_the_bundled_repository_resolves_to_the_release_that_bundles_it(tmp_path, github):
     github.add_issue(COCOA, 3300, title="Crash in SentryTracer when cancelling the timer", closed_by_pr=3333)
     db = _cache(tmp_path, github, [RN, COCOA])
@@ -100,6 +102,7 @@ def test_a_link_into_the_bundled_repository_resolves_to_the_release_that_bundles
     assert any("first bundled in 5.12.0" in line for line in answer.trace), answer.trace
 
 
+@pytest.mark.slow
 def test_a_link_already_bundled_at_the_users_version_is_discarded(tmp_path, github):
     github.add_issue(COCOA, 3300, title="Crash in SentryTracer when cancelling the timer", closed_by_pr=3333)
     db = _cache(tmp_path, github, [RN, COCOA])
@@ -109,6 +112,7 @@ def test_a_link_already_bundled_at_the_users_version_is_discarded(tmp_path, gith
     assert all(c.pr != 3333 for c in answer.candidates)
 
 
+@pytest.mark.slow
 def test_a_bump_whose_versions_do_not_parse_is_kept_as_text_and_not_followed(tmp_path, github):
     body = github.repo(RN).releases[[r["tag_name"] for r in github.repo(RN).releases].index("5.12.0")]["body"]
     github.edit_release(RN, "5.12.0", body=body.replace(BUMP, "Bump Cocoa SDK from 3f2a1bc to main"))
@@ -123,6 +127,7 @@ def test_a_bump_whose_versions_do_not_parse_is_kept_as_text_and_not_followed(tmp
     assert answer.outcome.value != "failed"
 
 
+@pytest.mark.slow
 def test_a_bundled_release_the_users_version_already_ships_is_not_brought_in_again(tmp_path, github):
     """5.11.0 bumps Cocoa to 8.13.0; a later bump written "from v8.12.0" must start after 8.13.0."""
     body = github.repo(RN).releases[[r["tag_name"] for r in github.repo(RN).releases].index("5.12.0")]["body"]
@@ -132,6 +137,7 @@ def test_a_bundled_release_the_users_version_already_ships_is_not_brought_in_aga
     assert spans and "sentry-cocoa 8.13.1–8.14.2" in spans[0], answer.trace
 
 
+@pytest.mark.slow
 def test_bump_ranges_are_open_below_and_closed_above(tmp_path, github):
     cache = SqliteReleaseCache(open_cache(_cache(tmp_path, github, [RN, COCOA])))
     between = [r.version for r in cache.stable_between(COCOA, _key("8.13.0"), _key("8.14.2"))]
@@ -148,6 +154,7 @@ def _key(version: str) -> str:
     return version_key(Version(version))
 
 
+@pytest.mark.slow
 def test_a_cache_from_before_bundle_bumps_is_migrated_with_its_bumps_filled_in(tmp_path, github):
     db = _cache(tmp_path, github, [RN])
     with sqlite3.connect(db) as conn:
@@ -162,6 +169,7 @@ def test_a_cache_from_before_bundle_bumps_is_migrated_with_its_bumps_filled_in(t
                             "order by id").fetchall() == expected
 
 
+@pytest.mark.slow
 def test_the_openai_engine_judges_bundled_entries_like_the_releases_own(tmp_path, github, openai_fake):
     """The LLM sees the bundled entry marked with its repository and host release, and picks it."""
     prompts: list[str] = []
@@ -180,6 +188,7 @@ def test_the_openai_engine_judges_bundled_entries_like_the_releases_own(tmp_path
     assert any(f"(release 8.13.1 of {COCOA}, bundled in release 5.12.0, section fix)" in p for p in prompts)
 
 
+@pytest.mark.slow
 def test_wif_index_with_a_users_registry_indexes_and_follows_what_it_declares(tmp_path, github, monkeypatch):
     """Any organisation's registry declares its own bundles: `--registry` indexes the bundled repository too,
     and its bump lines point at it even when the name is one the packaged registry does not know."""

@@ -57,6 +57,8 @@ indexing.apply_update = _announced
 sys.exit(main(sys.argv[1:]))
 """
 
+pytestmark = pytest.mark.slow  # runs `wif` processes (kills, concurrent indexers); `-m "not slow"` skips it
+
 # The next WIF version: one more migration than this one (so today's caches are "older").
 NEXT_WIF = """
 import sys

@@ -64,6 +64,7 @@ def test_ask_help_has_the_ask_exit_codes(capsys):
     assert EXIT_CODES_HELP in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_an_answer_exits_zero_and_says_done():
     """Example A on the shipped cache: an answer (any outcome but failed) is exit 0 and ✓ Done."""
     result = subprocess.run([sys.executable, "-m", "wif_action.cli", *ASK, "--deadline", "0", "--json"],

@@ -63,6 +63,7 @@ def test_an_opposite_change_is_not_the_high_answer(tmp_path):
     ("chore(deps): update libgizmo from 2.3.0 to 2.3.1", "only a dependency update"),
     ("Gizmo flicker on rotation, fixed upstream in acme/libgizmo#44", "the fix it points at is in acme/libgizmo"),
 ])
+@pytest.mark.slow
 def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(tmp_path, openai_fake, line, why):
     """Whatever the engine says, such a line has its evidence elsewhere: at most MEDIUM, saying why."""
     openai_fake.responder = keyword_responder("gizmo")

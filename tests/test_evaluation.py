@@ -165,6 +165,7 @@ def published_only(tmp_path: Path) -> tuple[Path, int]:
     return path, len(kept)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_offline_engine_stays_above_the_floor(capsys, monkeypatch, fake_github, example_cache_path, mode, tmp_path):
     cases, count = published_only(tmp_path)
@@ -194,6 +195,7 @@ HOLDOUT_FLOORS = {"fields": {"top1": 26, "found": 28, "high_precision": 0.85},
                   "message": {"top1": 22, "found": 29, "high_precision": 0.85}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_offline_engine_stays_above_the_holdout_floor(capsys, monkeypatch, fake_github, example_cache_path, mode):
     code, out, err = run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--input", mode, "--json",
@@ -211,6 +213,7 @@ def test_offline_engine_stays_above_the_holdout_floor(capsys, monkeypatch, fake_
 BUNDLED_FLOORS = {"fields": {"top1": 6, "found": 7}, "message": {"top1": 7, "found": 7}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_bundled_sdk_cases_stay_above_their_floor(capsys, monkeypatch, fake_github, example_cache_path, mode):
     code, out, err = run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--input", mode, "--json",
@@ -225,6 +228,7 @@ def test_bundled_sdk_cases_stay_above_their_floor(capsys, monkeypatch, fake_gith
 
 
 
+@pytest.mark.slow
 def test_tables_show_categories_and_misses_with_what_was_answered(capsys, monkeypatch, fake_github,
                                                                    example_cache_path):
     code, out, _ = run_eval(capsys, monkeypatch, fake_github, example_cache_path,
@@ -258,6 +262,7 @@ def test_harness_failures_exit_2(capsys, monkeypatch, fake_github, example_cache
     assert run_eval(capsys, monkeypatch, fake_github, example_cache_path, "--only", "nonexistent")[0] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_the_llm_reads_the_fix_in_every_public_and_holdout_case(example_cache_path, mode):
     """The LLM reads every entry of a batch; only a batch over BATCH_ENTRY_CAP is cut, to the offline ranker's

@@ -146,6 +146,7 @@ def test_ambiguous_names_resolve_only_with_a_clear_winner() -> None:
 @given(st.text(max_size=400) | st.builds(lambda a, v, b: f"{a} {v} {b}", st.text(max_size=80),
                                          st.from_regex(r"v?\d{1,3}(\.\d{1,3}){0,3}(-rc\.\d)?", fullmatch=True),
                                          st.text(max_size=80)))
+@pytest.mark.slow
 def test_any_text_gives_a_request_whose_version_is_in_the_text(text: str) -> None:
     request = extract(text, REGISTRY)
     assert isinstance(request, Request)

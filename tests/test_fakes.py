@@ -81,6 +81,7 @@ def test_fixture_helpers() -> None:
     assert data["releases"][0]["tag_name"] == "2.68.0"
 
 
+@pytest.mark.slow
 def test_get_repo_and_unknown_repo(gh: FakeGitHub) -> None:
     g = _github(gh)
     repo = g.get_repo(PY)
@@ -211,6 +212,7 @@ def test_compare_first_release_containing_merge(gh: FakeGitHub) -> None:
         repo.compare("deadbeefdead", "2.68.0")
 
 
+@pytest.mark.slow
 def test_compare_models_backport_lines(gh: FakeGitHub) -> None:
     """9.47.1 (published after 10.22.0) lacks main-line fixes from the v10 era but has its own."""
     repo = _github(gh).get_repo(JS)

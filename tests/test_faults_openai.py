@@ -88,6 +88,7 @@ UNUSABLE = {
 FAULTS = {**UNAVAILABLE, **UNUSABLE}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setup", "retries", "timeout", "phrase", "most"), FAULTS.values(), ids=FAULTS.keys())
 def test_with_the_offline_fallback_the_run_still_answers(cache, github, openai_fake, setup, retries,
                                                          timeout, phrase, most):
@@ -101,6 +102,7 @@ def test_with_the_offline_fallback_the_run_still_answers(cache, github, openai_f
     assert len(openai_fake.chat_requests()) <= most
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setup", "retries", "timeout", "phrase", "most"), FAULTS.values(), ids=FAULTS.keys())
 def test_without_a_fallback_the_judging_steps_are_skipped(cache, github, openai_fake, setup, retries,
                                                           timeout, phrase, most):

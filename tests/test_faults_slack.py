@@ -90,6 +90,7 @@ SLACK_FAULTS = {  # id: (setup, phrase of the skip reason, most Slack requests i
 }
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(("setup", "phrase", "most"), SLACK_FAULTS.values(), ids=SLACK_FAULTS.keys())
 def test_slack_failures_still_answer_in_summary_and_outputs(runner, slack, cache_db, setup: Setup, phrase: str,
@@ -102,6 +103,7 @@ def test_slack_failures_still_answer_in_summary_and_outputs(runner, slack, cache
     assert not [m for m in slack.messages if m.get("bot_id")]
 
 
+@pytest.mark.slow
 def test_without_a_thread_a_refused_parent_skips_slack_entirely(runner, slack, cache_db):
     slack.fail_method("chat.postMessage", "not_in_channel", times=None)
     result = answer_in_slack_thread(runner, cache_db, thread=False)
@@ -110,6 +112,7 @@ def test_without_a_thread_a_refused_parent_skips_slack_entirely(runner, slack, c
     assert slack.total_requests() == 1, "no progress or answer posts into a thread that does not exist"
 
 
+@pytest.mark.slow
 def test_a_rate_limit_that_clears_still_delivers_everything(runner, slack, cache_db):
     slack.add_fault("POST", r"^/api/", status=429, headers={"Retry-After": "0"}, times=2)
     result = answer_in_slack_thread(runner, cache_db)
@@ -119,6 +122,7 @@ def test_a_rate_limit_that_clears_still_delivers_everything(runner, slack, cache
     assert "latest stable release" in answer["markdown_text"]
 
 
+@pytest.mark.slow
 def test_failing_progress_edits_drop_only_the_progress(runner, slack, cache_db):
     slack.fail_method("chat.update", "message_not_found", times=None)
     result = answer_in_slack_thread(runner, cache_db)

@@ -39,6 +39,8 @@ from wif_action.engines.offline import OfflineJudge
 from wif_action.models import Answer, AskInput, Outcome, Request
 from wif_action.tools.cache import SqliteReleaseCache
 
+pytestmark = pytest.mark.slow  # property tests (hypothesis): seconds of examples; `-m "not slow"` skips them
+
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 COCOA = "getsentry/sentry-cocoa"
 REPO = "acme/sdk"

@@ -104,6 +104,7 @@ def full_run(tmp_path_factory, github_repos):
         yield {"fake": fake, "db": db, "code": code, "data": data, "err": err, "args": args}
 
 
+@pytest.mark.slow
 def test_full_index_caches_exactly_the_stable_releases(full_run, github_repos) -> None:
     assert full_run["code"] == 0, full_run["err"]
     reports = by_repo(full_run["data"])
@@ -120,6 +121,7 @@ def test_full_index_caches_exactly_the_stable_releases(full_run, github_repos) -
     assert len(full_run["err"].strip().splitlines()) == len(github_repos)  # one progress line each
 
 
+@pytest.mark.slow
 def test_noop_rerun_costs_two_conditional_requests_per_repository(full_run, github_repos) -> None:
     """Releases and the default branch's CHANGELOG.md (its Unreleased notes): both 304, free of rate limit."""
     fake: FakeGitHub = full_run["fake"]
@@ -302,10 +304,16 @@ def test_pull_details_are_fetched_incrementally_within_the_budget(fake_github, e
     assert newest_prs <= set(numbers)  # the newest release's PRs come first
 
 
+@pytest.mark.slow
 def test_example_cache_is_complete_and_a_rerun_is_free(example_cache_copy, shared_fake_github, github_repos) -> None:
+    def index() -> list:
+        return index_repositories(example_cache_copy, ReleaseSource(shared_fake_github.url, retries=None),
+                                  github_repos, pulls="recent", max_pulls=None, on_progress=lambda _: None)
+
+    first = index()  # the committed example's ETags are another fake server's (its URLs are in each reply)
+    assert all(r.error is None and r.new == r.updated == 0 for r in first)  # nothing to add, no PR backlog
     shared_fake_github.reset_counts()
-    reports = index_repositories(example_cache_copy, ReleaseSource(shared_fake_github.url, retries=None),
-                                 github_repos, pulls="recent", max_pulls=None, on_progress=lambda _: None)
+    reports = index()
     assert shared_fake_github.total_requests() == 2 * len(github_repos)  # PR backlog empty: releases + CHANGELOG, 304s
     assert all(r.not_modified and r.error is None for r in reports)
     cache = SqliteReleaseCache.open(example_cache_copy)
@@ -420,6 +428,7 @@ def test_registry_option_indexes_its_repositories(env, fake_github, tmp_path) ->
     assert code == 0 and [r["repo"] for r in data["repos"]] == [RUBY]  # de-duplicated
 
 
+@pytest.mark.slow
 def test_python_m_indexer_help() -> None:
     result = subprocess.run([sys.executable, "-m", "indexer", "--help"], capture_output=True, text=True,
                             timeout=60, cwd=Path(__file__).resolve().parent.parent)
@@ -471,6 +480,7 @@ def test_index_keeps_going_when_failures_are_per_repository(fake_github, tmp_pat
     assert [bool(r.error) for r in reports] == [True, True, True, False]
 
 
+@pytest.mark.slow
 def test_a_dripping_github_is_cut_off_per_repository_and_then_the_run_stops(fake_github, tmp_path) -> None:
     """One byte every 0.5 s defeats the 1 s read timeout; the repository's wall-clock budget does not.
     Three repositories cut off the same way end the run (the fourth is not attempted)."""

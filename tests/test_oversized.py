@@ -91,6 +91,7 @@ ONE_MB_REQUESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(ONE_MB_REQUESTS))
 def test_a_1_mb_request_is_bounded_and_answered_offline(cocoa_cache, github, kind):
     answer, _ = ask(cocoa_cache, github.url, ONE_MB_REQUESTS[kind])
@@ -122,6 +123,7 @@ def _ask_about_watchdog(cache: Path, github: FakeGitHub, **options) -> Answer:
     return ask(cache, github.url, inputs, use_cached_pulls=False, **options)[0]
 
 
+@pytest.mark.slow
 def test_a_200_kb_pr_description_is_answered_offline(cocoa_cache, github_with_a_huge_pr):
     answer = _ask_about_watchdog(cocoa_cache, github_with_a_huge_pr)
     _assert_bounded(answer)
@@ -159,6 +161,7 @@ def cache_with_a_huge_release(cocoa_cache, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_release_with_5000_bullets_is_answered_offline(cache_with_a_huge_release, github):
     answer = _ask_about_watchdog(cache_with_a_huge_release, github)
     _assert_bounded(answer)
@@ -166,6 +169,7 @@ def test_a_release_with_5000_bullets_is_answered_offline(cache_with_a_huge_relea
     assert 5242 in [candidate.pr for candidate in answer.candidates]
 
 
+@pytest.mark.slow
 def test_a_release_with_5000_bullets_is_judged_in_bounded_prompts(cache_with_a_huge_release, github, openai_fake):
     answer = _ask_about_watchdog(cache_with_a_huge_release, github, engine="openai", openai_url=openai_fake.url)
     _assert_bounded(answer)

@@ -734,6 +734,7 @@ def test_property_any_text(body: str) -> None:
         assert parse_release_notes(body, repo) == entries
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_BODY, st.sampled_from([None, REPO, "other/repo"]))
 def test_property_markdown_like(body: str, repo: str | None) -> None:

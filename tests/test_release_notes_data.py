@@ -218,6 +218,7 @@ FORMAT_SAMPLES = (
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c"}  # 3: with commits
 
 
+@pytest.mark.slow
 def test_parser_output_changes_only_with_a_new_parser_version() -> None:
     """A cache re-parses its stored bodies when PARSER_VERSION rises (indexer.store.reparse_if_stale): a parser
     change that alters entries without raising it would leave existing caches on the old entries."""

@@ -31,6 +31,7 @@ def cache_and_github(tmp_path_factory):
         yield db, github
 
 
+@pytest.mark.slow
 def test_a_code_name_only_one_repository_knows_decides_it(cache_and_github):
     db, github = cache_and_github
     answer, _ = ask(db, github.url, AskInput(message="Customer on 1.0.0: WatchdogTermination events have empty "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +37,7 @@ def pings(text: str) -> tuple[list[str], list[str]]:
     return github, slack
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(TEXT)
 @example("@user <!channel> <!here> <!everyone> <@U1> <!subteam^S0OTHER> @getsentry/other")

@@ -276,6 +276,7 @@ def test_bad_slack_replies_are_tool_errors_never_crashes(slack, fault):
         client(slack).post(CHANNEL, "hello")
 
 
+@pytest.mark.slow
 def test_a_dripping_slack_is_cut_off_by_the_wall_clock_bound(slack):
     """One byte every 0.5 s never trips the read timeout; the total bound per call does."""
     slack.add_fault("POST", r"chat\.postMessage", status=None, times=None, drip=0.5)

@@ -61,6 +61,7 @@ def cocoa_db(cache_path_for) -> Path:
     return cache_path_for([COCOA])
 
 
+@pytest.mark.slow
 def test_a_dripping_github_cannot_hold_the_run_past_its_deadline(cocoa_db, fake_github: FakeGitHub):
     """GitHub answers one byte every 0.5 s with a 1 s read timeout: only the wall-clock bound ends the
     call. The run still answers from the cached notes (MEDIUM: no PR details were read)."""
@@ -73,6 +74,7 @@ def test_a_dripping_github_cannot_hold_the_run_past_its_deadline(cocoa_db, fake_
     assert "cut off at the run's deadline" in skipped(answer), skipped(answer)
 
 
+@pytest.mark.slow
 def test_a_dripping_llm_endpoint_falls_back_to_the_offline_engine(example_cache_path, fake_github: FakeGitHub):
     """The OpenAI endpoint drips; its first call is cut at the deadline, the breaker keeps it from being
     called again, and the offline engine with GitHub's PR details still finds PR 5242 (HIGH)."""

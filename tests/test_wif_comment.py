@@ -29,6 +29,7 @@ def payload(body: str, *, association: str = "MEMBER", user_type: str = "User", 
                         "user": {"login": "alice", "type": user_type}}}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_parses_without_error(text):
@@ -43,6 +44,7 @@ def test_any_text_parses_without_error(text):
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
                                                                                  max_size=4), max_leaves=20))
+@pytest.mark.slow
 def test_any_payload_shape_is_handled(data):
     trigger = comment_trigger(data if isinstance(data, dict) else {"comment": data})
     assert trigger.ignore  # malformed events are never answered

@@ -225,6 +225,7 @@ def test_instructions_planted_in_a_release_note_do_not_change_the_outcome(exampl
     assert not any(c.pr == 1 and c.confidence == Confidence.HIGH for c in answer.candidates)
 
 
+@pytest.mark.slow
 def test_wif_ask_json_cli(example_cache_path, github, monkeypatch):
     env = {"GITHUB_API_URL": github.url, "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
@@ -244,6 +245,7 @@ def test_wif_ask_json_cli(example_cache_path, github, monkeypatch):
                                   "reasoning_tokens", "cost_usd"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [b"", b"not a database at all" * 100])
 def test_wif_ask_refuses_an_unusable_cache(tmp_path, content):
     path = tmp_path / "cache.db"

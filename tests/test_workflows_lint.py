@@ -8,7 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
+
+pytestmark = pytest.mark.slow  # runs actionlint, zizmor and wif as processes; `-m "not slow"` skips it
 
 ROOT = Path(__file__).resolve().parent.parent
 
