@@ -3,8 +3,9 @@
 The example cache is the committed `cache.db.example` (scripts/build_example_cache.py: every fixture
 repository in tests/data/github indexed over HTTP, PyGithub → FakeGitHub, with PR details for the newest
 stable releases), copied once per session; when this code would not have written it (a migration or a
-notes parser it lacks) it is rebuilt the same way instead. tests/test_example_cache.py (slow) checks that a
-build from sources still equals the committed file. Tests that need to change a cache copy it first.
+notes parser it lacks) it is built the same way instead, once per digest of the sources (kept in pytest's
+cache directory). tests/test_example_cache.py (slow) checks that a committed file this code would have written
+equals a build from sources. Tests that need to change a cache copy it first.
 
 Retries keep their policy but do not sleep: WIF_BACKOFF_SCALE=0 (indexer.backoff) for this process and
 the `wif` subprocesses it starts.
@@ -12,6 +13,7 @@ the `wif` subprocesses it starts.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -138,17 +140,46 @@ def example_is_current(path: Path) -> bool:
     return all(parsers.get(repo) == PARSER_VERSION for repo in GITHUB_REPOS)
 
 
+def sources_digest() -> str:
+    """A digest of everything a build of the example cache depends on: the indexer, its packaged data, the
+    fixture repositories and the fake GitHub that serves them."""
+    root = EXAMPLE_CACHE.parent
+    files = sorted([*root.glob("indexer/**/*.py"), *root.glob("indexer/data/*"),
+                    *(root / "tests" / "data" / "github").rglob("*"), *(root / "tests" / "fakes").glob("*.py")])
+    digest = hashlib.sha256()
+    for file in files:
+        if file.is_file():
+            digest.update(str(file.relative_to(root)).encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 @pytest.fixture(scope="session")
-def example_cache_path(tmp_path_factory, shared_fake_github) -> Path:
+def built_example_cache(request: pytest.FixtureRequest, tmp_path_factory, shared_fake_github) -> Path:
+    """The example cache built from sources, once per sources digest: kept in pytest's cache directory, so
+    only the first run after a change to the indexer or the fixtures pays the build (~10k requests, ~19 s)."""
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("wif-example-cache") if cache is not None else tmp_path_factory.mktemp("example-build")
+    path = folder / f"{sources_digest()}.db"
+    if not path.exists():
+        for stale in folder.glob("*.db*"):
+            stale.unlink()
+        partial = folder / "build.partial"
+        for leftover in folder.glob("build.partial*"):
+            leftover.unlink()
+        build_example_cache(partial, shared_fake_github)
+        os.replace(partial, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def example_cache_path(request: pytest.FixtureRequest, tmp_path_factory) -> Path:
     """All 11 repositories, PR details for the newest 110 stable releases (unlimited). Do not modify.
 
-    A copy of the committed cache.db.example (~0.1 s instead of ~10k requests, ~19 s), built instead
-    when that file is not current for this code."""
+    A copy of the committed cache.db.example (~0.1 s) when this code would have written it, else of the
+    build from sources (`built_example_cache`)."""
     path = tmp_path_factory.mktemp("example-cache") / "cache.db"
-    if example_is_current(EXAMPLE_CACHE):
-        shutil.copy(EXAMPLE_CACHE, path)
-    else:
-        build_example_cache(path, shared_fake_github)
+    source = EXAMPLE_CACHE if example_is_current(EXAMPLE_CACHE) else request.getfixturevalue("built_example_cache")
+    shutil.copy(source, path)
     return path
 
 
