@@ -24,7 +24,7 @@ from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
 from indexer.redaction import log_to_stderr_redacted
 from indexer.registry import RegistryError, load_registry
-from indexer.schema import CacheError
+from indexer.schema import CacheError, NeverFilled, read_cache, refusal
 
 DEFAULT_MAX_PULLS = 200
 
@@ -99,13 +99,16 @@ def run(args: argparse.Namespace) -> int:
     except CacheError as error:
         print(f"wif index: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except sqlite3.DatabaseError as error:  # damaged after opening (e.g. a truncated page)
-        print(f"wif index: the cache {args.db} cannot be used ({error}); delete it and re-run", file=sys.stderr)
+    except sqlite3.DatabaseError as error:  # damaged, or the disk filled, after opening
+        print(f"wif index: {refusal(error, Path(args.db))}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         source.close()
     if args.json:
         print(json.dumps({"repos": [report.summary() for report in reports]}))
+    if _exit_code(reports) == EXIT_FAILED and _never_filled(Path(args.db)):
+        print(f"wif index: {args.db} holds no releases yet (every repository failed); `wif ask` refuses it as "
+              "never filled until an index run succeeds", file=sys.stderr)
     return _exit_code(reports)
 
 
@@ -135,6 +138,17 @@ def _db_problem(path: Path) -> str | None:
     if not path.parent.is_dir():
         return f"--db {path}: directory {path.parent} does not exist"
     return None
+
+
+def _never_filled(path: Path) -> bool:
+    """No repository has a stored release (what a first run that reached nothing leaves)."""
+    try:
+        read_cache(path).close()
+    except NeverFilled:
+        return True
+    except CacheError:
+        return False
+    return False
 
 
 def _exit_code(reports: list[RepoReport]) -> int:

@@ -1,43 +1,100 @@
 """The one module that owns the SQLite schema of the release cache.
 
 Every table, index and migration lives here; readers and writers elsewhere
-only run queries. `open_cache` refuses files that are not a WIF cache (or have
-an older/newer schema) with a message that says how to rebuild.
+only run queries. `open_cache` (the indexer) creates or migrates a file after checking every page;
+`read_cache` (readers: `wif ask`) checks only what is cheap — the header, the schema, that the cache was
+ever filled — and opens a plain `sqlite3` connection, so answering never imports sqlite-utils.
+A refused file is never changed; indexer.cache_file says which kind of refusal it is.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sqlite_utils import Database, Migrations
+from indexer.cache_file import (
+    CacheDamaged,
+    CacheError,
+    CacheUnavailable,
+    NeverFilled,
+    NotACache,
+    classify,
+    header_problem,
+    is_busy,
+    reason,
+)
 
-from indexer.store import backfill_bundle_bumps
+if TYPE_CHECKING:
+    from sqlite_utils import Database
 
-MIGRATIONS = Migrations("wif-cache")
+__all__ = ["BUSY_TIMEOUT_MS", "MIGRATIONS", "CacheDamaged", "CacheError", "CacheUnavailable", "MigrationSet",
+           "NeverFilled", "NotACache", "migration", "open_cache", "open_migrated", "read_cache", "refusal"]
+
 BUSY_TIMEOUT_MS = 30_000
 BUSY_RETRY_SECONDS = 0.2
 OPEN_BUSY_SECONDS = 30.0
-_KNOWN: dict[str, list[str]] = {}
+MIGRATIONS_TABLE = "_sqlite_migrations"  # sqlite-utils' table of applied migrations
+
+
+class MigrationSet:
+    """A named, ordered set of migrations (sqlite-utils' `Migrations` is built only to apply them).
+
+    Why not `Migrations` itself: readers only compare names with the `_sqlite_migrations` table, and
+    importing sqlite-utils (with click and pluggy) costs every answer ~40 ms it does not need.
+    """
+
+    migrations_table = MIGRATIONS_TABLE
+
+    def __init__(self, name: str):
+        self.name = name
+        self.steps: list[Callable[[Database], None]] = []
+
+    def names(self) -> list[str]:
+        return [step.__name__ for step in self.steps]
+
+    def applied(self, conn: sqlite3.Connection | Database) -> list[str]:
+        """Names of the migrations of this set the file has applied, in order (read-only)."""
+        raw = conn if isinstance(conn, sqlite3.Connection) else conn.conn
+        if not raw.execute("select 1 from sqlite_master where type = 'table' and name = ?",
+                           [MIGRATIONS_TABLE]).fetchone():
+            return []
+        return [row[0] for row in raw.execute(
+            f"select name from {MIGRATIONS_TABLE} where migration_set = ? order by rowid", [self.name])]
+
+    def pending(self, conn: sqlite3.Connection | Database) -> list[str]:
+        applied = set(self.applied(conn))
+        return [name for name in self.names() if name not in applied]
+
+    def apply(self, db: Database) -> None:
+        from sqlite_utils import Migrations
+
+        real = Migrations(self.name)
+        for step in self.steps:
+            real()(step)
+        real.apply(db)
+
+
+MIGRATIONS = MigrationSet("wif-cache")
 # Migrations a reader (`wif ask`) can do without: it opens a file that lacks them, so upgrading WIF never stops
 # answers until the next index run. m003 and m006 add what only the indexer reads (or readers check for); m004's
-# Unreleased notes are read when present (tools/cache.py says "not cached" otherwise).
-WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m006_entry_commits"})
+# Unreleased notes are read when present (tools/cache.py says "not cached" otherwise); m005's indexes only speed
+# reads up.
+WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits"})
 
 
-def migration(migrations: Migrations):
-    """Register a migration and remember its name, to tell older from newer files."""
+def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
+    """Register a migration in `migrations` (its name is the function's)."""
 
-    def register(func):
-        _KNOWN.setdefault(migrations.name, []).append(func.__name__)
-        return migrations()(func)
+    def register(func: Callable[[Database], None]) -> Callable[[Database], None]:
+        if func.__name__ in migrations.names():
+            raise ValueError(f"migration {func.__name__} is already registered in {migrations.name}")
+        migrations.steps.append(func)
+        return func
 
     return register
-
-
-class CacheError(Exception):
-    """The cache file cannot be used; the message says what to do."""
 
 
 @migration(MIGRATIONS)
@@ -155,6 +212,8 @@ def m002_bundle_bumps(db: Database) -> None:
     )
     db.table("bundle_bumps").create_index(["release_id"])
     db.table("bundle_bumps").create_index(["repo_id", "bundled_repo", "to_key"])
+    from indexer.store import backfill_bundle_bumps
+
     backfill_bundle_bumps(db)
 
 
@@ -186,6 +245,14 @@ def m004_unreleased_notes(db: Database) -> None:
 
 
 @migration(MIGRATIONS)
+def m005_read_indexes(db: Database) -> None:
+    """Indexes for the read path's remaining full scan: a repository's entries (term statistics counted every
+    repository's). Writer-only: a reader of a file without them answers the same, only slower
+    (tests/test_query_plans.py checks every read-path query's plan)."""
+    db.execute("create index if not exists idx_entries_repo_id on entries (repo_id)")
+
+
+@migration(MIGRATIONS)
 def m006_entry_commits(db: Database) -> None:
     """The commits each release-note line cites (JSON list of hashes), for lines that cite no PR. Writer-only:
     a reader of an older file sees no commits (`tools/cache.py` checks the column); the parser-version bump
@@ -193,31 +260,77 @@ def m006_entry_commits(db: Database) -> None:
     db.table("entries").add_column("commits", str, not_null_default="[]")
 
 
-def _connect(path: Path) -> Database:
+def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
     # check_same_thread=False: a network call bounded by indexer.wall_clock runs in a worker thread and may
     # read PR details from the cache; Python's sqlite3 is built serialized (threadsafety 3), so sharing is safe.
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False,
+                           uri=uri)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return Database(conn)
+    return conn
 
 
 def rebuild_hint(path: Path) -> str:
-    return (f"Run `wif index --db {path} --all` to build or update it; if `wif index` refuses the file, "
-            "delete it (or point --db at a new path) and run that again.")
+    return f"Run `wif index --db {path} --all` to build or update it (it needs GitHub)."
 
 
 def open_cache(path: str | Path, *, create: bool = False) -> Database:
-    """Open (and with create=True, create or migrate) the release cache at `path`.
+    """Open (and with create=True, create or migrate) the release cache at `path` for the indexer.
 
-    Readers pass create=False: a missing, empty, foreign, damaged or wrong-schema file
-    raises CacheError instead of answering from a half-valid database.
+    A missing, empty (create=False), foreign, damaged or wrong-schema file raises CacheError and is left
+    untouched; every page is checked (`PRAGMA quick_check`) before anything is written.
     """
     return open_migrated(Path(path), MIGRATIONS, "WIF release cache", rebuild_hint(Path(path)), create=create)
 
 
-def open_migrated(
-    path: Path, migrations: Migrations, label: str, hint: str, *, create: bool = False
-) -> Database:
+def read_cache(path: str | Path) -> sqlite3.Connection:
+    """A connection for answering questions from the release cache at `path`: cheap checks only.
+
+    Refused: a missing or empty file, anything but a whole SQLite file (its header), another program's
+    database, a newer or older schema, a cache never filled. When the file cannot be opened the normal way
+    for a reason of the moment (no space for SQLite's `-shm` file, a read-only directory) and no write-ahead
+    log is pending, it is read as an immutable file instead, so a full disk still gets its answer.
+    """
+    path = Path(path)
+    conn = _retry_busy(lambda: _read_checked(path))
+    return conn
+
+
+def _read_checked(path: Path) -> sqlite3.Connection:
+    label, hint = "WIF release cache", rebuild_hint(path)
+    _check_file(path, label, hint, create=False)
+    try:
+        return _checked_reader(_connect(str(path)), path, label, hint)
+    except CacheUnavailable as error:
+        if is_busy(error.__cause__) or not _may_read_immutable(path):
+            raise
+        immutable = path.resolve().as_uri() + "?mode=ro&immutable=1"
+        return _checked_reader(_connect(immutable, uri=True), path, label, hint)
+
+
+def _checked_reader(conn: sqlite3.Connection, path: Path, label: str, hint: str) -> sqlite3.Connection:
+    try:
+        _check_schema(conn, path, MIGRATIONS, label, hint, create=False)
+        if not conn.execute("select 1 from repositories where releases > 0 limit 1").fetchone():
+            raise NeverFilled(f"{path} is a {label} that has never been filled: no repository has been indexed "
+                             f"into it yet (a first `wif index` that could not reach GitHub leaves it so). {hint}")
+    except BaseException as error:
+        conn.close()
+        if isinstance(error, sqlite3.DatabaseError):
+            raise refusal(error, path, label, hint) from error
+        raise
+    return conn
+
+
+def _may_read_immutable(path: Path) -> bool:
+    """An immutable read sees only the main file: safe when no write-ahead log holds newer pages."""
+    wal = Path(f"{path}-wal")
+    try:
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
+
+
+def open_migrated(path: Path, migrations: MigrationSet, label: str, hint: str, *, create: bool = False) -> Database:
     """Open a SQLite file owned by one migration set, checking it is that kind of file and undamaged.
 
     A file that is refused is left untouched (the checks only read). "database is locked" at open is
@@ -225,49 +338,91 @@ def open_migrated(
     recovering the WAL index or closing the last connection), so two indexers starting on one file
     could otherwise refuse each other.
     """
+    return _retry_busy(lambda: _open_checked(path, migrations, label, hint, create=create))
+
+
+def _retry_busy(open_once: Callable[[], Any]) -> Any:
     give_up = time.monotonic() + OPEN_BUSY_SECONDS
     while True:
         try:
-            return _open_checked(path, migrations, label, hint, create=create)
+            return open_once()
         except CacheError as error:
-            if not _is_busy(error.__cause__) or time.monotonic() >= give_up:
+            if not is_busy(error.__cause__) or time.monotonic() >= give_up:
                 raise
         time.sleep(BUSY_RETRY_SECONDS)
 
 
-def _is_busy(error: BaseException | None) -> bool:
-    return isinstance(error, sqlite3.OperationalError) and getattr(error, "sqlite_errorcode", 0) & 0xFF == 5
-
-
-def _open_checked(path: Path, migrations: Migrations, label: str, hint: str, *, create: bool) -> Database:
-    if not create and (not path.exists() or path.stat().st_size == 0):
-        raise CacheError(f"No {label} at {path} (file missing or empty). {hint}")
-    db: Database | None = None
+def _check_file(path: Path, label: str, hint: str, *, create: bool) -> None:
+    """Missing, empty or not a whole SQLite file, from the file system and the header alone."""
     try:
-        db = _connect(path)
-        _check_schema(db, path, migrations, label, hint, create=create)
-        _check_pages(db, path, label, hint)
+        size = path.stat().st_size if path.exists() else 0
+    except OSError as error:
+        raise CacheUnavailable(f"{path} cannot be read now ({error.strerror or error}); the file was not "
+                               "changed. Check its permissions, then retry.") from error
+    if size == 0:
         if create:
-            _migrate(db, path, migrations, label, hint)
+            return
+        raise CacheError(f"No {label} at {path} (file missing or empty). {hint}")
+    problem = header_problem(path)
+    if problem is None:
+        return
+    kind, why = problem
+    if kind is NotACache:
+        raise NotACache(_not_a(path, label, why))
+    raise CacheDamaged(_damaged(path, label, why))
+
+
+def _not_a(path: Path, label: str, why: str) -> str:
+    return (f"{path} is not a {label} ({why}); it was not changed. Point --db at the file `wif index` "
+            "built, or at a new path for `wif index` to build one.")
+
+
+def _damaged(path: Path, label: str, why: str) -> str:
+    return (f"{path} is a damaged {label} ({why}). Move it aside and rebuild it with "
+            f"`wif index --db {path} --all`.")
+
+
+def refusal(error: sqlite3.DatabaseError, path: Path, label: str = "WIF release cache", hint: str = "") -> CacheError:
+    """The CacheError an SQLite error at open means: not now, not a cache, or damaged."""
+    kind = classify(error)
+    if kind is CacheUnavailable:
+        return CacheUnavailable(f"{path} cannot be opened now ({reason(error)}); the file was not changed. "
+                                "Free disk space, check permissions or wait for the other process, then retry.")
+    if kind is NotACache:
+        return NotACache(_not_a(path, label, reason(error)))
+    return CacheDamaged(_damaged(path, label, reason(error)))
+
+
+def _open_checked(path: Path, migrations: MigrationSet, label: str, hint: str, *, create: bool) -> Database:
+    from sqlite_utils import Database
+
+    _check_file(path, label, hint, create=create)
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = _connect(str(path))
+        _check_schema(conn, path, migrations, label, hint, create=create)
+        _check_pages(conn, path, label)
+        if create:
+            _migrate(Database(conn), path, migrations, label, hint)
     except BaseException as error:
-        if db is not None:
-            db.close()
+        if conn is not None:
+            conn.close()
         if isinstance(error, sqlite3.DatabaseError):
-            raise CacheError(f"{path} is not a readable {label} ({error}). {hint}") from error
+            raise refusal(error, path, label, hint) from error
         raise
-    return db
+    return Database(conn)
 
 
-def _check_pages(db: Database, path: Path, label: str, hint: str) -> None:
-    """`PRAGMA quick_check`: a truncated or overwritten file is refused at open, not discovered
-    halfway through an answer. It reads every page once: ~25 ms for the 20 MB example cache."""
-    problems = [row[0] for row in db.execute("PRAGMA quick_check(3)").fetchall()]
-    if problems != ["ok"]:
+def _check_pages(conn: sqlite3.Connection, path: Path, label: str) -> None:
+    """`PRAGMA quick_check`: a damaged file is refused, not written over. It reads every page once (~25 ms for
+    the 20 MB example cache, ~380 ms at 20×), which is why answering a question (`read_cache`) does not."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)").fetchall()]
+    if problems and problems != ["ok"]:
         details = " ".join("; ".join(problems).split())[:300]
-        raise CacheError(f"{path} is a damaged {label} ({details}). {hint}")
+        raise CacheDamaged(_damaged(path, label, details))
 
 
-def _migrate(db: Database, path: Path, migrations: Migrations, label: str, hint: str) -> None:
+def _migrate(db: Database, path: Path, migrations: MigrationSet, label: str, hint: str) -> None:
     """Create or migrate the schema in one IMMEDIATE transaction.
 
     Why: two indexers starting together on a new file would otherwise both create the
@@ -277,7 +432,7 @@ def _migrate(db: Database, path: Path, migrations: Migrations, label: str, hint:
     db.enable_wal()
     db.execute("BEGIN IMMEDIATE")
     try:
-        _check_schema(db, path, migrations, label, hint, create=True)  # another process may have migrated
+        _check_schema(db.conn, path, migrations, label, hint, create=True)  # another process may have migrated
         migrations.apply(db)
     except BaseException:
         if db.conn.in_transaction:
@@ -287,26 +442,22 @@ def _migrate(db: Database, path: Path, migrations: Migrations, label: str, hint:
 
 
 def _check_schema(
-    db: Database, path: Path, migrations: Migrations, label: str, hint: str, *, create: bool
+    conn: sqlite3.Connection, path: Path, migrations: MigrationSet, label: str, hint: str, *, create: bool
 ) -> None:
-    tables = set(db.table_names())
-    if tables == {migrations.migrations_table} and not _count(db, migrations.migrations_table):
+    tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
+    if tables == {MIGRATIONS_TABLE} and not conn.execute(f"select count(*) from {MIGRATIONS_TABLE}").fetchone()[0]:
         tables = set()  # an older WIF killed between creating this table and its first migration
     if not tables:
         if create:
             return
-        raise CacheError(f"{path} is an empty SQLite database, not a {label}. {hint}")
-    applied = {m.name for m in migrations.applied(db)}
+        raise CacheError(f"{path} is an empty SQLite database, not a {label} yet. {hint}")
+    applied = set(migrations.applied(conn))
     if not applied:
-        raise CacheError(f"{path} is a SQLite file but not a {label}. {hint}")
-    known = set(_KNOWN.get(migrations.name, []))
+        raise NotACache(_not_a(path, label, "a SQLite database of another program"))
+    known = set(migrations.names())
     if applied - known:
         newer = ", ".join(sorted(applied - known))
         raise CacheError(f"{path} was written by a newer WIF (unknown migrations: {newer}). "
                          f"Upgrade WIF, or rebuild: {hint}")
     if not create and known - applied - WRITER_ONLY:
         raise CacheError(f"{path} has an older schema. {hint}")
-
-
-def _count(db: Database, table: str) -> int:
-    return db.execute(f"select count(*) from [{table}]").fetchone()[0]

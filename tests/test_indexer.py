@@ -398,7 +398,8 @@ def test_corrupt_cache_is_a_clear_usage_error(env, fake_github, tmp_path) -> Non
     garbage.write_bytes(b"this is not a database" * 100)
     code, data, err = wif_index(garbage, "--repo", RUBY)
     assert (code, data) == (2, None)
-    assert "is not a readable WIF release cache" in err and "Traceback" not in err
+    assert "is not a WIF release cache (not a SQLite database)" in err and "Traceback" not in err
+    assert "delete" not in err.lower() and garbage.read_bytes() == b"this is not a database" * 100
 
     foreign = tmp_path / "foreign.db"
     conn = sqlite3.connect(foreign)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sqlite_utils import Database, Migrations
+from sqlite_utils import Database
 
-from indexer.schema import BUSY_TIMEOUT_MS, migration, open_migrated
+from indexer.schema import BUSY_TIMEOUT_MS, MigrationSet, migration, open_migrated
 
-MIGRATIONS = Migrations("wif-runs")
+MIGRATIONS = MigrationSet("wif-runs")
 LABEL = "WIF run-records file"
 
 

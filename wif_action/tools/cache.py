@@ -12,11 +12,11 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Protocol
 
 from packaging.version import Version
-from sqlite_utils import Database
 
-from indexer.schema import open_cache
+from indexer.schema import read_cache
 from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
 from wif_action.models import BundleBump, Entry, PullRequest, Release, UnreleasedNotes, unreleased_release
 from wif_action.ports import CacheReadError
@@ -29,16 +29,24 @@ def _release(row: tuple) -> Release:
                    published_at=row[5], url=row[6], stable=bool(row[7]))
 
 
-class SqliteReleaseCache:
-    """The ReleaseCache port over a sqlite-utils Database."""
+class Queryable(Protocol):
+    """A `sqlite3.Connection` (what `read_cache` opens), or anything with its `execute` (sqlite-utils' Database)."""
 
-    def __init__(self, db: Database):
+    def execute(self, sql: str, parameters: Any = ..., /) -> sqlite3.Cursor: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteReleaseCache:
+    """The ReleaseCache port over a plain `sqlite3` connection (answering never imports sqlite-utils)."""
+
+    def __init__(self, db: Queryable):
         self.db = db
         self._commits_column: bool | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
-        return cls(open_cache(path))
+        return cls(read_cache(path))
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
