@@ -1,0 +1,58 @@
+"""Every query the read path makes uses an index (EXPLAIN QUERY PLAN), so an answer's cost does not grow
+with the number of repositories in the cache (issue 23: term statistics scanned every repository's entries)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from indexer.schema import open_cache
+from wif_action.tools.cache import SqliteReleaseCache
+
+COCOA, RN = "getsentry/sentry-cocoa", "getsentry/sentry-react-native"
+
+
+def _read_path_statements(cache: SqliteReleaseCache, conn: sqlite3.Connection) -> list[str]:
+    """The SQL of every SqliteReleaseCache method, as the read path runs it (traced, parameters bound).
+    `repositories()` reads the whole (small) table by design: one row per repository, for the registry."""
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    user = cache.find_release(COCOA, "8.48.0")
+    assert user is not None
+    cache.find_release(COCOA, "8.4")
+    cache.count_stable_after(COCOA, user.version_key)
+    batch = cache.stable_after(COCOA, user.version_key, 5)
+    ids = [release.id for release in batch]
+    cache.latest_stable(COCOA)
+    cache.stable_releases(COCOA)
+    cache.entries(ids)
+    cache.bundle_bumps(ids)
+    cache.bundled_key_at(RN, COCOA, user.version_key, inclusive=True)
+    cache.stable_between(COCOA, user.version_key, batch[-1].version_key)
+    cache.first_release_bundling(RN, COCOA, user.version_key)
+    cache.bundled_repositories(RN)
+    cache.first_stable_release_with_pr(COCOA, 5242)
+    cache.prs_user_has(COCOA, [5242, 4953], user)
+    cache.cached_pull(COCOA, 5242)
+    cache.term_statistics(COCOA, ["watchdog", "tags"])
+    cache.repositories()
+    cache.has_repository(COCOA)
+    conn.set_trace_callback(None)
+    # FTS5's own reads of its shadow tables (entries_fts_config, …) are SQLite's, not the read path's.
+    return [sql for sql in dict.fromkeys(seen) if sql.lstrip().lower().startswith("select")
+            and "'entries_fts_" not in sql]
+
+
+def test_every_read_path_query_uses_an_index(example_cache_copy: Path) -> None:
+    open_cache(example_cache_copy, create=True).close()  # the indexer's migrations (indexes included)
+    conn = sqlite3.connect(example_cache_copy)
+    statements = _read_path_statements(SqliteReleaseCache(conn), conn)
+    assert len(statements) >= 15
+    scans = {}
+    for sql in statements:
+        plan = [row[3] for row in conn.execute(f"explain query plan {sql}")]
+        full = [step for step in plan if step.startswith("SCAN") and "INDEX" not in step]
+        if full:
+            scans[sql[:120]] = full
+    conn.close()
+    assert not scans, scans
