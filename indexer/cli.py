@@ -10,6 +10,7 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from indexer.arguments import (
     EXIT_ANSWERED,
@@ -20,11 +21,12 @@ from indexer.arguments import (
     non_negative_days,
     repository,
 )
-from indexer.github_source import ReleaseSource
-from indexer.indexing import RepoReport, index_repositories
 from indexer.redaction import log_to_stderr_redacted
 from indexer.registry import RegistryError, load_registry
 from indexer.schema import CacheError, NeverFilled, read_cache, refusal
+
+if TYPE_CHECKING:  # PyGithub, requests and sqlite-utils load when indexing starts, not for --help
+    from indexer.indexing import RepoReport
 
 DEFAULT_MAX_PULLS = 200
 
@@ -79,6 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from indexer.github_source import ReleaseSource
+    from indexer.indexing import index_repositories
+
     slugs, problem, bundles = _repositories(args)
     problem = problem or _db_problem(Path(args.db))
     if problem:

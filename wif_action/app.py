@@ -13,10 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from github import Github
-
-from indexer.github_client import GitHubPolicy, build_github
-from indexer.github_source import ReleaseSource
 from indexer.registry import Registry, load_registry
 from wif_action.events import Events
 from wif_action.ports import AnalysisTools, Progress
@@ -24,9 +20,11 @@ from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient
 from wif_action.workflow import Workflow, WorkflowOptions
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # clients load on first use: an offline answer imports none of them
+    from github import Github
     from slack_sdk import WebClient
 
+    from indexer.github_source import ReleaseSource
     from wif_action.tools.llm import LLMCallRecord, LLMClient
     from wif_action.tools.slack import SlackClient
 
@@ -59,7 +57,8 @@ def build_workflow(config: AppConfig, progress: Progress, *, cache: SqliteReleas
 
     cache = cache or SqliteReleaseCache.open(config.db)
     registry = load_known_registry(config, cache)
-    github = CachedPullRequests(GitHubClient(read_github(config.env, timeout=config.github_timeout)), cache)
+    env, timeout = config.env, config.github_timeout
+    github = CachedPullRequests(GitHubClient(lambda: read_github(env, timeout=timeout)), cache)
     events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it
     judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env,
                           make_llm=lambda env: llm_client(env, on_call=events.llm_called))
@@ -83,16 +82,22 @@ def build_workflow(config: AppConfig, progress: Progress, *, cache: SqliteReleas
 # -- clients: the only place they are built (tests build them through these too) ----------------
 def read_github(env: Mapping[str, str], *, timeout: float = 10, retries: int | None = 2) -> Github:
     """The analysis's read-only lookups (PR details, linked issues)."""
+    from indexer.github_client import GitHubPolicy, build_github
+
     return build_github(GitHubPolicy.from_env(env, timeout=timeout, retries=retries))
 
 
 def write_github(env: Mapping[str, str], *, timeout: float = 15) -> Github:
     """Delivery writes: issue comments, reactions, workflow dispatch."""
+    from indexer.github_client import GitHubPolicy, build_github
+
     return build_github(GitHubPolicy.from_env(env, timeout=timeout))
 
 
 def release_source(env: Mapping[str, str], **policy: Any) -> ReleaseSource:
     """The indexer's release reader for GITHUB_API_URL / GITHUB_TOKEN (the Action indexes on the spot)."""
+    from indexer.github_source import ReleaseSource
+
     return ReleaseSource(env.get("GITHUB_API_URL") or None, (env.get("GITHUB_TOKEN") or "").strip() or None,
                          **policy)
 

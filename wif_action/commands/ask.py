@@ -21,10 +21,8 @@ from indexer.arguments import (
     seconds,
 )
 from indexer.redaction import Redactor
-from wif_action.api import CacheError, RegistryError, ask
 from wif_action.commands.message_input import MESSAGE_HELP_SUFFIX, MessageInputError, message_text
 from wif_action.delivery.settings import MAX_RELEASES_HELP, deadline_from, max_releases_from, positive_count
-from wif_action.tools.progress import ConsoleProgress, RecordingProgress
 
 EXAMPLES = """examples:
   wif ask --db cache.db.example --sdk sentry-cocoa --version 8.48.0 \\
@@ -106,6 +104,10 @@ def usage_error(args: argparse.Namespace, message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The workflow (pydantic models, engines, the cache) loads when a question is asked, not for --help.
+    from wif_action.api import CacheError, RegistryError, ask
+    from wif_action.tools.progress import ConsoleProgress, RecordingProgress
+
     try:
         message = message_text(args.message)
     except MessageInputError as error:

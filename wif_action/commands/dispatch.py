@@ -12,9 +12,7 @@ import os
 import sys
 
 from indexer.arguments import EXIT_ANSWERED, EXIT_FAILED, EXIT_USAGE, exit_codes_help
-from wif_action.app import write_github
 from wif_action.commands.message_input import MESSAGE_HELP_SUFFIX, MessageInputError, message_text
-from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
 
 MAX_MESSAGE_CHARS = 20_000  # what the Action reads of a request (delivery.events.MAX_REQUEST_CHARS)
 TOKEN_SCOPES = ("a fine-grained token or GitHub App token with Actions: write on {repo} "
@@ -64,6 +62,9 @@ def dispatch_inputs(args: argparse.Namespace) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Every check (arguments, then the token) comes before the one request."""
+    from wif_action.app import write_github  # PyGithub loads when dispatching, not for --help
+    from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
+
     try:
         args.message = _capped(message_text(args.message) or "")
     except MessageInputError as error:

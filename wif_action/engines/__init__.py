@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wif_action.ports import Judge
+if TYPE_CHECKING:  # ports pulls the pydantic models; `wif ask --help` reads ENGINE_NAMES only
+    from wif_action.ports import Judge
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 DEFAULT_VERIFY_MODEL = "gpt-4.1"  # the double-check is a different, stronger model unless models are configured

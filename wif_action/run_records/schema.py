@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from indexer.schema import BUSY_TIMEOUT_MS, MigrationSet, migration, open_migrated
+
+if TYPE_CHECKING:  # sqlite-utils loads when a run-records file is opened
+    from sqlite_utils import Database
 
 MIGRATIONS = MigrationSet("wif-runs")
 LABEL = "WIF run-records file"

@@ -12,16 +12,15 @@ a broken API costs one bounded attempt, not one per PR.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import requests
-from github import Github, GithubException
-from github.GithubException import RateLimitExceededException, UnknownObjectException
-
-from indexer.github_client import ResponseTooLarge
 from wif_action.models import IssueResolution, PullRequest
 from wif_action.ports import ToolError, ToolUnavailable
+
+if TYPE_CHECKING:  # PyGithub, requests, PyJWT and cryptography load at the first lookup (most answers make none)
+    from github import Github
 
 _MAX_TIMELINE_PAGES = 3
 READ_TOKEN_HINT = ("GitHub rejected the token (HTTP 401): GITHUB_TOKEN (the Action's `github-token`) is "
@@ -30,10 +29,14 @@ READ_TOKEN_HINT = ("GitHub rejected the token (HTTP 401): GITHUB_TOKEN (the Acti
 
 
 class GitHubClient:
-    """The GitHub port over PyGithub; counts requests and trips a breaker on connection errors."""
+    """The GitHub port over PyGithub; counts requests and trips a breaker on connection errors.
 
-    def __init__(self, github: Github):
-        self._github = github
+    `github` may be a factory: the client (and PyGithub with it, ~110 ms of imports) is built at the first
+    lookup, and most offline answers make none."""
+
+    def __init__(self, github: Github | Callable[[], Github]):
+        self._make = github if callable(github) else (lambda: github)
+        self._client: Github | None = None
         self._requests = 0
         self._unreachable: str | None = None
 
@@ -46,8 +49,16 @@ class GitHubClient:
         if self._unreachable:
             raise ToolUnavailable("github", self._unreachable)
         self._requests += 1
+        import requests
+        from github import GithubException
+        from github.GithubException import RateLimitExceededException, UnknownObjectException
+
+        from indexer.github_client import ResponseTooLarge
+
         try:
-            _headers, data = self._github.requester.requestJsonAndCheck("GET", path, parameters=parameters)
+            if self._client is None:
+                self._client = self._make()
+            _headers, data = self._client.requester.requestJsonAndCheck("GET", path, parameters=parameters)
         except UnknownObjectException as error:
             raise ToolError("github", f"not found: {path}") from error
         except RateLimitExceededException as error:
@@ -147,7 +158,7 @@ def _text(value: Any) -> str:
     return value
 
 
-def _retry_reason(error: requests.exceptions.RetryError) -> str:
+def _retry_reason(error: Exception) -> str:
     """`HTTP 502` from urllib3's "too many 502 error responses"."""
     match = re.search(r"too many (\d{3}) error responses", str(error))
     return f"HTTP {match.group(1)}" if match else "retries exhausted"
@@ -162,6 +173,8 @@ def _shaped(data: dict[str, Any], path: str, keys: tuple[str, ...]) -> dict[str,
 
 
 def _network_reason(error: Exception) -> str:
+    import requests
+
     text = str(error).lower()
     if isinstance(error, requests.exceptions.Timeout) or "timed out" in text:
         return "timed out"

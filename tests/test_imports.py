@@ -1,0 +1,49 @@
+"""What a command imports: `--help` loads no client, an offline answer loads none it does not use (issue 23).
+
+Why it matters: PyGithub with requests, PyJWT and cryptography cost ~110 ms, sqlite-utils with click and
+pluggy ~40 ms, pydantic's models ~70 ms — of every answer, most of which make no GitHub request at all.
+Each check runs in a fresh interpreter, so what an earlier test imported cannot hide a regression.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CLIENTS = {"github", "requests", "jwt", "cryptography", "sqlite_utils", "openai", "slack_sdk", "slack_bolt", "httpx2"}
+pytestmark = pytest.mark.slow  # a fresh interpreter per check
+
+
+def loaded_after(argv: list[str], env: dict[str, str] | None = None) -> set[str]:
+    """The top-level packages loaded once `wif <argv>` has run in a fresh interpreter."""
+    code = ("import contextlib, io, json, sys\nfrom wif_action.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    try:\n        main(json.loads(sys.argv[1]))\n    except SystemExit:\n        pass\n"
+            "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))")
+    result = subprocess.run([sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    return set(json.loads(result.stdout))
+
+
+@pytest.mark.parametrize("command", [[], ["ask"], ["index"], ["dispatch"], ["eval"], ["runs"], ["slack"]])
+def test_help_loads_no_client(command: list[str]) -> None:
+    assert not loaded_after([*command, "--help"]) & CLIENTS
+
+
+def test_ask_help_does_not_build_the_workflow() -> None:
+    assert "pydantic" not in loaded_after(["ask", "--help"])
+
+
+def test_an_offline_answer_from_the_cache_loads_no_client() -> None:
+    """Example B answered from cache.db.example: its PR details are cached, so no GitHub request, and the
+    cache is read with sqlite3."""
+    loaded = loaded_after(["ask", "--db", "cache.db.example", "--engine", "offline", "--sdk", "sentry-cocoa",
+                           "--version", "8.48.0", "--problem", "WatchdogTermination issues have empty tags (e.g. OS)",
+                           "--quiet"], env={"PATH": "/usr/bin:/bin", "GITHUB_API_URL": "http://127.0.0.1:9"})
+    assert not loaded & CLIENTS, loaded & CLIENTS
