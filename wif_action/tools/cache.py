@@ -274,7 +274,9 @@ class SqliteReleaseCache:
         frequencies: dict[str, int] = {}
         for term in terms:
             frequencies[term] = self._rows(
-                "select count(*) from entries_fts f join entries e on e.rowid = f.rowid "
-                "join repositories s on s.id = e.repo_id where s.slug = ? and entries_fts match ?",
+                # The full-text query runs once (a subquery), then this repository's rows are probed by rowid:
+                # joined instead, SQLite may run the match once per entry of the repository.
+                "select count(*) from entries e join repositories s on s.id = e.repo_id where s.slug = ? "
+                "and e.rowid in (select rowid from entries_fts where entries_fts match ?)",
                 [repo, '"' + term.replace('"', "") + '"'])[0][0]
         return docs or 0, float(avg_len or 1.0), frequencies
