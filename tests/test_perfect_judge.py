@@ -47,7 +47,8 @@ def test_a_perfect_judge_finds_every_fix(capsys, monkeypatch, shared_fake_github
     fixes = report["metrics"]["fixes"]
     missed = [c["id"] for c in report["cases"] if c.get("has_fix") and not c.get("found")]
     print(f"{which} {mode}: top-1 {fixes['top1']}/{fixes['cases_with_fix']}, found {fixes['found']}, "
-          f"HIGH {fixes['right_high']}/{fixes['high_answers']}, prompt tokens {report['metrics']['usage']['prompt_tokens']}")
+          f"HIGH {fixes['right_high']}/{fixes['high_answers']}, "
+          f"prompt tokens {report['metrics']['usage']['prompt_tokens']}")
     assert code == 0 and report["fell_back"] == [], "every case judged by the LLM path end to end"
     assert judge.unmatched == [], "every prompt names its question"
     assert missed == [] and fixes["found"] == fixes["cases_with_fix"] > 30
