@@ -435,3 +435,22 @@ def test_the_workflow_reaches_the_summariser_once_per_huge_pr(judge: OpenAIJudge
     assert first is not None and first is again
     assert fake.schema_names() == ["Summary", "PRScore", "PRVerdict"]
     assert PROBLEM in messages(fake.chat_requests()[0])[1], "the engine's summary is aimed at the problem"
+
+
+def test_fields_input_sends_the_problem_once_and_message_input_adds_the_request(judge: OpenAIJudge,
+                                                                                fake: FakeOpenAI) -> None:
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, PROBLEM))
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, REQUEST_TEXT))
+    fields, message = (messages(body)[1] for body in fake.chat_requests())
+    assert fields.count("WatchdogTermination issues have empty tags") == 1 and "<request>" not in fields
+    assert "<request>" in message and REQUEST_TEXT in message
+
+
+def test_labels_come_after_their_reasons_in_the_schemas(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
+    """Models write keys in schema order: the reason must come before the label it justifies."""
+    judge.score_pr_confidence(pull(), None, asked(PROBLEM, PROBLEM))
+    judge.filter_relevant_entries([entry(1, "8.52.0", "Fix watchdog tags (#5242)", [5242])], asked(PROBLEM, PROBLEM))
+    score, relevant = (body["response_format"]["json_schema"]["schema"] for body in fake.chat_requests())
+    assert list(score["properties"]) == ["reason", "confidence"]
+    item = relevant["$defs"]["RelevantId"]["properties"]
+    assert list(item).index("reason") < list(item).index("relevance")

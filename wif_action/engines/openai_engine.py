@@ -67,11 +67,12 @@ class RepositoryChoice(BaseModel):
     reason: str
 
 
+# Label after reason: a model writes keys in schema order, so the reason is written before the label it justifies.
 class RelevantId(BaseModel):
     id: int
     pr: int | None
-    relevance: float
     reason: str
+    relevance: float
 
 
 class RelevantEntries(BaseModel):
@@ -79,8 +80,8 @@ class RelevantEntries(BaseModel):
 
 
 class PRScore(BaseModel):
-    confidence: Literal["high", "medium", "low"]
     reason: str
+    confidence: Literal["high", "medium", "low"]
 
 
 class PRVerdict(BaseModel):
@@ -242,10 +243,11 @@ class OpenAIJudge:
 
     @staticmethod
     def _problem_blocks(problem: str, request_text: str) -> str:
-        return "\n\n".join([
-            block("problem", clip(problem, 1_000)),
-            block("request", clip(request_text, REQUEST_TEXT_LIMIT)),
-        ])
+        """The problem, and the request it came from unless that says nothing more (fields input: the same text)."""
+        blocks = [block("problem", clip(problem, 1_000))]
+        if " ".join(request_text.split()) != " ".join(problem.split()):
+            blocks.append(block("request", clip(request_text, REQUEST_TEXT_LIMIT)))
+        return "\n\n".join(blocks)
 
     def _pr_message(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> str:
         parts = [self._problem_blocks(problem, request_text)]
