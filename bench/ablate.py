@@ -1,0 +1,261 @@
+"""Ablation: switch off one lexicon entry (or judge rule) at a time and list the cases whose answer changes.
+
+Why: every word, synonym, cue phrase and rule must earn its place on labelled questions. An entry whose
+removal changes no answer, in either input mode, is a candidate for deletion; one whose removal turns right
+answers wrong is what the entry is for (and which repositories it was seen on says whether it generalises).
+
+    python bench/ablate.py                          # every entry, public + holdout cases, fields and message
+    python bench/ablate.py --only symptom:,rule:    # entries whose name starts with one of these
+    python bench/ablate.py --list                   # the entries it can switch off
+    python bench/ablate.py --json out.json          # also write every row
+
+An answer is the outcome plus the top candidate (release, PR or commit, level), read the way `wif eval` reads
+it. Each row says, per changed case, before → after and whether the top candidate was right (✓) or wrong (✗).
+GitHub is the fake server over the fixture data (as bench/eval_offline.py), so nothing touches the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.github_server import FakeGitHub  # noqa: E402
+from wif_action import lexicon, objections  # noqa: E402
+from wif_action.app import AppConfig  # noqa: E402
+from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.engines.offline import evidence, scoring  # noqa: E402
+from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
+
+CASE_FILES = (ROOT / "tests" / "data" / "eval" / "cases.jsonl", ROOT / "bench" / "data" / "holdout_cases.jsonl")
+MODES = ("fields", "message")
+NEVER = "(?!)"  # a pattern that matches nothing
+
+
+@dataclass
+class Ablation:
+    """One entry switched off: `tables` edits a copy of the lexicon's data, `patch` swaps a rule in code."""
+
+    name: str
+    tables: Callable[[dict[str, Any]], None] | None = None
+    patch: Callable[[], contextlib.AbstractContextManager[None]] | None = None
+
+
+@dataclass
+class Row:
+    name: str
+    changed: dict[str, list[str]] = field(default_factory=dict)  # mode → "case: before → after"
+    worse: int = 0  # top candidate right → not right, or outcome right → wrong
+    better: int = 0
+
+
+def ablations() -> list[Ablation]:
+    """Every entry of the lexicon and every rule this script can switch off, by name."""
+    data = lexicon.data()
+    found: list[Ablation] = []
+    for index, record in enumerate(data["symptom"]):
+        for word in record["words"]:
+            found.append(Ablation(f"symptom:{record['name']}:{word}", _drop_symptom_word(index, word)))
+        found.append(Ablation(f"symptom:{record['name']}:family", _own_family(index)))
+        for flag in ("says_what", "remedy"):
+            if record.get(flag):
+                found.append(Ablation(f"symptom:{record['name']}:{flag}", _flag_off(index, flag)))
+    for index, record in enumerate(data["platform"]):
+        for word in record["words"]:
+            found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word)))
+    for name in data["words"]:
+        found.append(Ablation(f"words:{name}", _empty_list(name)))
+    for name in data["pattern"]:
+        found.append(Ablation(f"pattern:{name}", _never(name)))
+    for check in objections.CHECKS:
+        found.append(Ablation(f"rule:objection:{check.__name__}", patch=_without_check(check)))
+    for module, function, value in RULES:
+        found.append(Ablation(f"rule:{module.__name__.rsplit('.', 1)[-1]}.{function}",
+                              patch=_replaced(module, function, value)))
+    return found
+
+
+# Rules of the offline judge written in code (not tables), and what "off" means for each.
+RULES: list[tuple[Any, str, Any]] = [
+    (scoring, "_another_failure", lambda evidence: False),  # the kind-of-failure check
+    (scoring, "_quoted_unique_fix", lambda evidence: False),  # a quoted code name no other entry names
+    (scoring, "_symptom_class", lambda concept: False),  # symptom concepts cannot verify a HIGH
+    (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
+]
+
+
+def _drop_symptom_word(index: int, word: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["symptom"][index]["words"].remove(word)
+    return edit
+
+
+def _own_family(index: int) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        record = data["symptom"][index]
+        record["family"] = f"{record['name']}-alone"
+    return edit
+
+
+def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["symptom"][index][flag] = False
+    return edit
+
+
+def _drop_platform_word(index: int, word: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["platform"][index]["words"].remove(word)
+    return edit
+
+
+def _empty_list(name: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["words"][name] = []
+    return edit
+
+
+def _never(name: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["pattern"][name]["re"] = NEVER
+    return edit
+
+
+def _without_check(check: Any) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    @contextlib.contextmanager
+    def patch() -> Iterator[None]:
+        kept = objections.CHECKS
+        objections.CHECKS = tuple(other for other in kept if other is not check)
+        try:
+            yield
+        finally:
+            objections.CHECKS = kept
+    return patch
+
+
+def _replaced(module: Any, name: str, value: Any) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    @contextlib.contextmanager
+    def patch() -> Iterator[None]:
+        kept = getattr(module, name)
+        setattr(module, name, value)
+        try:
+            yield
+        finally:
+            setattr(module, name, kept)
+    return patch
+
+
+@contextlib.contextmanager
+def switched_off(ablation: Ablation, packaged: dict[str, Any]) -> Iterator[None]:
+    """The judge with this one entry off; the lexicon as the run started afterwards (an edit of lexicon.toml
+    while it runs changes nothing)."""
+    tables = copy.deepcopy(packaged)
+    if ablation.tables is not None:
+        ablation.tables(tables)
+    lexicon.use(tables)
+    try:
+        with ablation.patch() if ablation.patch is not None else contextlib.nullcontext():
+            yield
+    finally:
+        lexicon.use(packaged)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str  # "high 8.52.0 #5242" / "no_result"
+    right: bool  # the top candidate is an expected fix, or (no fix expected) the outcome is right
+
+
+def answers(cases: list[Case], mode: str, config: AppConfig) -> dict[str, Answer]:
+    found = {}
+    for case in cases:
+        result = run_case(case, mode, config)
+        verdict = judge_result(case, result)
+        top = top_candidate(result)
+        name = f" {top.version} {f'#{top.pr}' if top.pr is not None else top.commit}" if top else ""
+        confidence = f" ({top.confidence})" if top and top.confidence != result.outcome else ""
+        right = verdict.top1 if verdict.has_fix else verdict.outcome_status != "wrong"
+        found[case.id] = Answer(f"{result.outcome}{name}{confidence}", right)
+    return found
+
+
+def compare(name: str, base: dict[str, dict[str, Answer]], now: dict[str, dict[str, Answer]]) -> Row:
+    row = Row(name)
+    for mode in MODES:
+        for case_id, before in base[mode].items():
+            after = now[mode][case_id]
+            if after.text == before.text:
+                continue
+            mark = lambda answer: "✓" if answer.right else "✗"  # noqa: E731
+            row.changed.setdefault(mode, []).append(f"{case_id}: {before.text} {mark(before)} → "
+                                                    f"{after.text} {mark(after)}")
+            row.worse += before.right and not after.right
+            row.better += after.right and not before.right
+    return row
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", help="comma-separated name prefixes of the entries to switch off")
+    parser.add_argument("--list", action="store_true", help="list the entries and exit")
+    parser.add_argument("--json", metavar="FILE", help="also write every row as JSON")
+    parser.add_argument("--shard", metavar="I/N", help="run only every N-th entry starting at I (0-based)")
+    args = parser.parse_args(argv)
+    packaged = copy.deepcopy(lexicon.data())
+    lexicon.use(packaged)
+    chosen = ablations()
+    if args.only:
+        prefixes = tuple(prefix.strip() for prefix in args.only.split(",") if prefix.strip())
+        chosen = [ablation for ablation in chosen if ablation.name.startswith(prefixes)]
+    if args.shard:
+        index, count = (int(part) for part in args.shard.split("/"))
+        chosen = chosen[index::count]
+    if args.list:
+        print("\n".join(ablation.name for ablation in chosen))
+        return 0
+    cases = [case for path in CASE_FILES for case in load_cases(path)]
+    with FakeGitHub() as github:
+        os.environ["GITHUB_API_URL"] = github.url
+        os.environ.pop("GITHUB_TOKEN", None)
+        config = AppConfig(db=ROOT / "cache.db.example", engine="offline", run_source="eval")
+        base = {mode: answers(cases, mode, config) for mode in MODES}
+        print(f"{len(cases)} cases × {len(MODES)} input modes; {len(chosen)} entries to switch off", file=sys.stderr)
+        rows = []
+        for number, ablation in enumerate(chosen, 1):
+            started = time.perf_counter()
+            with switched_off(ablation, packaged):
+                now = {mode: answers(cases, mode, config) for mode in MODES}
+            rows.append(compare(ablation.name, base, now))
+            print(f"[{number}/{len(chosen)}] {ablation.name}: {sum(map(len, rows[-1].changed.values()))} changed "
+                  f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    print(render(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps([row.__dict__ for row in rows], indent=1, ensure_ascii=False))
+    return 0
+
+
+def render(rows: list[Row]) -> str:
+    lines = ["| entry switched off | fields | message | right→wrong | wrong→right | changed cases |",
+             "|---|---|---|---|---|---|"]
+    for row in rows:
+        changes = "; ".join(f"[{mode}] {change}" for mode in MODES for change in row.changed.get(mode, []))
+        lines.append(f"| `{row.name}` | {len(row.changed.get('fields', []))} | {len(row.changed.get('message', []))} "
+                     f"| {row.worse} | {row.better} | {changes or '—'} |")
+    unused = [row.name for row in rows if not row.changed]
+    lines += ["", f"Changing no case ({len(unused)}): " + (", ".join(f"`{name}`" for name in unused) or "none")]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,55 @@
+"""bench/ablate.py switches one lexicon entry or rule off at a time, sees answers change, and restores the lexicon."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import pytest
+
+from bench.ablate import CASE_FILES, ablations, answers, compare, switched_off
+from tests.fakes.github_server import FakeGitHub
+from wif_action import lexicon, objections
+from wif_action.app import AppConfig
+from wif_action.evaluation import load_cases
+
+# A holdout question about a bug the customer's release already fixed: "leak" folds onto "memory", which keeps
+# a later, unrelated span-leak fix from being a wrong HIGH (the row `symptom:memory:leak` of the ablation table).
+CASE = "h-dotnet-already-fixed-spanprocessor-invalidcast"
+
+
+@pytest.fixture
+def config(example_cache_path, monkeypatch):
+    with FakeGitHub() as github:
+        monkeypatch.setitem(os.environ, "GITHUB_API_URL", github.url)
+        monkeypatch.delitem(os.environ, "GITHUB_TOKEN", raising=False)
+        yield AppConfig(db=example_cache_path, engine="offline", run_source="eval")
+
+
+def test_every_entry_has_one_name_and_every_kind_is_covered() -> None:
+    names = [ablation.name for ablation in ablations()]
+    assert len(names) == len(set(names))
+    for kind in ("symptom:", "platform:", "words:", "pattern:", "rule:objection:", "rule:scoring."):
+        assert any(name.startswith(kind) for name in names), kind
+    assert len([n for n in names if n.startswith("pattern:")]) == len(lexicon.pattern_names())
+
+
+def test_switching_an_entry_off_changes_the_answer_it_is_for_and_restores_the_lexicon(config) -> None:
+    cases = [case for path in CASE_FILES for case in load_cases(path) if case.id == CASE]
+    packaged = copy.deepcopy(lexicon.data())
+    base = {mode: answers(cases, mode, config) for mode in ("fields", "message")}
+    leak = next(ablation for ablation in ablations() if ablation.name == "symptom:memory:leak")
+    with switched_off(leak, packaged):
+        assert "leak" not in lexicon.synonyms()
+        now = {mode: answers(cases, mode, config) for mode in ("fields", "message")}
+    row = compare(leak.name, base, now)
+    assert row.changed.get("message") and row.worse == 1 and row.better == 0
+    assert lexicon.synonyms()["leak"] == "memori"  # back to the lexicon the run started with
+
+
+def test_a_rule_switched_off_is_put_back() -> None:
+    checks = objections.CHECKS
+    rule = next(ablation for ablation in ablations() if ablation.name == "rule:objection:on_the_platform")
+    with switched_off(rule, copy.deepcopy(lexicon.data())):
+        assert objections.on_the_platform not in objections.CHECKS
+    assert objections.CHECKS is checks
