@@ -21,6 +21,7 @@ import contextlib
 import copy
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +38,7 @@ from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
+from wif_action.lexicon.stemmer import stem  # noqa: E402
 
 CASE_FILES = (ROOT / "tests" / "data" / "eval" / "cases.jsonl", ROOT / "bench" / "data" / "holdout_cases.jsonl")
 MODES = ("fields", "message")
@@ -45,11 +47,15 @@ NEVER = "(?!)"  # a pattern that matches nothing
 
 @dataclass
 class Ablation:
-    """One entry switched off: `tables` edits a copy of the lexicon's data, `patch` swaps a rule in code."""
+    """One entry switched off: `tables` edits a copy of the lexicon's data, `patch` swaps a rule in code.
+    `used`: the lexicon use that must have happened in a case's baseline run for the entry to matter there
+    (a pattern that never matched, a synonym or platform word never looked up, cannot change that case);
+    None: every case is run again."""
 
     name: str
     tables: Callable[[dict[str, Any]], None] | None = None
     patch: Callable[[], contextlib.AbstractContextManager[None]] | None = None
+    used: str | None = None
 
 
 @dataclass
@@ -66,24 +72,29 @@ def ablations() -> list[Ablation]:
     found: list[Ablation] = []
     for index, record in enumerate(data["symptom"]):
         for word in record["words"]:
-            found.append(Ablation(f"symptom:{record['name']}:{word}", _drop_symptom_word(index, word)))
-        found.append(Ablation(f"symptom:{record['name']}:family", _own_family(index)))
+            key = stem(word) if word.isalpha() else word
+            found.append(Ablation(f"symptom:{record['name']}:{word}", _drop_symptom_word(index, word),
+                                  used=f"synonym:{key}"))
+        if sum(other["family"] == record["family"] for other in data["symptom"]) > 1:  # alone: nothing to split
+            found.append(Ablation(f"symptom:{record['name']}:family", _own_family(index)))
         for flag in ("says_what", "remedy"):
             if record.get(flag):
                 found.append(Ablation(f"symptom:{record['name']}:{flag}", _flag_off(index, flag)))
     for index, record in enumerate(data["platform"]):
         for word in record["words"]:
-            found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word)))
+            found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word),
+                                  used=f"platform:{word}"))
     for name in data["words"]:
         found.append(Ablation(f"words:{name}", _empty_list(name)))
     for name in data["pattern"]:
-        found.append(Ablation(f"pattern:{name}", _never(name)))
+        found.append(Ablation(f"pattern:{name}", _never(name), used=f"pattern:{name}"))
     for check in objections.CHECKS:
         found.append(Ablation(f"rule:objection:{check.__name__}", patch=_without_check(check)))
     for module, function, value in RULES:
         found.append(Ablation(f"rule:{module.__name__.rsplit('.', 1)[-1]}.{function}",
                               patch=_replaced(module, function, value)))
-    return found
+    order = ("symptom", "words", "rule", "pattern", "platform")  # the judge's core first
+    return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
 
 # Rules of the offline judge written in code (not tables), and what "off" means for each.
@@ -171,16 +182,122 @@ def switched_off(ablation: Ablation, packaged: dict[str, Any]) -> Iterator[None]
         lexicon.use(packaged)
 
 
+# -- which lexicon entries a run used (so an ablation re-runs only the cases an entry can change) --------
+_used: set[str] = set()
+
+
+class _Recorded:
+    """A compiled lexicon pattern that notes when it matched (and so did every pattern embedded in it)."""
+
+    def __init__(self, name: str, compiled: Any, embedded: set[str]):
+        self._compiled, self._names = compiled, {f"pattern:{n}" for n in {name} | embedded}
+
+    def _hit(self, result: Any) -> Any:
+        if result:
+            _used.update(self._names)
+        return result
+
+    def search(self, *args: Any) -> Any:
+        return self._hit(self._compiled.search(*args))
+
+    def match(self, *args: Any) -> Any:
+        return self._hit(self._compiled.match(*args))
+
+    def fullmatch(self, *args: Any) -> Any:
+        return self._hit(self._compiled.fullmatch(*args))
+
+    def sub(self, repl: Any, string: str, count: int = 0) -> str:
+        text, replaced = self._compiled.subn(repl, string, count)
+        self._hit(replaced)
+        return text
+
+    def split(self, string: str, maxsplit: int = 0) -> list[str]:
+        parts = self._compiled.split(string, maxsplit)
+        self._hit(len(parts) > 1)
+        return parts
+
+    def finditer(self, *args: Any) -> Iterator[Any]:
+        for match in self._compiled.finditer(*args):
+            _used.update(self._names)
+            yield match
+
+    def findall(self, *args: Any) -> list[Any]:
+        return self._hit(self._compiled.findall(*args))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compiled, name)
+
+
+class _RecordedDict(dict):
+    """A lexicon lookup table (synonyms, platform words) that notes every key found in it."""
+
+    def __init__(self, prefix: str, items: dict[str, str]):
+        super().__init__(items)
+        self._prefix = prefix
+
+    def _note(self, key: object) -> None:
+        if dict.__contains__(self, key):
+            _used.add(f"{self._prefix}{key}")
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._note(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._note(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._note(key)
+        return super().__contains__(key)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[None]:
+    """While inside, lexicon patterns, synonyms and platform words note their use in `_used`."""
+    pattern, synonyms, platform_of = lexicon.pattern, lexicon.synonyms, lexicon.platform_of
+    embedded = {name: set(re.findall(r"<<(\w+)>>", "".join(_as_list(spec["re"]))))
+                for name, spec in lexicon.data()["pattern"].items()}
+    lexicon.pattern = lambda name: _Recorded(name, pattern(name), _closure(name, embedded))  # type: ignore
+    lexicon.synonyms = lambda: _RecordedDict("synonym:", synonyms())
+    lexicon.platform_of = lambda: _RecordedDict("platform:", platform_of())
+    try:
+        yield
+    finally:
+        lexicon.pattern, lexicon.synonyms, lexicon.platform_of = pattern, synonyms, platform_of
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else value
+
+
+def _closure(name: str, embedded: dict[str, set[str]]) -> set[str]:
+    """The patterns embedded in `name`, and in those, …"""
+    found: set[str] = set()
+    todo = [name]
+    while todo:
+        for inner in embedded.get(todo.pop(), set()):
+            if inner not in found:
+                found.add(inner)
+                todo.append(inner)
+    return found
+
+
 @dataclass(frozen=True)
 class Answer:
     text: str  # "high 8.52.0 #5242" / "no_result"
     right: bool  # the top candidate is an expected fix, or (no fix expected) the outcome is right
 
 
-def answers(cases: list[Case], mode: str, config: AppConfig) -> dict[str, Answer]:
+def answers(cases: list[Case], mode: str, config: AppConfig,
+            used: dict[str, set[str]] | None = None) -> dict[str, Answer]:
+    """Each case's answer; `used` (when given) gets what lexicon entries each case's run used."""
     found = {}
     for case in cases:
+        _used.clear()
         result = run_case(case, mode, config)
+        if used is not None:
+            used[case.id] = set(_used)
         verdict = judge_result(case, result)
         top = top_candidate(result)
         name = f" {top.version} {f'#{top.pr}' if top.pr is not None else top.commit}" if top else ""
@@ -188,6 +305,11 @@ def answers(cases: list[Case], mode: str, config: AppConfig) -> dict[str, Answer
         right = verdict.top1 if verdict.has_fix else verdict.outcome_status != "wrong"
         found[case.id] = Answer(f"{result.outcome}{name}{confidence}", right)
     return found
+
+
+def affected(cases: list[Case], ablation: Ablation, used: dict[str, set[str]]) -> list[Case]:
+    """The cases whose baseline run used the entry (every case for an entry whose use is not recorded)."""
+    return cases if ablation.used is None else [case for case in cases if ablation.used in used[case.id]]
 
 
 def compare(name: str, base: dict[str, dict[str, Answer]], now: dict[str, dict[str, Answer]]) -> Row:
@@ -211,6 +333,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--list", action="store_true", help="list the entries and exit")
     parser.add_argument("--json", metavar="FILE", help="also write every row as JSON")
     parser.add_argument("--shard", metavar="I/N", help="run only every N-th entry starting at I (0-based)")
+    parser.add_argument("--skip", help="comma-separated entry names not to run (measured already)")
     args = parser.parse_args(argv)
     packaged = copy.deepcopy(lexicon.data())
     lexicon.use(packaged)
@@ -218,6 +341,9 @@ def main(argv: list[str]) -> int:
     if args.only:
         prefixes = tuple(prefix.strip() for prefix in args.only.split(",") if prefix.strip())
         chosen = [ablation for ablation in chosen if ablation.name.startswith(prefixes)]
+    if args.skip:
+        skipped = {name.strip() for name in args.skip.split(",")}
+        chosen = [ablation for ablation in chosen if ablation.name not in skipped]
     if args.shard:
         index, count = (int(part) for part in args.shard.split("/"))
         chosen = chosen[index::count]
@@ -229,16 +355,20 @@ def main(argv: list[str]) -> int:
         os.environ["GITHUB_API_URL"] = github.url
         os.environ.pop("GITHUB_TOKEN", None)
         config = AppConfig(db=ROOT / "cache.db.example", engine="offline", run_source="eval")
-        base = {mode: answers(cases, mode, config) for mode in MODES}
+        used: dict[str, dict[str, set[str]]] = {mode: {} for mode in MODES}
+        with recording():
+            base = {mode: answers(cases, mode, config, used[mode]) for mode in MODES}
         print(f"{len(cases)} cases × {len(MODES)} input modes; {len(chosen)} entries to switch off", file=sys.stderr)
         rows = []
         for number, ablation in enumerate(chosen, 1):
             started = time.perf_counter()
             with switched_off(ablation, packaged):
-                now = {mode: answers(cases, mode, config) for mode in MODES}
+                now = {mode: {**base[mode], **answers(affected(cases, ablation, used[mode]), mode, config)}
+                       for mode in MODES}
             rows.append(compare(ablation.name, base, now))
             print(f"[{number}/{len(chosen)}] {ablation.name}: {sum(map(len, rows[-1].changed.values()))} changed "
                   f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+            print(json.dumps(rows[-1].__dict__, ensure_ascii=False), file=sys.stderr, flush=True)  # kept if stopped
     print(render(rows))
     if args.json:
         Path(args.json).write_text(json.dumps([row.__dict__ for row in rows], indent=1, ensure_ascii=False))

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bench.ablate import CASE_FILES, ablations, answers, compare, switched_off
+from bench.ablate import CASE_FILES, ablations, affected, answers, compare, recording, switched_off
 from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon, objections
 from wif_action.app import AppConfig
@@ -37,8 +37,13 @@ def test_every_entry_has_one_name_and_every_kind_is_covered() -> None:
 def test_switching_an_entry_off_changes_the_answer_it_is_for_and_restores_the_lexicon(config) -> None:
     cases = [case for path in CASE_FILES for case in load_cases(path) if case.id == CASE]
     packaged = copy.deepcopy(lexicon.data())
-    base = {mode: answers(cases, mode, config) for mode in ("fields", "message")}
+    used: dict[str, dict[str, set[str]]] = {"fields": {}, "message": {}}
+    with recording():
+        base = {mode: answers(cases, mode, config, used[mode]) for mode in ("fields", "message")}
     leak = next(ablation for ablation in ablations() if ablation.name == "symptom:memory:leak")
+    assert affected(cases, leak, used["message"]) == cases  # the run looked "leak" up: it is run again
+    never = next(ablation for ablation in ablations() if ablation.name == "pattern:greeting")
+    assert affected(cases, never, used["fields"]) == []  # no greeting in the fields input: nothing to re-run
     with switched_off(leak, packaged):
         assert "leak" not in lexicon.synonyms()
         now = {mode: answers(cases, mode, config) for mode in ("fields", "message")}

@@ -175,7 +175,9 @@ def _expand(name: str) -> str:
 
 
 def alternation(items: frozenset[str] | set[str]) -> str:
-    """`(?:longest|…|short)`: the words as one regex group, longer words first."""
+    """`(?:longest|…|short)`: the words as one regex group, longer words first; an empty list matches nothing."""
+    if not items:
+        return "(?!)"
     return "(?:" + "|".join(re.escape(item) for item in sorted(items, key=lambda item: (-len(item), item))) + ")"
 
 
