@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bench.ablate import CASE_FILES, ablations, affected, answers, compare, recording, switched_off
+from bench.ablate import CASE_FILES, ROOT, ablations, affected, answers, compare, recording, switched_off
 from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon, objections
 from wif_action.app import AppConfig
@@ -19,11 +19,12 @@ CASE = "h-dotnet-already-fixed-spanprocessor-invalidcast"
 
 
 @pytest.fixture
-def config(example_cache_path, monkeypatch):
+def config(monkeypatch):
+    """The shipped example cache, read only, as bench/ablate.py runs it (GitHub: the fake over the fixtures)."""
     with FakeGitHub() as github:
         monkeypatch.setitem(os.environ, "GITHUB_API_URL", github.url)
         monkeypatch.delitem(os.environ, "GITHUB_TOKEN", raising=False)
-        yield AppConfig(db=example_cache_path, engine="offline", run_source="eval")
+        yield AppConfig(db=ROOT / "cache.db.example", engine="offline", run_source="eval")
 
 
 def test_every_entry_has_one_name_and_every_kind_is_covered() -> None:
