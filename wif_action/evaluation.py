@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from indexer.versions import parse_tag, version_key
+from wif_action import candidate_order
 
 UNRELEASED = "unreleased"  # the outcome, and the version of a candidate from the Unreleased notes
 USAGE_FIELDS = ("github_requests", "llm_calls", "prompt_tokens", "completion_tokens", "cached_tokens",
@@ -156,19 +156,8 @@ def is_claim_of(claim: Claim, refs: list[FixRef]) -> bool:
 
 
 def top_candidate(result: CaseResult) -> Claim | None:
-    """The candidate the answer leads with, as rendered: the first HIGH one, else the oldest release nothing
-    objects to."""
-    highs = [c for c in result.candidates if c.confidence == "high"]
-    if highs:
-        return highs[0]
-    return min(result.candidates, key=lambda c: (c.objected, _release_order(c)), default=None)
-
-
-def _release_order(claim: Claim) -> str:
-    if claim.version == UNRELEASED:
-        return "~"  # after every release, as rendered
-    parsed = parse_tag(claim.tag or claim.version)
-    return version_key(parsed) if parsed else ""
+    """The candidate the answer leads with, by the one rule (`candidate_order.top_candidate`)."""
+    return candidate_order.top_candidate(result.candidates)
 
 
 def outcome_status(case: Case, result: CaseResult) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from indexer.versions import parse_tag, version_key
+from wif_action.candidate_order import candidate_order
 from wif_action.models import Answer, Candidate, Confidence, NearMiss, Outcome
 
 DEFAULT_MENTION = "SDK maintainers"
@@ -45,7 +45,7 @@ def _bundling(candidate: Candidate) -> str:
 
 
 def _high(answer: Answer, mention: str, question: str) -> str:
-    highs = [c for c in answer.candidates if c.confidence == Confidence.HIGH]
+    highs = [c for c in candidate_order(answer.candidates) if c.confidence == Confidence.HIGH]
     first = highs[0]
     lines = [f"✓ This was fixed in **{_v(first.version)}**{_bundling(first)}. See {_pr_link(first, answer.repo)}."]
     for other in highs[1:]:
@@ -56,7 +56,7 @@ def _high(answer: Answer, mention: str, question: str) -> str:
 
 
 def _medium(answer: Answer, mention: str, question: str) -> str:
-    mediums = sorted(answer.candidates, key=lambda c: (c.objected, _version_order(c)))
+    mediums = candidate_order(answer.candidates)
     first, home = mediums[0], answer.repo
     lines = [f"**{_v(first.version)}**{_bundling(first)} includes changes that may address this "
              f"({_pr_link(first, home)}),",
@@ -68,13 +68,6 @@ def _medium(answer: Answer, mention: str, question: str) -> str:
     else:
         lines.append(f"> {_pr_link(first, answer.repo)}: {first.reason}")
     return "\n".join(lines)
-
-
-def _version_order(candidate: Candidate) -> str:
-    if candidate.unreleased:
-        return "~"  # after every published release
-    parsed = parse_tag(candidate.tag)
-    return version_key(parsed) if parsed else ""
 
 
 def _unreleased(answer: Answer, mention: str, question: str) -> str:

@@ -18,9 +18,9 @@ from typing import Any
 
 from indexer.redaction import Redactor
 from indexer.store import now
-from indexer.versions import parse_tag, version_key
+from wif_action.candidate_order import top_candidate
 from wif_action.events import Event, LlmCalled, RunFinished, RunStarted, StepFinished, StepStarted
-from wif_action.models import Answer, AskInput, Candidate, Confidence
+from wif_action.models import Answer, AskInput
 from wif_action.run_records.store import RunStore
 from wif_action.run_records.summary import clip, summarise
 
@@ -143,7 +143,7 @@ class RunRecorder:
         return row
 
     def _answer_columns(self, run: _Current, answer: Answer) -> dict[str, Any]:
-        top = _top(answer)
+        top = top_candidate(answer.candidates)
         usage = answer.usage
         recorded = run.llm_calls if self.llm_observed else None
         return {
@@ -175,15 +175,6 @@ class RunRecorder:
             self.disabled = f"{type(error).__name__}: {self.redactor.text(str(error))}"
             print(f"wif: run records disabled ({self.disabled})", file=sys.stderr)
             return None
-
-
-def _top(answer: Answer) -> Candidate | None:
-    """The candidate the answer leads with, as rendered: the first HIGH one, else the oldest release."""
-    highs = [c for c in answer.candidates if c.confidence == Confidence.HIGH]
-    if highs:
-        return highs[0]
-    parsed = [(parse_tag(c.tag), c) for c in answer.candidates]
-    return min(parsed, key=lambda pc: version_key(pc[0]) if pc[0] else "", default=(None, None))[1]
 
 
 def _error_text(error: BaseException | None) -> str | None:
