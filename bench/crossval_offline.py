@@ -1,8 +1,9 @@
 """Leave-one-repository-out cross-validation of the offline engine's thresholds.
 
 Why: tuning constants until the public cases pass measures nothing about questions WIF
-never saw. Every threshold setting in `GRID` is run once over all public cases (with the
-offline emulator of bench/calibrate_offline.py); then, for each repository in turn, the
+never saw. Every threshold setting in `GRID` is run once over all public cases (through the
+shipped workflow, `bench/calibrate_offline.ShippedRunner`: bundled SDKs, cited PRs and the one
+top-candidate rule included; `--cases FILE` adds the holdout); then, for each repository in turn, the
 setting that scores best on the *other* repositories is chosen and the held-out
 repository's cases are scored with it. The CV numbers are those held-out scores; the
 in-sample numbers are the best single setting chosen on all cases. `bundled_fix` cases
@@ -11,6 +12,10 @@ are reported apart.
     python bench/crossval_offline.py --input fields
     python bench/crossval_offline.py --input message
     python bench/crossval_offline.py --input message --shortlist   # the LLM shortlist's recall
+    python bench/crossval_offline.py --input fields --cases tests/data/eval/cases.jsonl \
+        --cases bench/data/holdout_cases.jsonl                     # every labelled case
+
+Each setting answers every case through the workflow (~0.1 s a case), so a run takes minutes.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.calibrate_offline import CASES, Emulator, build_cache, closing_prs, judge_case  # noqa: E402
+from bench.calibrate_offline import CASES, Scored, ShippedRunner, labelled  # noqa: E402
+from bench.fixture_cache import all_fixture_repos, build_cache  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
 from wif_action.engines.offline import OfflineJudge, relevance, scoring  # noqa: E402
+from wif_action.models import Request  # noqa: E402
 from wif_action.question import question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
@@ -41,38 +48,49 @@ GRID: dict[tuple[object, str], tuple[float, ...]] = {
 }
 
 
-def settings() -> list[dict[tuple[object, str], float]]:
-    keys = list(GRID)
-    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*(GRID[k] for k in keys))]
+def settings() -> list[dict[str, float]]:
+    """Every combination of the grid, as `module.NAME` → value (what `ShippedRunner.run` sets)."""
+    keys = [f"{module.__name__.rpartition('.')[2]}.{name}" for module, name in GRID]  # type: ignore[attr-defined]
+    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*GRID.values())]
 
 
-def apply(setting: dict[tuple[object, str], float]) -> None:
-    for (module, name), value in setting.items():
-        setattr(module, name, value)
+def shipped(target: str) -> float:
+    module, _, name = target.rpartition(".")
+    return float(getattr({"relevance": relevance, "scoring": scoring}[module], name))
 
 
-def objective(results: list[dict]) -> float:
+def objective(results: list[Scored]) -> float:
     """A wrong ✓ is the worst answer: each wrong HIGH or must-not-claim costs more than a top-1 earns."""
-    wrong_high = sum(r["high"] and not r["high_ok"] for r in results if r["fix_case"] or r["high"])
-    return (sum(r["top1"] for r in results) + 0.5 * sum(r["found"] for r in results)
-            + 0.25 * sum(r["outcome"] for r in results)
-            - 3.0 * wrong_high - 5.0 * sum(r["claimed_bad"] for r in results))
+    wrong_high = sum(r.high and not r.high_ok for r in results)
+    return (sum(r.top1 for r in results) + 0.5 * sum(r.found for r in results)
+            + 0.25 * sum(r.outcome for r in results)
+            - 3.0 * wrong_high - 5.0 * sum(r.claimed_bad for r in results))
 
 
-def summary(results: list[dict]) -> str:
-    fixes = [r for r in results if r["fix_case"]]
-    highs = [r for r in results if r["high"]]
-    top1, found = sum(r["top1"] for r in fixes), sum(r["found"] for r in fixes)
-    high_ok = sum(r["high_ok"] for r in highs)
+def summary(results: list[Scored]) -> str:
+    fixes = [r for r in results if r.fix_case]
+    highs = [r for r in results if r.high]
+    top1, found = sum(r.top1 for r in fixes), sum(r.found for r in fixes)
+    high_ok = sum(r.high_ok for r in highs)
     prec = f"{high_ok / len(highs):.2f}" if highs else "-"
     n = len(fixes) or 1
     return (f"top-1 {top1}/{len(fixes)} ({top1 / n:.2f})  found {found}/{len(fixes)} ({found / n:.2f})  "
-            f"HIGH {high_ok}/{len(highs)} (prec {prec})  outcome {sum(r['outcome'] for r in results)}/"
-            f"{len(results)}  must_not_claim named {sum(r['claimed_bad'] for r in results)}")
+            f"HIGH {high_ok}/{len(highs)} (prec {prec})  outcome {sum(r.outcome for r in results)}/"
+            f"{len(results)}  must_not_claim named {sum(r.claimed_bad for r in results)}")
 
 
-def describe(setting: dict[tuple[object, str], float]) -> str:
-    return ", ".join(f"{name}={value}" for (_, name), value in setting.items())
+def describe(setting: dict[str, float]) -> str:
+    return ", ".join(f"{target.rpartition('.')[2]}={value}" for target, value in setting.items())
+
+
+def request_of(judge: OfflineJudge, case: dict, mode: str) -> Request:
+    """What a trigger hands the workflow: the case's fields, or the request extracted from its message."""
+    links = case.get("links") or []
+    if mode == "fields":
+        return Request(sdk=case["sdk"], repo=case["repo"], version=case["version"], problem=case["problem"],
+                       links=links, raw_text=case["problem"])
+    return judge.extract_request(case["message"] + "".join(f"\n{link}" for link in links
+                                                           if link not in case["message"]))
 
 
 SHORTLIST_SIZES = (2, 4, 6, 8, 12)
@@ -80,7 +98,7 @@ SHORTLIST_SIZES = (2, 4, 6, 8, 12)
 
 def shortlist_hits(cache: SqliteReleaseCache, judge: OfflineJudge, case: dict, mode: str, size: int) -> bool:
     """Is the expected fix's entry in the LLM shortlist of the first batch that contains it?"""
-    request = Emulator(cache, judge, {})._request(case, mode)
+    request = request_of(judge, case, mode)
     user = cache.find_release(case["repo"], case["version"])
     if user is None:
         return False
@@ -100,7 +118,7 @@ def shortlist_report(cases: list[dict], mode: str) -> None:
     fixes = [c for c in cases if c["expect"]["outcome"] == "high" and c.get("repo") and c["category"] != "bundled_fix"]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cache.db"
-        build_cache(path)
+        build_cache(path, [(repo, repo) for repo in all_fixture_repos()])
         cache = SqliteReleaseCache.open(path)
         judge = OfflineJudge(cache, load_registry())
         hits = {size: {c["id"]: shortlist_hits(cache, judge, c, mode, size) for c in fixes}
@@ -119,44 +137,38 @@ def shortlist_report(cases: list[dict], mode: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", choices=("message", "fields"), default="message")
+    parser.add_argument("--cases", action="append", type=Path, metavar="FILE",
+                        help="cases file (repeatable; default: the public cases)")
     parser.add_argument("--shortlist", action="store_true", help="measure the LLM shortlist's recall instead")
     args = parser.parse_args()
-    cases = [json.loads(line) for line in CASES.read_text().splitlines()]
     if args.shortlist:
-        shortlist_report(cases, args.input)
+        shortlist_report([json.loads(line) for line in CASES.read_text().splitlines()], args.input)
         return
-    main_cases = [c for c in cases if c["category"] != "bundled_fix"]
-    bundled = [c for c in cases if c["category"] == "bundled_fix"]
+    cases = labelled(args.cases or [CASES])
     grid = settings()
     # Ties between settings go to the one closest to the shipped defaults (a prior fixed before any case is
     # scored), not to whichever comes first in GRID.
-    prior = [sum(getattr(module, name) == value for (module, name), value in setting.items()) for setting in grid]
-    runs: list[dict[str, dict]] = []  # per setting: case id → result
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "cache.db"
-        build_cache(path)
-        cache = SqliteReleaseCache.open(path)
-        registry, closes = load_registry(), closing_prs()
-        for setting in grid:
-            apply(setting)
-            emulator = Emulator(cache, OfflineJudge(cache, registry), closes)
-            runs.append({c["id"]: judge_case(c, *emulator.run(c, args.input)) for c in cases})
-    repos = sorted({c.get("repo") or "-" for c in main_cases})
-    cv: list[dict] = []
-    print(f"input={args.input}; {len(grid)} threshold settings; held-out repository → setting chosen on the rest")
+    prior = [sum(shipped(target) == value for target, value in setting.items()) for setting in grid]
+    with ShippedRunner() as runner:
+        runs = [{row.id: row for row in runner.run(cases, args.input, setting)} for setting in grid]
+    main_ids = [c.id for c in cases if c.category != "bundled_fix"]
+    repos = sorted({runs[0][k].repo for k in main_ids})
+    cv: list[Scored] = []
+    print(f"input={args.input}; {len(cases)} cases; {len(grid)} threshold settings; "
+          f"held-out repository → setting chosen on the rest")
     for repo in repos:
-        train = [c["id"] for c in main_cases if (c.get("repo") or "-") != repo]
-        test = [c["id"] for c in main_cases if (c.get("repo") or "-") == repo]
+        train = [k for k in main_ids if runs[0][k].repo != repo]
+        test = [k for k in main_ids if runs[0][k].repo == repo]
         best = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in train]), prior[i], -i))
         cv.extend(runs[best][k] for k in test)
         print(f"  {repo:30s} {describe(grid[best])}")
-    ids = [c["id"] for c in main_cases]
-    best_all = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in ids]), prior[i], -i))
+    best_all = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in main_ids]), prior[i], -i))
     print(f"\nin-sample setting: {describe(grid[best_all])}")
-    print(f"in-sample  {summary([runs[best_all][k] for k in ids])}")
+    print(f"in-sample  {summary([runs[best_all][k] for k in main_ids])}")
     print(f"CV (LORO)  {summary(cv)}")
+    bundled = [c.id for c in cases if c.category == "bundled_fix"]
     if bundled:
-        print(f"bundled_fix (in-sample setting) {summary([runs[best_all][c['id']] for c in bundled])}")
+        print(f"bundled_fix (in-sample setting) {summary([runs[best_all][k] for k in bundled])}")
 
 
 if __name__ == "__main__":
