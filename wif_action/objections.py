@@ -1,7 +1,7 @@
 """Engine-independent reasons a candidate cannot be the fix, whatever an engine scored it.
 
-Why its own module: every engine's score goes through them (`subtasks/pr_evaluation.py`), and the offline
-emulator of `bench/calibrate_offline.py` applies the same ones, so cross-validation measures what ships.
+Why its own module: every engine's score goes through them (`subtasks/pr_evaluation.py`), the one path
+calibration and cross-validation run too (`bench/calibrate_offline.py`), so they measure what ships.
 Each check lowers a HIGH to MEDIUM and says why; the candidate is then marked `objected` and listed after the
 others of its level.
 """
