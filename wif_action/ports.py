@@ -78,8 +78,20 @@ class ReleaseCache(Protocol):
 
     def cached_pull(self, repo: str, number: int) -> PullRequest | None: ...
 
+
+class TermStatistics(Protocol):
+    """Document statistics for BM25: the cache's counts over a repository's notes, or a batch's own."""
+
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
-        """(documents, mean length, document frequency per term) over a repository's entries (BM25)."""
+        """(documents, mean length, document frequency per term) over a repository's entries."""
+
+
+class NoteStatistics(TermStatistics, Protocol):
+    """The offline engine's own port onto the release cache (tools/cache.py): which repositories are cached
+    and how their notes use each term. Apart from `ReleaseCache`, which the subtasks read, so neither side
+    sees the other's methods."""
+
+    def has_repository(self, repo: str) -> bool: ...
 
 
 class GitHub(Protocol):

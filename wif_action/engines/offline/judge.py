@@ -8,7 +8,6 @@ and release note name the problem's specific terms, and says which ones.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from indexer.registry import Registry
 from wif_action.engines.offline import features, scoring
@@ -22,7 +21,7 @@ from wif_action.engines.offline.summary import summarize
 from wif_action.lexicon.names import alias_kind_weight
 from wif_action.lexicon.terms import Term, analyse
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
-from wif_action.ports import ToolError
+from wif_action.ports import NoteStatistics, ToolError
 from wif_action.question import Question
 
 MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
@@ -34,7 +33,7 @@ class OfflineJudge:
     name = "offline"
     local = True
 
-    def __init__(self, cache: Any, registry: Registry):
+    def __init__(self, cache: NoteStatistics | None, registry: Registry):
         self.cache = cache
         self.registry = registry
         self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
@@ -177,7 +176,7 @@ class OfflineJudge:
     def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:
         """Whose notes the terms are weighed against: the PR's repository, or — for a PR of an uncached
         repository that a line cites ("… in pydantic-core#1879") — the repository of that line."""
-        if entry is None or entry.release.repo == pr.repo or self._stats is None:
+        if entry is None or entry.release.repo == pr.repo or self.cache is None:
             return pr.repo
         try:
             return pr.repo if self.cache.has_repository(pr.repo) else entry.release.repo

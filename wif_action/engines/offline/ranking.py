@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from wif_action import lexicon
 from wif_action.lexicon.terms import Term, analyse, term_counts
+from wif_action.ports import TermStatistics
 
 # lexicon.toml [weight] and [section_weight] (how much an entry of each section counts for a bug report).
 K1 = lexicon.weight("k1")
@@ -22,10 +22,6 @@ B = lexicon.weight("b")
 REFERENCE_UNIT = lexicon.weight("reference_unit")
 SECTION_WEIGHTS = lexicon.section_weights()
 MISSING_FUNCTIONALITY_WEIGHT = lexicon.weight("missing_functionality_section")
-
-class TermStatistics(Protocol):
-    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]: ...
-
 
 def section_weight(section: str, feature_request: bool) -> float:
     if feature_request and section in lexicon.words("feature_sections"):
