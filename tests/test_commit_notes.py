@@ -15,7 +15,8 @@ from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
 from wif_action.cli import main
 from wif_action.journal import Journal
-from wif_action.models import AskInput, Candidate, Confidence
+from wif_action.models import AskInput, Candidate, Confidence, PullRequest, Score
+from wif_action.objections import more_than_the_note
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.tools.cache import SqliteReleaseCache
 
@@ -90,10 +91,11 @@ def test_a_short_hash_links_to_the_commit_as_the_notes_spell_it(commit_cache) ->
     answer, _ = ask(path, fake.url, AskInput(repo=REPO, version="1.3.0",
                                              problem="Retries ignore the maxRetries option when a request times out"))
     top = answer.candidates[0]
-    assert (answer.outcome.value, top.version, top.pr, top.commit) == ("high", "1.4.0", None, "4c5d6e7")
+    assert (answer.outcome.value, top.version, top.pr, top.commit) == ("medium", "1.4.0", None, "4c5d6e7")
     assert top.url == f"https://github.com/{REPO}/commit/4c5d6e7"
-    assert f"✓ This was fixed in **v1.4.0**. See [commit 4c5d6e7](https://github.com/{REPO}/commit/4c5d6e7)." \
-        in answer.message
+    assert f"[commit 4c5d6e7](https://github.com/{REPO}/commit/4c5d6e7)" in answer.message
+    assert "✓" not in answer.message, "a line citing only a commit has nothing beyond itself to confirm a ✓"
+    assert "cites only a commit" in top.reason
 
 
 def test_json_names_the_commit_and_no_pr(commit_cache, capsys, monkeypatch) -> None:
@@ -104,7 +106,7 @@ def test_json_names_the_commit_and_no_pr(commit_cache, capsys, monkeypatch) -> N
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     top = data["candidates"][0]
-    assert (data["outcome"], top["version"], top["pr"], top["commit"]) == ("high", "1.3.0", None, STREAM_SHA)
+    assert (data["outcome"], top["version"], top["pr"], top["commit"]) == ("medium", "1.3.0", None, STREAM_SHA)
     assert top["url"] == f"https://github.com/{REPO}/commit/{STREAM_SHA}"
 
 
@@ -138,3 +140,15 @@ def test_an_older_cache_without_commit_column_still_answers(commit_cache, tmp_pa
 def _usage():
     from wif_action.models import Usage
     return Usage()
+
+
+
+def test_a_line_citing_only_a_commit_is_at_most_medium_and_a_pr_line_is_not_capped() -> None:
+    """The note is both the match and its only check when no PR stands behind it (the spec's HIGH asks for a
+    PR that says it fixes the symptom): HIGH → MEDIUM with the reason; the same score for a PR is kept."""
+    high = Score(confidence=Confidence.HIGH, reason="It names the symptom.")
+    commit_line = PullRequest(repo=REPO, number=0, title="Fix retries", merged=True, url="u", commit="4c5d6e7")
+    capped = more_than_the_note(high, commit_line, None, None)  # type: ignore[arg-type]
+    assert capped is not None and capped.confidence == Confidence.MEDIUM and "only a commit" in capped.reason
+    pr_line = commit_line.model_copy(update={"commit": None, "number": 12})
+    assert more_than_the_note(high, pr_line, None, None) is None  # type: ignore[arg-type]

@@ -115,6 +115,16 @@ def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry:
                  reason=f"{score.reason} But it changes existing behaviour, and the request asks for functionality.")
 
 
+def more_than_the_note(score: Score, pull: PullRequest, _entry: Entry | None, _question: Question) -> Score | None:
+    """A line that cites only a commit has no PR whose title and description could confirm what the note
+    says: the note is both the match and its only check, so it is at most MEDIUM (the spec's HIGH asks for a
+    PR that explicitly mentions fixing the symptom). The candidate still names the release and the commit."""
+    if score.confidence != Confidence.HIGH or pull.commit is None:
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But the release note cites only a commit, so nothing beyond this one line "
+                        "confirms it.")
+
+
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_behaviour_change,
-                             a_fix_for_a_bug,
-                             a_feature_for_missing_functionality)
+                             a_fix_for_a_bug, a_feature_for_missing_functionality, more_than_the_note)
