@@ -104,3 +104,20 @@ def test_an_unknown_price_is_said_not_guessed(capsys, monkeypatch, shared_fake_g
                             "--case", EXAMPLE_B, "--json", WIF_MODEL="my-local-model",
                             WIF_VERIFY_MODEL="my-local-model", WIF_PRICES='{"my-local-model": [1, 0.5, 2]}')
     assert json.loads(out)["cases"][0]["cost_usd"] > 0
+
+
+def test_the_workflow_hands_the_engine_the_customers_context(capsys, monkeypatch, shared_fake_github,
+                                                             example_cache_path, openai_fake):
+    """The resolved repository, the customer's SDK and version reach every filter/score/verify prompt."""
+    openai_fake.responder = keyword_responder("watchdog")
+    code, _, _ = run_eval(capsys, monkeypatch, shared_fake_github, openai_fake, example_cache_path,
+                          "--case", EXAMPLE_B, "--input", "fields")
+    judged = [r for r in openai_fake.chat_requests()
+              if requested_schema(r)[0] in ("RelevantEntries", "PRScore", "PRVerdict")]
+    assert code == 0 and {requested_schema(r)[0] for r in judged} == {"RelevantEntries", "PRScore", "PRVerdict"}
+    for request in judged:
+        user = request["messages"][-1]["content"]
+        assert user.startswith("<customer>\nSDK: sentry-cocoa (repository getsentry/sentry-cocoa)\n"
+                               "Version in use: 8.48.0\nPlatform: not stated; the SDK runs on ios, macos,")
+        assert user.count("WatchdogTermination issues have empty tags") == 1, "fields input: the problem once"
+        assert "<request>\nhttps://github.com/getsentry/sentry-cocoa/issues/5397\n</request>" in user

@@ -62,3 +62,15 @@ def test_no_judge_method_takes_problem_strings(judge: type, method: str) -> None
 def test_every_objection_takes_the_question() -> None:
     for check in CHECKS:
         assert list(inspect.signature(check).parameters)[-1] in ("question", "_question"), check.__name__
+
+
+def test_the_customer_is_the_resolved_repository_the_version_and_the_platform_named() -> None:
+    registry = load_registry()
+    request = Request(sdk="iOS", version="8.48.0", problem="crash on launch", raw_text="crash on launch on iPadOS")
+    customer = question_of(request, registry, "getsentry/sentry-cocoa").customer
+    assert (customer.sdk, customer.repo, customer.version) == ("iOS", "getsentry/sentry-cocoa", "8.48.0")
+    assert (customer.platforms, customer.platform_source) == (("ios",), "request")
+    unnamed = question_of(request.model_copy(update={"raw_text": "crash on launch"}), registry,
+                          "getsentry/sentry-java").customer
+    assert (unnamed.platforms, unnamed.platform_source) == (("android",), "sdk")
+    assert question_of(request).customer.repo is None  # before a repository is resolved

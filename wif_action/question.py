@@ -7,7 +7,7 @@ once per run; every judge method takes the `Question`, never `(problem, request_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from indexer.github_refs import find_links
 from indexer.registry import Registry
@@ -16,8 +16,23 @@ from wif_action.direction import Complaint, complaints
 from wif_action.lexicon.names import PACKAGE_WEIGHT, alias_kind_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
 from wif_action.models import Request
-from wif_action.platforms import named_platforms
+from wif_action.platforms import named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
+
+
+@dataclass(frozen=True)
+class Customer:
+    """Who asks: the SDK as they named it, its repository, the version they are on and where it runs.
+
+    Why: a judge that reads only the problem cannot tell a fix for another platform, another SDK or a release
+    the customer already has from the fix; the LLM engine shows this to every filter, score and verify call.
+    `platforms` are the request's own, else the SDK's (`platform_source` says which)."""
+
+    sdk: str | None = None
+    repo: str | None = None
+    version: str | None = None
+    platforms: tuple[str, ...] = ()
+    platform_source: str = "request"  # "request" (named in it) or "sdk" (the SDK's platforms, none was named)
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,6 +51,7 @@ class Question:
     complaints: tuple[Complaint, ...] = ()  # per sentence: what it names is there / missing (direction)
     alternatives: tuple[frozenset[str], ...] = ()  # "slow/frozen frames": one idea
     links: tuple[str, ...] = ()  # GitHub issue/PR links of the request text
+    customer: Customer = Customer()  # SDK, repository, version, platform (set by `question_of`)
 
     @property
     def text(self) -> str:
@@ -63,9 +79,19 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         links=tuple(link.url for link in find_links(request_text)))
 
 
-def question_of(request: Request, registry: Registry | None = None) -> Question:
-    """The analysed question of an extracted request."""
-    return analyse_question(request.problem, request.raw_text, registry)
+def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:
+    """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
+    question = analyse_question(request.problem, request.raw_text, registry)
+    return replace(question, customer=customer_of(request, question.platforms, registry, repo or request.repo))
+
+
+def customer_of(request: Request, named: frozenset[str], registry: Registry | None, repo: str | None) -> Customer:
+    """The customer's context: the platforms the request names, else those of the SDK's repository."""
+    platforms, source = sorted(named), "request"
+    if not platforms and registry is not None and repo:
+        platforms, source = sorted(repository_platforms(registry, repo)), "sdk"
+    return Customer(sdk=request.sdk, repo=repo, version=request.version, platforms=tuple(platforms),
+                    platform_source=source)
 
 
 def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:

@@ -124,7 +124,7 @@ class Workflow:
 
     def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:
         tools, journal = run.tools, run.journal
-        evaluator = PrEvaluator(run, repo, question_of(request, self.registry))  # the question, analysed once
+        evaluator = PrEvaluator(run, repo, question_of(request, self.registry, repo))  # the question, analysed once
         version = request.version or ""
         user_release = tools.cache.find_release(repo, version) if parse_tag(version) else None
         links = self._links(run, request, repo, user_release, evaluator)  # needs a user release

@@ -31,7 +31,7 @@ from wif_action.models import (
     Verdict,
 )
 from wif_action.ports import ToolError
-from wif_action.question import Question
+from wif_action.question import Customer, Question
 from wif_action.tools.llm import LLMCallRecord, LLMClient
 
 REQUEST_TEXT_LIMIT = 8_000  # raw request text sent to filter/score/verify
@@ -49,7 +49,7 @@ MAX_TOKENS = {
     "verify_pr_match": 500,
     "summarize": 1_200,
 }
-_BLOCK_TAGS = ("request", "problem", "release_notes", "release_entry", "pull_request", "choices", "text",
+_BLOCK_TAGS = ("customer", "request", "problem", "release_notes", "release_entry", "pull_request", "choices", "text",
                "purpose", "context")
 _TAG_PATTERN = re.compile(r"<\s*(/?)\s*(" + "|".join(_BLOCK_TAGS) + r")\b[^>]*>", re.IGNORECASE)
 
@@ -175,7 +175,7 @@ class OpenAIJudge:
         if not entries:
             return []
         user = "\n\n".join([
-            self._problem_blocks(question.problem, question.request_text),
+            self._question_blocks(question),
             block("release_notes", "\n".join(_entry_line(i, e) for i, e in enumerate(entries, 1))),
         ])
         reply = self._ask("filter_relevant_entries", user, RelevantEntries)
@@ -184,14 +184,13 @@ class OpenAIJudge:
     def score_pr_confidence(
         self, pr: PullRequest, entry: Entry | None, question: Question
     ) -> Score:
-        reply = self._ask("score_pr_confidence", self._pr_message(pr, entry, question.problem, question.request_text),
-                          PRScore)
+        reply = self._ask("score_pr_confidence", self._pr_message(pr, entry, question), PRScore)
         return Score(confidence=Confidence(reply.confidence), reason=" ".join(reply.reason.split()))
 
     def verify_pr_match(
         self, pr: PullRequest, entry: Entry | None, question: Question
     ) -> Verdict:
-        user = self._pr_message(pr, entry, question.problem, question.request_text)
+        user = self._pr_message(pr, entry, question)
         reply = self._ask("verify_pr_match", user, PRVerdict, model=self.verify_model)
         reason = " ".join(reply.reason.split())
         if not reply.confirmed and reply.objection:
@@ -242,18 +241,19 @@ class OpenAIJudge:
         self.rejected_claims.append(claim)
 
     @staticmethod
-    def _problem_blocks(problem: str, request_text: str) -> str:
-        """The problem, and the request it came from unless that says nothing more (fields input: the same text)."""
-        blocks = [block("problem", clip(problem, 1_000))]
-        if " ".join(request_text.split()) != " ".join(problem.split()):
-            blocks.append(block("request", clip(request_text, REQUEST_TEXT_LIMIT)))
+    def _question_blocks(question: Question) -> str:
+        """Who asks, the problem, and what the request says beyond it (fields input: only the links, if any)."""
+        blocks = [block("customer", customer_text(question.customer)), block("problem", clip(question.problem, 1_000))]
+        rest = request_beyond(question.problem, question.request_text)
+        if rest:
+            blocks.append(block("request", clip(rest, REQUEST_TEXT_LIMIT)))
         return "\n\n".join(blocks)
 
-    def _pr_message(self, pr: PullRequest, entry: Entry | None, problem: str, request_text: str) -> str:
-        parts = [self._problem_blocks(problem, request_text)]
+    def _pr_message(self, pr: PullRequest, entry: Entry | None, question: Question) -> str:
+        parts = [self._question_blocks(question)]
         if entry is not None:
             parts.append(block("release_entry", _entry_line(None, entry)))
-        parts.append(block("pull_request", self._pr_text(pr, problem)))
+        parts.append(block("pull_request", self._pr_text(pr, question.problem)))
         return "\n\n".join(parts)
 
     def _pr_text(self, pr: PullRequest, problem: str) -> str:
@@ -329,6 +329,32 @@ class OpenAIJudge:
             if link not in kept:
                 kept.append(link)
         return kept
+
+
+def request_beyond(problem: str, request_text: str) -> str:
+    """The request text less a leading copy of the problem: free text stays whole; fields input, whose request
+    is the problem plus its links, is not sent twice."""
+    flat_problem, flat_request = " ".join(problem.split()), " ".join(request_text.split())
+    if flat_problem and flat_request.startswith(flat_problem):
+        return flat_request[len(flat_problem):].strip()
+    return request_text.strip()
+
+
+def customer_text(customer: Customer) -> str:
+    """The `<customer>` block: SDK, repository, version in use and platform, one line each ("not stated" when
+    unknown, so the model never guesses). The SDK name is the customer's own words (flattened, clipped), else
+    the repository's name."""
+    named = clip(" ".join((customer.sdk or "").split()), 100)
+    sdk = named or (customer.repo.rsplit("/", 1)[-1] if customer.repo else "not stated")  # a repo given, no name
+    repo = f" (repository {customer.repo})" if customer.repo else ""
+    version = clip(" ".join((customer.version or "").split()), 40) or "not stated"
+    if not customer.platforms:
+        platform = "not stated"
+    elif customer.platform_source == "sdk":
+        platform = f"not stated; the SDK runs on {', '.join(customer.platforms)}"
+    else:
+        platform = ", ".join(customer.platforms)
+    return f"SDK: {sdk}{repo}\nVersion in use: {version}\nPlatform: {platform}"
 
 
 def _entry_line(number: int | None, entry: Entry) -> str:
