@@ -34,7 +34,7 @@ CASES = Path(__file__).parent / "data" / "eval" / "cases.jsonl"
 # 34/37, HIGH 22/22 (`wif eval`: 34/49, 33/37, 34/37, 22/22).
 FLOORS = {
     "fields": {"accuracy": 0.76, "top1": 32, "found": 34, "high_precision": 0.95},
-    "message": {"accuracy": 0.68, "top1": 32, "found": 33, "high_precision": 0.95},
+    "message": {"accuracy": 0.67, "top1": 32, "found": 33, "high_precision": 0.95},
 }
 
 

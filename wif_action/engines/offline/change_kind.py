@@ -21,6 +21,12 @@ def says_fix(headline: str) -> bool:
     return bool(lexicon.pattern("fix_headline").match(headline))
 
 
+def fix_verb(headline: str) -> bool:
+    """Whether the headline says with a verb what it fixes ("Fix …", "fix(x): prevent …"); a `fix:` commit type
+    alone only files the change as a fix."""
+    return bool(lexicon.pattern("fix_verb_headline").match(headline))
+
+
 def section_of(entry: Entry, pr: PullRequest) -> str:
     """The entry's section; under a mixed heading ("Various fixes & improvements": `other`), the PR title's
     conventional-commit type says what the change is ("feat(celery): …" is a feature, "fix: …" a fix)."""

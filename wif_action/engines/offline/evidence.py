@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from wif_action import lexicon
-from wif_action.engines.offline.change_kind import says_fix, section_of, ships_to_users
+from wif_action.engines.offline.change_kind import fix_verb, says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, term_counts
 from wif_action.models import Entry, PullRequest
@@ -64,6 +64,7 @@ class Evidence:
     defects: frozenset[str] = frozenset()  # what an "un-" word of the problem lacks ("symbol" of "unsymbolicated")
     defects_named: frozenset[str] = frozenset()  # … and those the headline names
     says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
+    fix_verb: bool = False  # … with a verb ("Fix …", "fix(x): prevent …"), not only a `fix:` commit type
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
 
     @property
@@ -191,8 +192,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         elif body.get(key):
             evidence.body[key] = (term, value)
     documents = max(COMMON_MIN_NOTES, stats.documents(repo)[0])  # in a handful of notes no word is everyday
+    modifiers = _named_things(query, stats, repo)
     for concept in evidence.concepts:
-        credit, atoms, term = max(((_concept_credit(concept, term, headline), _atoms(term), term)
+        credit, atoms, term = max(((_concept_credit(concept, term, headline, modifiers), _atoms(term), term)
                                    for term in concept.terms), key=lambda item: (item[0], len(item[1])))
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
@@ -200,21 +202,48 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
-    evidence.symptoms_asked = frozenset(problem_keys or ()) & lexicon.symptom_terms()
+    evidence.symptoms_asked = _symptoms_asked(query, problem_keys, modifiers)
     evidence.symptoms_named = frozenset(headline) & lexicon.symptom_terms()
     evidence.defects = _positive_forms(plain, problem_keys)
     evidence.defects_named = evidence.defects & frozenset(headline)
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
+    evidence.fix_verb = fix_verb(note) or fix_verb(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
 
 
-def _concept_credit(concept: Concept, term: Term, headline: Counter[str]) -> float:
+def _named_things(query: dict[str, Term], stats: RepositoryStats, repo: str) -> frozenset[str]:
+    """Symptom spellings the problem uses to name a thing the repository's notes name by that phrase ("frozen"
+    of "slow/frozen frame durations": the notes know "frozen frames", a measurement, not a hang): there the word
+    does not fold onto its symptom."""
+    synonyms = lexicon.synonyms()
+    found = set()
+    for key, term in query.items():
+        first = key.split(" ", 1)[0]
+        if term.kind == "bigram" and synonyms.get(first, first) != first and stats.df(repo, key) > 0:
+            found.add(first)
+    return frozenset(found)
+
+
+def _symptoms_asked(query: dict[str, Term], problem_keys: frozenset[str] | None,
+                    modifiers: frozenset[str]) -> frozenset[str]:
+    """The symptoms the problem names, less those it reaches only through a spelling that names a thing."""
+    keys = frozenset(problem_keys or ())
+    asked = keys & lexicon.symptom_terms()
+    synonyms = lexicon.synonyms()
+    only_named_things = {symptom for symptom in asked
+                         if (term := query.get(symptom)) is not None and term.kind == "synonym"
+                         and all(word in modifiers for word in keys if synonyms.get(word) == symptom != word)}
+    return asked - only_named_things
+
+
+def _concept_credit(concept: Concept, term: Term, headline: Counter[str],
+                    modifiers: frozenset[str] = frozenset()) -> float:
     """The credit `term` earns for its concept. A concept headed by an identifier ("RecursionError") is named in
     full by the identifier, a phrase of its words ("recursion error") or its one distinctive word
     ("breadcrumbs" for SentryBreadcrumb); one of several words alone ("error", "recursive") names it only in
     part, as `_credit` scores an identifier's words."""
-    credit = _credit(term, headline)
+    credit = _credit(term, headline, frozenset(lexicon.synonyms()[word] for word in modifiers))
     head = concept.terms[0]
     if not head.identifier or term.kind not in ("word", "part"):
         return credit
@@ -222,12 +251,14 @@ def _concept_credit(concept: Concept, term: Term, headline: Counter[str]) -> flo
     return credit if distinctive == {term.key} else min(credit, PART_CREDIT)
 
 
-def _credit(term: Term, headline: Counter[str]) -> float:
-    """1 when the headline names the term; part credit for its synonym or an identifier's words."""
+def _credit(term: Term, headline: Counter[str], unfolded: frozenset[str] = frozenset()) -> float:
+    """1 when the headline names the term; part credit for its synonym (not one of `unfolded`) or an
+    identifier's words."""
     if headline.get(term.key):
         return 1.0
     analysed = analyse(term.surface)
-    credit = SYNONYM_CREDIT if any(headline.get(t.key) for t in analysed if t.kind == "synonym") else 0.0
+    credit = SYNONYM_CREDIT if any(headline.get(t.key) for t in analysed
+                                   if t.kind == "synonym" and t.key not in unfolded) else 0.0
     parts = [t.key for t in analysed if t.kind == "part"]
     if term.identifier and parts:
         credit = max(credit, PART_CREDIT * sum(1 for key in parts if headline.get(key)) / len(parts))

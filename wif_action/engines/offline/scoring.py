@@ -52,7 +52,8 @@ def _quoted_unique_fix(evidence: Evidence) -> bool:
 
 
 def _strong_headline(evidence: Evidence) -> bool:
-    if evidence.symptoms_asked and not evidence.symptoms_asked & evidence.symptoms_named and not evidence.says_fix:
+    unnamed = bool(evidence.symptoms_asked) and not evidence.symptoms_asked & evidence.symptoms_named
+    if unnamed and not evidence.says_fix:
         return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
     if _another_failure(evidence):
         return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
@@ -64,8 +65,18 @@ def _strong_headline(evidence: Evidence) -> bool:
         return False  # only words common in this repository's notes ("api", "client", "error"): not a ✓
     named, coverage = len(concepts), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
-    return ((named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS)
-            or (named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS))
+    if named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS:
+        return True
+    return (_says_which_fix(evidence, unnamed)
+            and named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS)
+
+
+def _says_which_fix(evidence: Evidence, unnamed: bool) -> bool:
+    """Whether a headline naming fewer concepts may still be HIGH: it names the problem's failure, or says with a
+    verb what it fixes ("Fix …", "Prevent …"). A `fix:` commit type over a change of the same subject
+    ("fix(fastapi): use … path for prefixed routers") files the change as a fix; it does not say it fixes
+    this failure, and conventional-commit repositories put it on every fix."""
+    return not unnamed or evidence.fix_verb
 
 
 def _another_failure(evidence: Evidence) -> bool:

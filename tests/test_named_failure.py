@@ -1,0 +1,73 @@
+"""Two checks of what a headline says about the problem's kind of failure:
+
+- a `fix:` commit type files a change as a fix; it does not say it fixes *this* failure, so a headline that names
+  neither the failure nor a fix verb needs the full HIGH bar (three concepts), not the two-concept one;
+- a symptom spelling the problem uses to name a thing the repository's notes name by that phrase ("frozen" of
+  "frozen frames", a measurement) does not fold onto its symptom (no hang is asked, and a headline about hangs
+  does not name it)."""
+
+from __future__ import annotations
+
+from wif_action.engines.offline import scoring
+from wif_action.engines.offline.change_kind import fix_verb, says_fix
+from wif_action.engines.offline.evidence import Evidence, gather
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+from wif_action.lexicon.terms import analyse
+from wif_action.models import Confidence, PullRequest
+
+FILLER = ["release health"] * 200
+
+
+def _evidence(problem: str, title: str, notes: list[str]) -> Evidence:
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(notes + FILLER))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    return gather(pr, None, query, stats, False, [], frozenset(query), "r")
+
+
+def test_a_fix_commit_type_is_no_fix_verb():
+    assert says_fix("fix(fastapi): use the route path for prefixed routers")
+    assert not fix_verb("fix(fastapi): use the route path for prefixed routers")
+    assert not fix_verb("fix: use the route path")
+    assert fix_verb("fix(fastapi): prevent doubled paths") and fix_verb("Fix doubled paths") \
+        and fix_verb("- Prevents a crash")
+
+
+PROBLEM = "Request URLs contain the root path prefix twice under a FastAPI mount."
+NOTES = ["FastAPI integration", "prefix handling", "mount points", "root path"]
+
+
+def test_two_concepts_under_a_fix_commit_type_without_the_failure_are_no_high():
+    """The subject matches ("prefix", "FastAPI"), the failure ("twice") is not named and no verb says a fix."""
+    evidence = _evidence(PROBLEM, "fix(fastapi): use the effective route for prefixed routers", NOTES)
+    assert len(evidence.named(scoring.NAMED_CREDIT)) == 2
+    assert scoring.confidence(evidence) is Confidence.MEDIUM
+
+
+def test_the_same_headline_with_a_fix_verb_or_the_failure_named_stays_high():
+    """Two concepts, as above: a verb that says a fix, or the failure named, is enough for HIGH."""
+    assert scoring.confidence(_evidence(PROBLEM, "fix(fastapi): prevent wrong prefixes of FastAPI routers",
+                                        NOTES)) is Confidence.HIGH
+    assert scoring.confidence(_evidence(PROBLEM, "fix(fastapi): prefix added twice for FastAPI routers",
+                                        NOTES)) is Confidence.HIGH
+
+
+FRAMES = "On iOS some transactions report slow/frozen frame delays far longer than the transaction."
+
+
+def test_a_symptom_word_naming_a_thing_the_notes_know_is_no_symptom():
+    """The notes say "frozen frames": the problem's "frozen frame" is that measurement, not a hang."""
+    evidence = _evidence(FRAMES, "Fix wrong frame delay which led to false app hangs",
+                         ["Report slow and frozen frames", "frame delay tracking", "app hangs"])
+    assert "hang" not in evidence.symptoms_asked
+    frozen = next(i for i, c in enumerate(evidence.concepts) if c.name == "frozen")
+    assert evidence.credits[frozen] == 0.0
+
+
+def test_the_same_word_is_a_symptom_where_the_notes_do_not_name_the_phrase():
+    evidence = _evidence("The UI is frozen after opening the camera screen.", "Fix app hang on the camera screen",
+                         ["camera screen support", "app hangs", "UI frozen at launch"])
+    assert "hang" in evidence.symptoms_asked
+    frozen = next(i for i, c in enumerate(evidence.concepts) if c.name == "frozen")
+    assert evidence.credits[frozen] == scoring.lexicon.weight("synonym_credit")
