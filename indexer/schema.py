@@ -81,8 +81,9 @@ MIGRATIONS = MigrationSet("wif-cache")
 # Migrations a reader (`wif ask`) can do without: it opens a file that lacks them, so upgrading WIF never stops
 # answers until the next index run. m003 and m006 add what only the indexer reads (or readers check for); m004's
 # Unreleased notes are read when present (tools/cache.py says "not cached" otherwise); m005's indexes only speed
-# reads up.
-WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits"})
+# reads up; m008 changes only how the indexer writes full-text rows.
+WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits",
+                         "m008_entries_fts_by_store"})
 
 
 def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
@@ -258,6 +259,15 @@ def m006_entry_commits(db: Database) -> None:
     a reader of an older file sees no commits (`tools/cache.py` checks the column); the parser-version bump
     (3) makes the next index run re-parse the stored bodies and fill it."""
     db.table("entries").add_column("commits", str, not_null_default="[]")
+
+
+@migration(MIGRATIONS)
+def m008_entries_fts_by_store(db: Database) -> None:
+    """New entries' full-text rows are written by `indexer.store.insert_entries`, one statement per repository,
+    not by a trigger per row (a sixth of the cost). Writer-only: readers only query `entries_fts`; an older WIF
+    refuses to write to a file with this migration (unknown migration), so no writer is left without the
+    trigger. The delete and update triggers stay."""
+    db.execute("drop trigger if exists entries_ai")
 
 
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:

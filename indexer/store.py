@@ -125,6 +125,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     existing = {row[0]: (row[1], row[2]) for row in db.execute(
         "select tag, body, id from releases where repo_id = ?", [repo_id])}
     result = UpdateResult(reparsed=reparse_if_stale(db, update.slug))
+    written: list[dict] = []
     for record in update.releases:
         row = _release_row(repo_id, record)
         if row["version"] is None:
@@ -140,13 +141,26 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.updated += 1
         else:
             result.new += 1
-        db.table("releases").insert(row, replace=True)
-        _insert_entries(db, repo_id, row["id"], update.slug, row["body"])
+        written.append(row)
+    _insert_releases(db, written)
+    insert_entries(db, repo_id, update.slug, [(row["id"], row["body"]) for row in written])
     refresh_bundle_bumps(db, update.slug, update.bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
     _update_repository_row(db, repo_id, update.etag, result)
     return result
+
+
+_RELEASE_COLUMNS = ("id", "repo_id", "tag", "name", "version", "version_key", "published_at", "prerelease", "draft",
+                    "stable", "url", "body", "body_source", "fetched_at")
+
+
+def _insert_releases(db: Database, rows: list[dict]) -> None:
+    """New or changed releases in one statement (a release re-tagged under a cached id replaces that row)."""
+    db.conn.executemany(
+        f"insert or replace into releases ({', '.join(_RELEASE_COLUMNS)}) "
+        f"values ({', '.join('?' for _ in _RELEASE_COLUMNS)})",
+        [[row[column] for column in _RELEASE_COLUMNS] for row in rows])
 
 
 def reparse_if_stale(db: Database, slug: str) -> int:
@@ -160,8 +174,7 @@ def reparse_if_stale(db: Database, slug: str) -> int:
     releases = db.execute("select id, body from releases where repo_id = ?", [repo_id]).fetchall()
     for table in ("bundle_bumps", "entry_prs", "entries"):
         db.execute(f"delete from {table} where repo_id = ?", [repo_id])
-    for release_id, body in releases:
-        _insert_entries(db, repo_id, release_id, slug, body or "")
+    insert_entries(db, repo_id, slug, [(release_id, body or "") for release_id, body in releases])
     _rebuild_pr_first_release(db, repo_id)
     db.execute("update repositories set notes_parser = ? where id = ?", [PARSER_VERSION, repo_id])
     return len(releases)
@@ -174,18 +187,32 @@ def _delete_release(db: Database, release_id: int) -> None:
     db.execute("delete from releases where id = ?", [release_id])
 
 
-def _insert_entries(db: Database, repo_id: int, release_id: int, slug: str, body: str) -> None:
-    for entry in parse_release_notes(body, repo=slug):
-        entry_id = db.execute(
-            "insert into entries (release_id, repo_id, position, section, heading, text, prs, issues, commits) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
-             json.dumps(list(entry.prs)), json.dumps(list(entry.issues)), json.dumps(list(entry.commits))],
-        ).lastrowid
-        db.conn.executemany(
-            "insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
-            [(entry_id, release_id, repo_id, pr) for pr in entry.prs],
-        )
+def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[int, str]]) -> None:
+    """Parse each (release id, body) and write its entries, their PR numbers and their full-text rows: a few
+    statements per repository rather than a few per entry.
+
+    Why the full-text rows are written here and not by a trigger: the per-row trigger cost ~15 µs an entry
+    (0.3 s of indexing the 11 fixture repositories); one `insert … select` does the same in a sixth of that
+    (m008 dropped the insert trigger; deletes and updates still keep `entries_fts` in step by trigger).
+    New ids follow the largest one, as SQLite would pick them: the write transaction is exclusive."""
+    first = int(db.execute("select coalesce(max(id), 0) + 1 from entries").fetchone()[0])
+    entries: list[tuple] = []
+    entry_prs: list[tuple[int, int, int, int]] = []
+    for release_id, body in releases:
+        for entry in parse_release_notes(body, repo=slug):
+            entry_id = first + len(entries)
+            entries.append((entry_id, release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
+                            json.dumps(list(entry.prs)), json.dumps(list(entry.issues)),
+                            json.dumps(list(entry.commits))))
+            entry_prs.extend((entry_id, release_id, repo_id, pr) for pr in entry.prs)
+    if not entries:
+        return
+    db.conn.executemany(
+        "insert into entries (id, release_id, repo_id, position, section, heading, text, prs, issues, commits) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
+    db.conn.executemany("insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
+                        entry_prs)
+    db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
 
 
 def refresh_bundle_bumps(db: Database, slug: str, bundles: dict[str, str] | None) -> None:

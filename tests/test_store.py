@@ -82,6 +82,40 @@ def test_edited_body_replaces_its_entries(db) -> None:
     assert db.execute("select releases_etag from repositories").fetchone()[0] == "etag-2"
 
 
+def _fts_consistent(db) -> bool:
+    """FTS5's own check: every entry's text is indexed under its rowid, and nothing else is."""
+    db.execute("insert into entries_fts (entries_fts) values ('integrity-check')")  # raises when inconsistent
+    return db.execute("select count(*) from entries_fts").fetchone()[0] == counts(db)["entries"]
+
+
+def test_full_text_rows_follow_new_edited_and_reparsed_entries(db) -> None:
+    """The store writes new entries' full-text rows itself (m008 dropped the per-row insert trigger)."""
+    assert not db.execute("select 1 from sqlite_master where type = 'trigger' and name = 'entries_ai'").fetchone()
+    write(db, RELEASES)
+    assert _fts_consistent(db)
+    write(db, [release("1.1.0", "### Fixes\n\n- Fix the widget renderer (#11)\n- Fix a leak (#12)\n", id=2)],
+          etag="etag-2")
+    assert _fts_consistent(db)
+    assert db.execute("select count(*) from entries_fts where entries_fts match 'leak'").fetchone()[0] == 3
+    db.execute("update repositories set notes_parser = 0")
+    from indexer.store import reparse_if_stale
+    write_with_retry(db, lambda: reparse_if_stale(db, REPO), on_busy=print)
+    assert _fts_consistent(db)
+    assert db.execute("select count(*) from entries_fts where entries_fts match 'renderer'").fetchone()[0] == 1
+
+
+def test_entry_ids_of_one_write_are_new_and_in_order(db) -> None:
+    """Ids are given by the store (one statement per repository): after every id already used, in the order of
+    the releases and their positions, so an edit never reuses a live entry's id."""
+    write(db, RELEASES)
+    before = db.execute("select max(id) from entries").fetchone()[0]
+    write(db, [release("1.1.0", "- One (#1)\n- Two (#2)\n", id=2), release("2.1.0", "- Three (#3)\n", id=7)],
+          etag="etag-2")
+    rows = db.execute("select id, text from entries where id > ? order by id", [before]).fetchall()
+    assert [text for _, text in rows] == ["One (#1)", "Two (#2)", "Three (#3)"]
+    assert db.execute("select count(*), count(distinct id) from entries").fetchone() == (counts(db)["entries"],) * 2
+
+
 def test_pr_first_release_is_the_first_stable_one(db) -> None:
     write(db, RELEASES)
     cache = SqliteReleaseCache(db)
