@@ -20,17 +20,22 @@ SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "
               "SLACK_SIGNING_SECRET")
 MARK = "[redacted]"
 _MIN_SECRET_LEN = 6  # shorter env values would redact ordinary words
+# Each token shape with the strings a match must contain: a text without them skips that regex (most release notes
+# contain none, and the indexer redacts every release body: 0.3 s of CPU for the 11 fixture repositories otherwise).
 _PATTERNS = (
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{10,}"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{10,}"),
-    re.compile(r"\bv1\.[0-9a-f]{40}\b"),  # GitHub App installation tokens
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9_]{10,}"), ("gh", "_")),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{10,}"), ("github_pat_",)),
+    (re.compile(r"\bv1\.[0-9a-f]{40}\b"), ("v1.",)),  # GitHub App installation tokens
     # OpenAI-style keys, also as servers echo them masked ("sk-abc1****wxyz")
-    re.compile(r"\b(?:sk|rk|pk)-(?=[A-Za-z0-9_*\-]*[\d*])[A-Za-z0-9_*\-]{6,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{6,}"),
+    (re.compile(r"\b(?:sk|rk|pk)-(?=[A-Za-z0-9_*\-]*[\d*])[A-Za-z0-9_*\-]{6,}"), ("k-",)),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{6,}"), ("xox",)),
 )
 # a credential after a scheme word; the digit lookahead spares prose like "token expiration"
 _BEARER = re.compile(r"\b(Bearer|Basic|token)\s+(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{6,}", re.IGNORECASE)
+_BEARER_WORDS = ("bearer", "basic", "token")
 _AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*[:=]\s*)[^\r\n,;]+")
+# the only characters IGNORECASE matches to a letter of those words that `str.lower` does not turn into it
+_CASE_EXCEPTIONS = ("\u0130", "\u0131", "\u017f")  # İ, ı (i), ſ (s)
 
 
 class Redactor:
@@ -47,10 +52,15 @@ class Redactor:
             return value
         for secret in self._secrets:
             value = value.replace(secret, MARK)
-        value = _AUTH_HEADER.sub(lambda m: m.group(1) + MARK, value)
-        value = _BEARER.sub(lambda m: f"{m.group(1)} {MARK}", value)
-        for pattern in _PATTERNS:
-            value = pattern.sub(MARK, value)
+        lower = value.lower()
+        exceptions = any(char in value for char in _CASE_EXCEPTIONS)
+        if exceptions or "authorization" in lower:
+            value = _AUTH_HEADER.sub(lambda m: m.group(1) + MARK, value)
+        if exceptions or any(word in lower for word in _BEARER_WORDS):
+            value = _BEARER.sub(lambda m: f"{m.group(1)} {MARK}", value)
+        for pattern, needles in _PATTERNS:
+            if all(needle in value for needle in needles):
+                value = pattern.sub(MARK, value)
         return value
 
     def value(self, value: Any) -> Any:
