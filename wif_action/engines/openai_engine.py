@@ -190,7 +190,7 @@ class OpenAIJudge:
     def verify_pr_match(
         self, pr: PullRequest, entry: Entry | None, question: Question
     ) -> Verdict:
-        user = self._pr_message(pr, entry, question)
+        user = self._pr_message(pr, entry if self.second_opinion else None, question)
         reply = self._ask("verify_pr_match", user, PRVerdict, model=self.verify_model)
         reason = " ".join(reply.reason.split())
         if not reply.confirmed and reply.objection:
@@ -200,6 +200,13 @@ class OpenAIJudge:
     def summarize(self, text: str, purpose: str) -> str:
         user = "\n\n".join([block("purpose", purpose), block("text", clip(text, SUMMARIZE_INPUT_LIMIT))])
         return self._ask("summarize", user, Summary).summary.strip()
+
+    @property
+    def second_opinion(self) -> bool:
+        """Whether verification is another model. If not, the one model must not simply re-read what it scored:
+        it verifies from the pull request's own title and description, without the release-note line (the
+        spec's HIGH asks those to name the symptom), under the skeptical prompt."""
+        return self.verify_model != self.model
 
     @property
     def call_seconds(self) -> float:
