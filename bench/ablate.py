@@ -104,6 +104,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_symptom_class", lambda concept: False),  # symptom concepts cannot verify a HIGH
     (scoring, "_says_which_fix", lambda evidence, unnamed: True),  # a `fix:` commit type says which fix
     (evidence, "_named_things", lambda query, stats, repo: frozenset()),  # "frozen frames" is no hang
+    (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
 ]
 

@@ -66,6 +66,7 @@ class Evidence:
     says_fix: bool = False  # the headline says it fixes something ("Fix iOS screenshots …", "fix(x): …")
     fix_verb: bool = False  # … with a verb ("Fix …", "fix(x): prevent …"), not only a `fix:` commit type
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
+    host_names: tuple[str, ...] = ()  # code names only the customer's own SDK names, for a bundled SDK's PR
 
     @property
     def headline_mass(self) -> float:

@@ -171,7 +171,27 @@ class OfflineJudge:
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         evidence = gather(pr, entry, question.terms, stats, question.wants_functionality, linked,
                           question.problem_keys, repo, question.quoted, question.alternatives)
+        evidence.host_names = self._host_names(question, repo)
         return stats, evidence
+
+    def _host_names(self, question: Question, repo: str) -> tuple[str, ...]:
+        """Code names of the request ("InvalidCastException") that the customer's own SDK's notes name and the
+        notes of `repo`, an SDK it bundles, never do: the problem is in the customer's SDK's code, which a fix of
+        the bundled one does not touch. Empty when `repo` is the customer's own or either is not cached."""
+        home = question.customer.repo
+        if self._stats is None or not home or home == repo:
+            return ()
+        names = [term for key, term in question.terms.items()  # an SDK's name ("sentry_flutter") says whose SDK,
+                 if key in question.identifiers and not self.registry.find_in_text(term.surface)]  # not where
+        try:
+            for each in (home, repo):
+                self._stats.load(each, names)
+            if not all(self._stats.documents(each)[0] > 0 for each in (home, repo)):
+                return ()
+        except ToolError:
+            return ()
+        return tuple(term.surface for term in names
+                     if self._stats.df(home, term.key) > 0 and self._stats.df(repo, term.key) == 0)
 
     def _vocabulary_of(self, pr: PullRequest, entry: Entry | None) -> str:
         """Whose notes the terms are weighed against: the PR's repository, or — for a PR of an uncached

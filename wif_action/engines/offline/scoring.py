@@ -52,6 +52,8 @@ def _quoted_unique_fix(evidence: Evidence) -> bool:
 
 
 def _strong_headline(evidence: Evidence) -> bool:
+    if _in_the_host_sdk(evidence):
+        return False
     unnamed = bool(evidence.symptoms_asked) and not evidence.symptoms_asked & evidence.symptoms_named
     if unnamed and not evidence.says_fix:
         return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
@@ -77,6 +79,12 @@ def _says_which_fix(evidence: Evidence, unnamed: bool) -> bool:
     ("fix(fastapi): use … path for prefixed routers") files the change as a fix; it does not say it fixes
     this failure, and conventional-commit repositories put it on every fix."""
     return not unnamed or evidence.fix_verb
+
+
+def _in_the_host_sdk(evidence: Evidence) -> bool:
+    """A bundled SDK's change, and the request names code ("InvalidCastException") that only the customer's own
+    SDK's notes name: the problem is in the customer's SDK itself, so a fix of the SDK it bundles is no ✓."""
+    return bool(evidence.host_names)
 
 
 def _another_failure(evidence: Evidence) -> bool:
