@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
-from wif_action.evaluation import Case, CaseResult, judge_result, load_cases, top_candidate  # noqa: E402
+from wif_action.evaluation import Case, CaseResult, is_high, judge_result, load_cases, top_candidate  # noqa: E402
 
 CASES = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
 CACHE = ROOT / "cache.db.example"
@@ -98,7 +98,7 @@ class ShippedRunner:
 def scored(case: Case, result: CaseResult) -> Scored:
     verdict = judge_result(case, result)
     top = top_candidate(result)
-    high = result.outcome == "high"
+    high = is_high(result)  # a confident `unreleased` answer is a ✓ too
     return Scored(id=case.id, repo=case.repo or case.sdk or "-", category=case.category,
                   answer=f"{result.outcome}:{top.version}#{top.pr}" if top else result.outcome,
                   fix_case=verdict.has_fix, top1=verdict.top1, found=verdict.found,

@@ -35,7 +35,15 @@ if str(ROOT) not in sys.path:
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
-from wif_action.evaluation import Case, CaseResult, is_claim_of, judge_result, load_cases, top_candidate  # noqa: E402
+from wif_action.evaluation import (  # noqa: E402
+    Case,
+    CaseResult,
+    is_claim_of,
+    is_high,
+    judge_result,
+    load_cases,
+    top_candidate,
+)
 
 PUBLIC = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
 HOLDOUT = ROOT / "bench" / "data" / "holdout_cases.jsonl"
@@ -59,7 +67,8 @@ def row(case: Case, result: CaseResult) -> dict:
     fixes = case.expect.fixes()
     return {"id": case.id, "repo": repository(case), "category": case.category, "outcome": result.outcome,
             "has_fix": verdict.has_fix, "top1": verdict.top1, "found": verdict.found,
-            "high": result.outcome == "high", "medium": result.outcome == "medium",
+            "high": is_high(result), "medium": result.outcome == "medium" or (result.outcome == "unreleased"
+                                                                          and not is_high(result)),
             "top_right": bool(top is not None and fixes and is_claim_of(top, fixes)),
             "claimed_bad": bool(verdict.wrong_claims),
             "top": f"{top.version} {('#' + str(top.pr)) if top.pr is not None else 'commit ' + str(top.commit)[:7]}"

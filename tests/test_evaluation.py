@@ -113,6 +113,22 @@ def test_high_precision_counts_every_high_answer_across_all_cases():
     assert metrics["per_category"]["already_has_fix"]["accuracy"] == 0
 
 
+def test_high_precision_counts_a_confident_unreleased_answer_and_not_a_medium_one():
+    """"✓ Fixed on the default branch by PR #N" is a claim a customer acts on, like "✓ fixed in vX"."""
+    unreleased = {"outcome": "unreleased", "prs": [50]}
+    cases = [case(id="right", category="unreleased_fix", expect=unreleased),
+             case(id="wrong", category="unreleased_fix", expect=unreleased),
+             case(id="published", expect={"outcome": "high", "fixed_in": "1.2.0", "prs": [12]}),
+             case(id="medium", category="unreleased_fix", expect=unreleased)]
+    results = [result("unreleased", claim("unreleased", 50), case_id="right"),
+               result("unreleased", claim("unreleased", 51), case_id="wrong"),
+               result("unreleased", claim("unreleased", 12), case_id="published"),
+               result("unreleased", claim("unreleased", 50, "medium"), case_id="medium")]
+    fixes = summarize(cases, results)["fixes"]
+    assert (fixes["high_answers"], fixes["right_high"]) == (3, 1)
+    assert [judge_result(c, r).high for c, r in zip(cases, results, strict=True)] == [True, True, True, False]
+
+
 def test_usage_stats_are_per_case():
     results = [CaseResult(id=str(i), outcome="no_result", github_requests=n) for i, n in enumerate([0, 2, 7])]
     stats = summarize([case(id=str(i)) for i in range(3)], results)["usage"]["github_requests"]

@@ -243,6 +243,20 @@ def test_high_answer_gets_rocket_and_progress_is_edited_in_place(github):
     assert github.requests["PATCH /repos/{o}/{r}/issues/comments/{id}"] == 3
 
 
+@pytest.mark.parametrize(("outcome", "lead", "reaction"), [
+    (Outcome.UNRELEASED, Confidence.HIGH, "hooray"),  # fixed on the default branch: says so, defers nothing
+    (Outcome.UNRELEASED, Confidence.MEDIUM, "confused"),  # a MEDIUM, released or not, defers to maintainers
+    (Outcome.UNRELEASED, None, "confused"),
+    (Outcome.HIGH, Confidence.HIGH, "rocket"),
+    (Outcome.ALREADY_LATEST, None, "confused"),
+])
+def test_the_final_reaction_says_what_the_answer_is(github, outcome, lead, reaction):
+    delivery = comment_delivery(github)
+    delivery.start()
+    assert delivery.post_answer("answer", outcome, lead)
+    assert [r["content"] for r in github.reactions] == ["eyes", reaction]
+
+
 def test_a_human_comment_with_the_marker_is_never_edited(github):
     delivery = comment_delivery(github)
     github.add_comment("acme/support", 3, f"{delivery.trigger.marker} fake", user="mallory")

@@ -107,6 +107,7 @@ class Verdict(BaseModel):
     has_fix: bool
     top1: bool = False
     found: bool = False
+    high: bool = False  # a ✓ answer: `high`, or `unreleased` led by a HIGH candidate (`is_high`)
     wrong_claims: list[str] = Field(default_factory=list)
 
     @property
@@ -160,6 +161,15 @@ def top_candidate(result: CaseResult) -> Claim | None:
     return candidate_order.top_candidate(result.candidates)
 
 
+def is_high(result: CaseResult) -> bool:
+    """Whether the answer is a ✓: a published HIGH, or an `unreleased` one whose leading candidate is HIGH ("✓
+    Fixed on the default branch by …"). Both are claims a customer acts on, so HIGH precision counts both."""
+    if result.outcome == "high":
+        return True
+    top = top_candidate(result)
+    return result.outcome == UNRELEASED and top is not None and top.confidence == "high"
+
+
 def outcome_status(case: Case, result: CaseResult) -> str:
     """right, acceptable (a MEDIUM on an already-has-fix case that claims nothing forbidden), or wrong."""
     if result.outcome == case.expect.outcome:
@@ -182,7 +192,7 @@ def judge_result(case: Case, result: CaseResult) -> Verdict:
         outcome_status=outcome_status(case, result), has_fix=bool(fixes),
         top1=bool(fixes) and top is not None and is_claim_of(top, fixes),
         found=bool(fixes) and any(is_claim_of(c, fixes) for c in result.candidates),
-        wrong_claims=wrong_claims(case, result),
+        high=is_high(result), wrong_claims=wrong_claims(case, result),
     )
 
 
@@ -198,9 +208,10 @@ def accuracy(verdicts: list[Verdict]) -> dict:
 
 
 def fix_metrics(verdicts: list[Verdict]) -> dict:
-    """Top-1 and found-among-candidates over cases with an expected fix; HIGH precision over all."""
+    """Top-1 and found-among-candidates over cases with an expected fix; HIGH precision over every ✓ answer
+    (`is_high`: a confident `unreleased` one too)."""
     with_fix = [v for v in verdicts if v.has_fix]
-    highs = [v for v in verdicts if v.outcome == "high"]
+    highs = [v for v in verdicts if v.high]
     right_highs = sum(v.has_fix and v.top1 for v in highs)
     return {
         "cases_with_fix": len(with_fix),

@@ -186,7 +186,8 @@ class ActionRun:
                 text.markdown(slack_mention(group), slack_group=group)))
         if self.comment:
             self._guarded("GitHub answer comment", lambda: self.comment.post_answer(
-                text.markdown(github_mention(team) or DEFAULT_MENTION, github_team=team), text.answer.outcome))
+                text.markdown(github_mention(team) or DEFAULT_MENTION, github_team=team), text.answer.outcome,
+                text.answer.candidates[0].confidence if text.answer.candidates else None))
         self.finish(text)
 
     def _guarded(self, step: str, deliver) -> None:

@@ -5,8 +5,8 @@ earlier answer, not pile up comments. The hidden marker names the triggering
 comment, so each `/wif` command owns exactly one answer.
 
 Reactions: GitHub offers only +1, -1, laugh, confused, heart, hooray, rocket
-and eyes, so ✅ (answered with a fix) is `rocket` and ❓ (deferred, or needs
-clarification) is `confused`.
+and eyes, so ✅ (answered with a fix) is `rocket`, ✓ fixed on the default branch but not released yet (a
+confident `unreleased` answer) is `hooray`, and ❓ (deferred, or needs clarification) is `confused`.
 """
 
 from __future__ import annotations
@@ -16,16 +16,27 @@ from collections.abc import Callable
 from wif_action.delivery.github_event import Trigger
 from wif_action.delivery.sanitize import sanitize
 from wif_action.delivery.throttle import ThrottledLines
-from wif_action.models import Outcome
+from wif_action.models import Confidence, Outcome
 from wif_action.ports import ToolError
 from wif_action.tools.github_issues import GitHubWriteError, IssueThread
 
-SEEN, FIXED, DEFERRED = "eyes", "rocket", "confused"
+SEEN, FIXED, UNRELEASED, DEFERRED = "eyes", "rocket", "hooray", "confused"
 Skip = Callable[[str, str], None]
 
 
 def progress_body(marker: str, lines: list[str]) -> str:
     return f"{marker}\n⏳ **WIF is looking into this**\n\n" + "\n".join(f"- {sanitize(line)}" for line in lines)
+
+
+def reaction(outcome: Outcome, lead: Confidence | None) -> str:
+    """🚀 fixed in a release; 🎉 fixed on the default branch, not released yet (a confident `unreleased`
+    answer: nothing to defer, the customer waits for the next release); 😕 deferred to the maintainers (a
+    MEDIUM, published or not, no result, too old, already latest, a question back, a failure)."""
+    if outcome == Outcome.HIGH:
+        return FIXED
+    if outcome == Outcome.UNRELEASED and lead == Confidence.HIGH:
+        return UNRELEASED
+    return DEFERRED
 
 
 class CommentProgress:
@@ -76,15 +87,16 @@ class CommentDelivery:
             self._on_skip("GitHub progress comment", error.reason)
             raise
 
-    def post_answer(self, markdown: str, outcome: Outcome) -> bool:
-        """Put the answer in the marked comment (creating it if the start failed), then ✅ or ❓."""
+    def post_answer(self, markdown: str, outcome: Outcome, lead: Confidence | None = None) -> bool:
+        """Put the answer in the marked comment (creating it if the start failed), then the reaction that says
+        what it is (`reaction`); `lead`: the confidence of the candidate the answer leads with."""
         body = f"{self.trigger.marker}\n{markdown}"
         try:
             self._write(body)
         except ToolError as error:
             self._on_skip("GitHub answer comment", error.reason)
             return False
-        self._react(FIXED if outcome == Outcome.HIGH else DEFERRED)
+        self._react(reaction(outcome, lead))
         return True
 
     def _write(self, body: str) -> None:
