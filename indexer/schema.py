@@ -48,9 +48,10 @@ class MigrationSet:
 
     migrations_table = MIGRATIONS_TABLE
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, reader_optional: frozenset[str] = frozenset()):
         self.name = name
         self.steps: list[Callable[[Database], None]] = []
+        self.reader_optional = reader_optional  # migrations a reader can do without (it copes with their absence)
 
     def names(self) -> list[str]:
         return [step.__name__ for step in self.steps]
@@ -469,5 +470,5 @@ def _check_schema(
         newer = ", ".join(sorted(applied - known))
         raise CacheError(f"{path} was written by a newer WIF (unknown migrations: {newer}). "
                          f"Upgrade WIF, or rebuild: {hint}")
-    if not create and known - applied - WRITER_ONLY:
+    if not create and known - applied - WRITER_ONLY - migrations.reader_optional:
         raise CacheError(f"{path} has an older schema. {hint}")

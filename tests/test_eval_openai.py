@@ -92,6 +92,11 @@ def test_cached_and_reasoning_tokens_and_the_cost_are_reported(capsys, monkeypat
                         case["completion_tokens"])
     dearest = cost_usd(PRICES["gpt-4.1"], case["prompt_tokens"], case["cached_tokens"], case["completion_tokens"])
     assert cheapest < case["cost_usd"] < dearest, "each call at its own model's price"
+    code, out, _ = run_eval(capsys, monkeypatch, shared_fake_github, openai_fake, example_cache_path,
+                            "--case", EXAMPLE_B)
+    table = {line.split()[0]: line.split()[1:] for line in out[out.index("Cost per case"):].splitlines()[3:11]}
+    assert {"cached_tokens", "reasoning_tokens", "cost_usd"} <= table.keys()
+    assert table["cached_tokens"][0] not in ("0", "0.0") and table["reasoning_tokens"][0] not in ("0", "0.0")
 
 
 def test_an_unknown_price_is_said_not_guessed(capsys, monkeypatch, shared_fake_github, example_cache_path,

@@ -7,11 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 
 from indexer.redaction import Redactor
-from indexer.schema import CacheError
+from indexer.schema import CacheError, MigrationSet
 from tests.fakes.github_server import FakeGitHub
-from tests.fakes.openai_server import FakeOpenAI, FakeReply
+from tests.fakes.openai_server import FakeOpenAI, FakeReply, requested_schema, schema_example
 from wif_action.app import AppConfig, build_workflow
 from wif_action.cli import main
 from wif_action.models import AskInput
@@ -19,7 +20,7 @@ from wif_action.ports import ToolError
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.query import connect
 from wif_action.run_records.recorder import RunContext, RunRecorder
-from wif_action.run_records.schema import open_runs
+from wif_action.run_records.schema import m001_run_records, open_runs
 from wif_action.run_records.store import RunStore
 from wif_action.tools.progress import RecordingProgress
 
@@ -284,3 +285,54 @@ def test_failed_llm_calls_and_the_fallback_engine_are_recorded(env, monkeypatch,
     failing = dict(rows(runs, "select tool, sum(ok = 0) from tool_calls group by tool"))
     assert failing["judge"] >= 1 and failing["fallback"] == 0
     assert rows(runs, "select count(*) from tool_calls where tool = 'fallback'")[0][0] >= 1
+
+
+def test_cached_and_reasoning_tokens_mode_and_cost_are_recorded(env, monkeypatch, capsys, tmp_path,
+                                                                example_cache_path):
+    """Each LLM call's cached prompt tokens, reasoning tokens and output mode, and the run's totals and cost."""
+    runs = tmp_path / "runs.db"
+
+    def reply(request: dict) -> FakeReply:
+        content = schema_example(requested_schema(request)[1] or {})
+        return FakeReply(content=content, usage={
+            "prompt_tokens": 2_000, "completion_tokens": 60, "total_tokens": 2_060,
+            "prompt_tokens_details": {"cached_tokens": 1_536}, "completion_tokens_details": {"reasoning_tokens": 40}})
+
+    with FakeOpenAI(responder=reply) as fake:
+        fake.rejected_formats.add("json_schema")  # every call falls back to JSON mode: the mode is recorded
+        for key, value in {"OPENAI_API_KEY": OPENAI_KEY, "OPENAI_BASE_URL": fake.url + "/v1",
+                           "WIF_LLM_MAX_RETRIES": "0", "WIF_MODEL": "gpt-4.1-mini",
+                           "WIF_VERIFY_MODEL": "gpt-4.1"}.items():
+            monkeypatch.setenv(key, value)
+        code = main(["ask", "--quiet", "--db", str(example_cache_path), "--engine", "openai", "--runs-db", str(runs),
+                     *EXAMPLE_B])
+    assert code == 0, capsys.readouterr().err
+    calls = rows(runs, "select cached_tokens, reasoning_tokens, mode from llm_calls where ok = 1")
+    assert calls and set(calls) == {(1_536, 40, "json_object")}
+    [(cached, reasoning, cost, prompt)] = rows(runs, "select cached_tokens, reasoning_tokens, cost_usd, "
+                                                     "prompt_tokens from runs")
+    assert (cached, reasoning, prompt) == (1_536 * len(calls), 40 * len(calls), 2_000 * len(calls))
+    fresh_only = 2_000 * len(calls) * 0.40 / 1e6  # gpt-4.1-mini, had no token been cached
+    assert 0 < cost < fresh_only * 5 and cost != pytest.approx(fresh_only)
+    capsys.readouterr()
+    assert main(["runs", "show", "last", "--runs-db", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert f"({1_536 * len(calls)} cached)" in out and f"({40 * len(calls)} reasoning)" in out
+    assert "$" in out and "1536 cached) / 60 completion (40 reasoning) [" in out and "json_object" in out
+
+
+def test_a_file_an_older_wif_wrote_is_still_read_and_migrated_by_the_next_writer(env, capsys, tmp_path,
+                                                                                 example_cache_path):
+    runs = tmp_path / "old-runs.db"
+    older = MigrationSet("wif-runs")
+    older.steps.append(m001_run_records)
+    db = Database(runs)
+    older.apply(db)
+    db["runs"].insert({"id": 1, "started_at": "2026-01-01T00:00:00Z", "status": "complete", "prompt_tokens": 10,
+                       "completion_tokens": 2, "inputs": "{}"})
+    db.conn.close()
+    assert main(["runs", "show", "1", "--runs-db", str(runs)]) == 0
+    assert "tokens 10 prompt / 2 completion" in capsys.readouterr().out
+    assert ask(example_cache_path, runs) == 0
+    assert "m002_llm_token_details" in {name for (name,) in rows(runs, "select name from _sqlite_migrations")}
+    assert rows(runs, "select count(*) from runs") == [(2,)]

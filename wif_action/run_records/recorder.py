@@ -118,6 +118,7 @@ class RunRecorder:
             "subtask": run.subtask, "tool": record.tool, "model": record.model, "schema": record.schema,
             "prompt": text(record.prompt_text[:PROMPT_LIMIT]), "response": text(record.response_text[:PROMPT_LIMIT]),
             "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,
+            "cached_tokens": record.cached_tokens, "reasoning_tokens": record.reasoning_tokens, "mode": record.mode,
             "started_ms": max(0.0, _ms(time.monotonic() - run.started) - record.latency_ms),
             "latency_ms": record.latency_ms, "ok": int(record.ok), "error": text(record.error),
         })
@@ -154,6 +155,10 @@ class RunRecorder:
             "prompt_tokens": sum(c["prompt_tokens"] for c in recorded) if recorded is not None else usage.prompt_tokens,
             "completion_tokens": (sum(c["completion_tokens"] for c in recorded) if recorded is not None
                                   else usage.completion_tokens),
+            "cached_tokens": sum(c["cached_tokens"] for c in recorded) if recorded is not None else usage.cached_tokens,
+            "reasoning_tokens": (sum(c["reasoning_tokens"] for c in recorded) if recorded is not None
+                                 else usage.reasoning_tokens),
+            "cost_usd": usage.cost_usd,
             "answer": _json(self.redactor.value(answer.public_json())), "message": self.redactor.text(answer.message),
         }
 

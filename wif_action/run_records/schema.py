@@ -16,7 +16,8 @@ from indexer.schema import BUSY_TIMEOUT_MS, MigrationSet, migration, open_migrat
 if TYPE_CHECKING:  # sqlite-utils loads when a run-records file is opened
     from sqlite_utils import Database
 
-MIGRATIONS = MigrationSet("wif-runs")
+# m002's columns are read when present: `wif runs` still reads a file an older WIF wrote (an Action artifact).
+MIGRATIONS = MigrationSet("wif-runs", reader_optional=frozenset({"m002_llm_token_details"}))
 LABEL = "WIF run-records file"
 
 
@@ -58,6 +59,19 @@ def m001_run_records(db: Database) -> None:
         pk=("run_id", "seq"),
         foreign_keys=[("run_id", "runs", "id")],
     )
+
+
+@migration(MIGRATIONS)
+def m002_llm_token_details(db: Database) -> None:
+    """Cached prompt tokens and reasoning tokens (parts of prompt and completion tokens, billed differently),
+    each call's output mode (json_schema, or the JSON-mode fallback) and each run's cost at the configured
+    models' prices (null when a price is unknown)."""
+    db.table("runs").add_column("cached_tokens", int)
+    db.table("runs").add_column("reasoning_tokens", int)
+    db.table("runs").add_column("cost_usd", float)
+    db.table("llm_calls").add_column("cached_tokens", int)
+    db.table("llm_calls").add_column("reasoning_tokens", int)
+    db.table("llm_calls").add_column("mode", str)
 
 
 def hint(path: Path, *, create: bool = False) -> str:

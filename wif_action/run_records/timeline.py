@@ -42,8 +42,7 @@ def _header(run: dict[str, Any]) -> str:
         f"Outcome: {run['outcome'] or '–'} · top candidate {top} · repo {run['repo'] or '–'} "
         f"· version {run['version'] or '–'}",
         f"Cost: {_seconds(run['duration_ms'])} · GitHub requests {run['github_requests'] or 0} · "
-        f"LLM calls {run['llm_calls'] or 0} · tokens {run['prompt_tokens'] or 0} prompt / "
-        f"{run['completion_tokens'] or 0} completion",
+        f"LLM calls {run['llm_calls'] or 0} · tokens {_tokens(run)}{_usd(run.get('cost_usd'))}",
     ]
     if run["error"]:
         lines.append(f"Error: {run['error']}")
@@ -72,12 +71,25 @@ def _timeline(record: dict[str, Any]) -> str:
 def _call_line(call: dict[str, Any]) -> str:
     status = "ok" if call["ok"] else f"ERROR {call['error']}"
     if "method" not in call:  # an LLM call
+        mode = f", {call['mode']}" if call.get("mode") not in (None, "json_schema") else ""
         return (f"{call['started_ms'] or 0:>9.1f} ms      llm {call['tool']} {call['model']}: "
-                f"{call['prompt_tokens']}+{call['completion_tokens']} tokens [{call['latency_ms']} ms, {status}]")
+                f"{_tokens(call)} [{call['latency_ms']} ms{mode}, {status}]")
     requests = f", {call['github_requests']} GitHub request(s)" if call["github_requests"] else ""
     result = f" → {call['result']}" if call["result"] else ""
     return (f"{call['started_ms']:>9.1f} ms    {call['tool']}.{call['method']}({call['arguments']}){result} "
             f"[{call['duration_ms']:.1f} ms{requests}, {status}]")
+
+
+def _tokens(row: dict[str, Any]) -> str:
+    """"P prompt (C cached) / X completion (R reasoning)"; the parts only when recorded and non-zero (a file an
+    older WIF wrote has no such columns)."""
+    cached, reasoning = row.get("cached_tokens"), row.get("reasoning_tokens")
+    return (f"{row['prompt_tokens'] or 0} prompt" + (f" ({cached} cached)" if cached else "")
+            + f" / {row['completion_tokens'] or 0} completion" + (f" ({reasoning} reasoning)" if reasoning else ""))
+
+
+def _usd(cost: float | None) -> str:
+    return f" · ${cost:.4f} at list prices" if cost else ""
 
 
 def _llm_section(calls: list[dict[str, Any]]) -> str:
