@@ -378,6 +378,67 @@ def test_openai_length_finish_reason(oai: FakeOpenAI) -> None:
         _ask(_client(oai))
 
 
+def _unknown_keys(model: BaseModel, path: str = "") -> list[str]:
+    """Keys of a reply the SDK's types do not declare (they land in `model_extra`), anywhere in it."""
+    found = [f"{path}.{key}" for key in (model.model_extra or {})]
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, BaseModel):
+                found += _unknown_keys(item, f"{path}.{name}")
+    return found
+
+
+def test_openai_replies_have_the_api_shape(oai: FakeOpenAI) -> None:
+    """Every key the fake sends is one the SDK's ChatCompletion types declare, with the usage details
+    (cached, reasoning tokens), finish_reason, refusal and logprobs a real reply carries."""
+    completion = _client(oai).chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "Answer in JSON."}],
+        response_format={"type": "json_object"})
+    assert _unknown_keys(completion) == []
+    usage, choice = completion.usage, completion.choices[0]
+    assert usage is not None and usage.prompt_tokens_details and usage.completion_tokens_details
+    assert usage.prompt_tokens_details.cached_tokens == 0 and usage.completion_tokens_details.reasoning_tokens == 0
+    assert usage.completion_tokens_details.accepted_prediction_tokens == 0
+    assert (choice.finish_reason, choice.message.refusal, choice.logprobs) == ("stop", None, None)
+    assert completion.object == "chat.completion" and completion.system_fingerprint
+
+
+def test_openai_prompt_caching_serves_a_repeated_long_prefix(oai: FakeOpenAI) -> None:
+    """As OpenAI's prompt caching: from 1,024 tokens, in steps of 128, per model; a short prompt never."""
+    client = _client(oai)
+    system = "You judge release notes. " * 200  # 5,000 characters ≈ 1,250 tokens
+
+    def cached(user: str, model: str = "gpt-test", head: str = system) -> int:
+        usage = client.chat.completions.create(model=model, messages=[
+            {"role": "system", "content": head}, {"role": "user", "content": user}]).usage
+        assert usage is not None and usage.prompt_tokens_details is not None
+        return usage.prompt_tokens_details.cached_tokens or 0
+
+    assert cached("first question") == 0
+    assert cached("second question") == 1_152  # 1,250 shared tokens: the 1,024 + 128 step below it
+    assert cached("first question", model="gpt-other") == 0
+    assert cached("short", head="short system prompt") == cached("short", head="short system prompt") == 0
+
+
+def test_openai_rejects_what_the_api_rejects(oai: FakeOpenAI) -> None:
+    client = _client(oai)
+    with pytest.raises(openai.BadRequestError, match="must contain the word 'json'"):
+        client.chat.completions.create(model="gpt-test", messages=[{"role": "user", "content": "hi"}],
+                                       response_format={"type": "json_object"})
+    loose = {"type": "object", "properties": {"a": {"type": "string"}}, "required": []}
+    with pytest.raises(openai.BadRequestError, match="'required' is required"):
+        client.chat.completions.create(model="gpt-test", messages=[{"role": "user", "content": "hi"}],
+                                       response_format={"type": "json_schema", "json_schema": {
+                                           "name": "Loose", "schema": loose, "strict": True}})
+
+
+def test_openai_a_long_answer_is_cut_at_the_token_cap(oai: FakeOpenAI) -> None:
+    oai.queue({"fixed": True, "version": "1.0.0", "reason": "x" * 400})
+    with pytest.raises(openai.LengthFinishReasonError):
+        _ask(_client(oai), max_completion_tokens=20)
+
+
 def test_openai_rate_limit_and_scripted_error(oai: FakeOpenAI) -> None:
     oai.add_fault(method="POST", path_regex="/chat/completions", status=429, headers={"retry-after": "0"})
     with pytest.raises(openai.RateLimitError):

@@ -10,6 +10,7 @@ value, empty strings, zeros, ``False``, empty lists), or ``"OK"`` without ``resp
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
@@ -27,6 +28,10 @@ __all__ = ["FakeOpenAI", "FakeReply", "requested_schema", "schema_example"]
 _PROMPTED_SCHEMA = re.compile(r"JSON schema \(name: (\w+)\):\n```json\n(.*?)\n```", re.DOTALL)
 # Reasoning tokens a fake reasoning model spends, by `reasoning_effort` (OpenAI's default effort is medium).
 REASONING_SPEND = {"minimal": 200, "low": 800, "medium": 3_000, "high": 9_000}
+# OpenAI's prompt caching: a prompt of at least 1,024 tokens whose start was sent before (same model) is served
+# from the cache for the longest such prefix, counted in steps of 128 tokens (platform.openai.com/docs/guides/
+# prompt-caching). Tokens are characters / 4 here, as everywhere in this fake.
+CACHE_MIN_TOKENS, CACHE_STEP_TOKENS = 1_024, 128
 
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -129,6 +134,7 @@ class FakeOpenAI(FakeServer):
         self.rejected_formats: set[str] = set()
         # models that reason before answering: their hidden tokens count against ``max_completion_tokens``
         self.reasoning_models: set[str] = set()
+        self._cached_prefixes: set[tuple[str, str]] = set()  # (model, digest of a cacheable prefix)
         self._queue: deque[Any] = deque()
         self._ids = itertools.count(1)
         self.route("POST", r"(?:/v1)?/chat/completions", self.ENDPOINT, self._h_chat)
@@ -181,6 +187,7 @@ class FakeOpenAI(FakeServer):
             error = _error_body(400, f"response_format type '{kind}' is not supported by this server")
             error["error"]["param"] = "response_format"
             raise HTTPError(400, error)
+        _check_response_format(body)
         reply = self._queue.popleft() if self._queue else None
         if reply is None and self.responder is not None:
             reply = self.responder(body)
@@ -193,15 +200,20 @@ class FakeOpenAI(FakeServer):
         prompt = "".join(_text_of(m.get("content")) for m in body["messages"] if isinstance(m, dict))
         completion = _tokens(content or reply.refusal or "")
         reasoning = self._reasoning(body)
+        finish_reason = reply.finish_reason
         cap = body.get("max_completion_tokens") or body.get("max_tokens")
         if reasoning and cap and reasoning + completion > cap:  # thought until the cap: no answer left
-            reasoning, completion, content, reply.finish_reason = cap, 0, "", "length"
+            reasoning, completion, content, finish_reason = cap, 0, "", "length"
+        elif cap and content and completion > cap:  # the answer is cut off at the cap, mid-JSON
+            completion, content, finish_reason = cap, content[:cap * 4], "length"
+        cached = self._cached_tokens(body["model"], prompt)
         usage = reply.usage or {
             "prompt_tokens": _tokens(prompt),
             "completion_tokens": completion + reasoning,
             "total_tokens": _tokens(prompt) + completion + reasoning,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0},
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
         }
         n = next(self._ids)
         return Response(
@@ -223,13 +235,29 @@ class FakeOpenAI(FakeServer):
                             "annotations": [],
                         },
                         "logprobs": None,
-                        "finish_reason": reply.finish_reason,
+                        "finish_reason": finish_reason,
                     }
                 ],
                 "usage": usage,
             },
             {"x-request-id": f"req_fake{n:06d}", **(reply.headers or {})},
         )
+
+    def _cached_tokens(self, model: str, prompt: str) -> int:
+        """Tokens of `prompt` served from the prompt cache (see CACHE_MIN_TOKENS); the prompt's own prefixes are
+        cached for the next request."""
+        digest, cached = hashlib.sha256(), 0
+        done, tokens = 0, CACHE_MIN_TOKENS
+        with self._lock:
+            while tokens * 4 <= len(prompt):
+                digest.update(prompt[done:tokens * 4].encode())
+                done = tokens * 4
+                key = (model, digest.hexdigest())
+                if key in self._cached_prefixes:  # (a longer prefix seen implies every shorter one)
+                    cached = tokens
+                self._cached_prefixes.add(key)
+                tokens += CACHE_STEP_TOKENS
+        return cached
 
     def _reasoning(self, body: dict[str, Any]) -> int:
         """Hidden reasoning tokens this request costs (0 for a chat model)."""
@@ -245,6 +273,38 @@ class FakeOpenAI(FakeServer):
         if (body.get("response_format") or {}).get("type") == "json_object":
             return {}
         return "OK"
+
+
+def _check_response_format(body: dict[str, Any]) -> None:
+    """The 400s OpenAI answers for a response_format it cannot use: JSON mode without the word "json" in the
+    messages, and a strict json_schema whose objects do not require every property or allow others."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_object":
+        text = "".join(_text_of(m.get("content")) for m in body["messages"] if isinstance(m, dict))
+        if "json" not in text.lower():
+            raise HTTPError(400, _error_body(400, "'messages' must contain the word 'json' in some form, to use "
+                                                  "'response_format' of type 'json_object'."))
+    spec = fmt.get("json_schema") or {}
+    if fmt.get("type") == "json_schema" and spec.get("strict"):
+        problem = _strict_problem(spec.get("schema") or {})
+        if problem:
+            raise HTTPError(400, _error_body(400, f"Invalid schema for response_format '{spec.get('name')}': "
+                                                  f"{problem}"))
+
+
+def _strict_problem(schema: Any) -> str | None:
+    """Why a schema is not valid for strict structured outputs, or None."""
+    if isinstance(schema, list):
+        return next((p for p in map(_strict_problem, schema) if p), None)
+    if not isinstance(schema, dict):
+        return None
+    if schema.get("type") == "object" or "properties" in schema:
+        keys = set(schema.get("properties", {}))
+        if set(schema.get("required", [])) != keys:
+            return f"'required' is required to include every key in properties (missing {sorted(keys)})."
+        if schema.get("additionalProperties") is not False:
+            return "'additionalProperties' is required to be supplied and to be false."
+    return next((p for p in map(_strict_problem, schema.values()) if p), None)
 
 
 def _encode_content(content: Any) -> str | None:
