@@ -257,8 +257,11 @@ class _RecordedDict(dict):
 
 @contextlib.contextmanager
 def recording() -> Iterator[None]:
-    """While inside, lexicon patterns, synonyms and platform words note their use in `_used`."""
+    """While inside, lexicon patterns, synonyms and platform words note their use in `_used`. Term counts stored
+    at index time are not used (a fingerprint that matches none): every entry is analysed, so its lookups count."""
     pattern, synonyms, platform_of = lexicon.pattern, lexicon.synonyms, lexicon.platform_of
+    fingerprint = lexicon.fingerprint
+    lexicon.fingerprint = lambda: "recording"  # type: ignore[assignment]
     embedded = {name: set(re.findall(r"<<(\w+)>>", "".join(_as_list(spec["re"]))))
                 for name, spec in lexicon.data()["pattern"].items()}
     lexicon.pattern = lambda name: _Recorded(name, pattern(name), _closure(name, embedded))  # type: ignore
@@ -268,6 +271,7 @@ def recording() -> Iterator[None]:
         yield
     finally:
         lexicon.pattern, lexicon.synonyms, lexicon.platform_of = pattern, synonyms, platform_of
+        lexicon.fingerprint = fingerprint  # type: ignore[assignment]
 
 
 def _as_list(value: str | list[str]) -> list[str]:

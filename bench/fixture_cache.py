@@ -19,6 +19,7 @@ if str(ROOT) not in sys.path:
 from indexer.schema import open_cache  # noqa: E402
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry  # noqa: E402
 from tests.fakes.github_server import available_repos, load_repo_fixture  # noqa: E402
+from wif_action.tools.term_index import refresh  # noqa: E402
 
 
 def release_records(fixture: dict) -> list[ReleaseRecord]:
@@ -63,6 +64,7 @@ def build_cache(path: str | Path, repos: Iterable[tuple[str, str]], *, pulls: bo
     db = open_cache(path, create=True)
     for copy, (source, slug) in enumerate(repos):
         add_repository(db, source, slug, id_offset=copy * 10_000_000_000, pulls=pulls)
+    refresh(db.conn)  # the term counts `wif index` stores
     db.conn.close()
     return path
 

@@ -45,6 +45,7 @@ PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for
 MAX_PAGES = 500  # 50,000 releases: far beyond any SDK; a bound on a misbehaving server
 NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an issue), so it is not re-fetched
 Progress = Callable[[str], None]
+Derive = Callable[[sqlite3.Connection], object]  # derived data brought up to date after indexing
 
 
 STOP_AFTER_SYSTEMIC = 3  # consecutive repositories failing the same systemic way end an index run
@@ -111,17 +112,29 @@ class _Cached:
 # ---------------------------------------------------------------------------- entry points
 # ---------------------------------------------------------------------------- entry points
 def index_repositories(
-    db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], **options
+    db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], *, derive: Derive | None = None, **options
 ) -> list[RepoReport]:
-    """Index each repository in turn; one failing repository never stops the others.
+    """Index each repository in turn; one failing repository never stops the others. `derive` (given by the
+    commands that index: the judge's term counts, which the indexer does not compute itself) then brings the
+    derived data up to date; if it fails the cache is still complete (readers compute what is missing).
 
     Raises CacheError (from open_cache) when the file is not a usable cache.
     """
     db = open_cache(db_path, create=True)
     try:
-        return _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), options)
+        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), options)
+        if derive is not None:
+            _derive(db, derive, options.get("on_progress", print))
+        return reports
     finally:
         db.close()
+
+
+def _derive(db: Database, derive: Derive, on_progress: Progress) -> None:
+    try:
+        derive(db.conn)
+    except sqlite3.DatabaseError as error:
+        on_progress(f"Derived data not stored ({error}); answers compute it, the next index run retries.")
 
 
 def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: list[str],

@@ -82,9 +82,10 @@ MIGRATIONS = MigrationSet("wif-cache")
 # Migrations a reader (`wif ask`) can do without: it opens a file that lacks them, so upgrading WIF never stops
 # answers until the next index run. m003 and m006 add what only the indexer reads (or readers check for); m004's
 # Unreleased notes are read when present (tools/cache.py says "not cached" otherwise); m005's indexes only speed
-# reads up; m008 changes only how the indexer writes full-text rows.
+# reads up; m008 changes only how the indexer writes full-text rows; m009's term counts are derived data a reader
+# computes itself when they are missing or stale.
 WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits",
-                         "m008_entries_fts_by_store"})
+                         "m008_entries_fts_by_store", "m009_entry_terms"})
 
 
 def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
@@ -269,6 +270,23 @@ def m008_entries_fts_by_store(db: Database) -> None:
     refuses to write to a file with this migration (unknown migration), so no writer is left without the
     trigger. The delete and update triggers stay."""
     db.execute("drop trigger if exists entries_ai")
+
+
+@migration(MIGRATIONS)
+def m009_entry_terms(db: Database) -> None:
+    """Each entry's BM25 term counts (JSON), derived data the read path would otherwise compute on every question.
+
+    `fingerprint` names what computed them (the judge's lexicon and analysing code,
+    `wif_action.lexicon.fingerprint()`): a reader uses a row only under its own fingerprint and computes the
+    rest itself, so an upgraded WIF answers the same before the next index run. The indexer keeps no stale row
+    for a changed entry: deleting an entry or changing its text deletes its row (triggers), whoever writes
+    entries; `wif index` then fills what is missing or stale (`wif_action/tools/term_index.py`). Writer-only."""
+    db.execute("create table if not exists entry_terms (entry_id integer primary key, fingerprint text not null, "
+               "counts text not null)")
+    db.execute("create trigger if not exists entry_terms_entry_deleted after delete on entries "
+               "begin delete from entry_terms where entry_id = old.id; end")
+    db.execute("create trigger if not exists entry_terms_text_changed after update of text on entries "
+               "begin delete from entry_terms where entry_id = old.id; end")
 
 
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from indexer.github_source import ReleaseSource  # noqa: E402
 from indexer.indexing import index_repositories  # noqa: E402
 from tests.fakes.github_server import FakeGitHub, available_repos  # noqa: E402
+from wif_action.tools.term_index import refresh  # noqa: E402
 
 
 def build(output: Path) -> None:
@@ -32,7 +33,7 @@ def build(output: Path) -> None:
     with FakeGitHub() as fake:
         fake.rate_limit_limit = fake.rate_limit_remaining = 10**9  # ~10k requests for unlimited PR details
         reports = index_repositories(partial, ReleaseSource(fake.url, retries=None), available_repos(),
-                                     pulls="recent", max_pulls=None, on_progress=print)
+                                     pulls="recent", max_pulls=None, on_progress=print, derive=refresh)
         requests = fake.total_requests()
     failed = [report for report in reports if report.error]
     if failed:

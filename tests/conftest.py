@@ -30,6 +30,7 @@ from indexer.release_notes import PARSER_VERSION
 from indexer.schema import MIGRATIONS, open_cache
 from tests.fakes.github_server import FakeGitHub, available_repos
 from tests.fakes.openai_server import FakeOpenAI
+from wif_action.tools.term_index import refresh
 
 GITHUB_REPOS: list[str] = available_repos()
 EXAMPLE_CACHE = Path(__file__).resolve().parent.parent / "cache.db.example"
@@ -121,7 +122,7 @@ def _single_file(path: Path) -> None:
 
 def build_example_cache(path: Path, fake: FakeGitHub) -> list[RepoReport]:
     """What scripts/build_example_cache.py writes: all repositories, PR details for the newest releases."""
-    return build_cache(path, fake, GITHUB_REPOS, pulls="recent", max_pulls=None)
+    return build_cache(path, fake, GITHUB_REPOS, pulls="recent", max_pulls=None, derive=refresh)
 
 
 def example_is_current(path: Path) -> bool:

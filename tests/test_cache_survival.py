@@ -495,7 +495,8 @@ def test_an_older_schema_is_refused_by_ask_and_migrated_by_index(tmp_path, clean
     columns = {row[1] for row in conn.execute("PRAGMA table_info(releases)")}
     conn.close()
     assert applied == ["m001_release_cache", "m002_bundle_bumps", "m003_notes_parser", "m004_unreleased_notes",
-                       "m005_read_indexes", "m006_entry_commits", "m008_entries_fts_by_store", "m099_survival_test"]
+                       "m005_read_indexes", "m006_entry_commits", "m008_entries_fts_by_store", "m009_entry_terms",
+                       "m099_survival_test"]
     assert "survival_note" in columns
     assert snapshot(db, PHP) == snapshot(clean_cache, PHP)
 
@@ -508,12 +509,12 @@ class FailingAfter:
     def __init__(self, cache: SqliteReleaseCache, good: int):
         self._cache, self._good = cache, good
 
-    def entries(self, release_ids: list[int]) -> list:
+    def entries(self, release_ids: list[int], sections: frozenset[str] | None = None) -> list:
         if self._good <= 0:
             with self._cache._errors():
                 raise sqlite3.DatabaseError("database disk image is malformed")
         self._good -= 1
-        return self._cache.entries(release_ids)
+        return self._cache.entries(release_ids, sections)
 
     def __getattr__(self, name: str):
         return getattr(self._cache, name)

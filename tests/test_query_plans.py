@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from indexer.schema import open_cache
+from wif_action import lexicon
 from wif_action.tools.cache import SqliteReleaseCache
 
 COCOA, RN = "getsentry/sentry-cocoa", "getsentry/sentry-react-native"
@@ -26,7 +27,9 @@ def _read_path_statements(cache: SqliteReleaseCache, conn: sqlite3.Connection) -
     ids = [release.id for release in batch]
     cache.latest_stable(COCOA)
     cache.stable_releases(COCOA)
-    cache.entries(ids)
+    entries = cache.entries(ids)
+    cache.entries(ids, frozenset({"fix", "other"}))
+    cache.stored_term_counts([entry.id for entry in entries], lexicon.fingerprint())
     cache.bundle_bumps(ids)
     cache.bundled_key_at(RN, COCOA, user.version_key, inclusive=True)
     cache.stable_between(COCOA, user.version_key, batch[-1].version_key)
@@ -48,7 +51,8 @@ def test_every_read_path_query_uses_an_index(example_cache_copy: Path) -> None:
     open_cache(example_cache_copy, create=True).close()  # the indexer's migrations (indexes included)
     conn = sqlite3.connect(example_cache_copy)
     statements = _read_path_statements(SqliteReleaseCache(conn), conn)
-    assert len(statements) >= 15
+    assert len(statements) >= 17
+    assert any("from entry_terms" in sql for sql in statements)
     scans = {}
     for sql in statements:
         plan = conn.execute(f"explain query plan {sql}").fetchall()

@@ -20,7 +20,7 @@ from indexer.redaction import Redactor, log_to_stderr_redacted
 
 SUBCOMMANDS = {
     "ask": ("wif_action.commands.ask", "Answer one 'was it fixed?' question from the release cache."),
-    "index": ("indexer.cli", "Cache the stable releases (and parsed notes) of SDK repositories."),
+    "index": ("wif_action.commands.index", "Cache the stable releases (and parsed notes) of SDK repositories."),
     "eval": ("wif_action.commands.evaluate", "Run evaluation cases through `wif ask` and report accuracy."),
     "runs": ("wif_action.commands.runs", "List, show and query recorded runs."),
     "dispatch": ("wif_action.commands.dispatch", "Start the WIF workflow on GitHub (workflow_dispatch)."),

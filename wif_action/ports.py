@@ -44,9 +44,9 @@ class ReleaseCache(Protocol):
 
     def latest_stable(self, repo: str) -> Release | None: ...
 
-    def entries(self, release_ids: list[int]) -> list[Entry]:
+    def entries(self, release_ids: list[int], sections: frozenset[str] | None = None) -> list[Entry]:
         """Parsed entries of these releases, in release then position order (a negative id: the Unreleased
-        pseudo-release of `unreleased_notes`)."""
+        pseudo-release of `unreleased_notes`); only those of `sections` when given."""
 
     def unreleased_notes(self, repo: str) -> UnreleasedNotes | None:
         """The default branch's Unreleased notes as cached (None: never read, or a cache without them)."""
@@ -84,6 +84,9 @@ class TermStatistics(Protocol):
 
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
         """(documents, mean length, document frequency per term) over a repository's entries."""
+
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str) -> dict[int, dict[str, int]]:
+        """Term counts computed at index time under this lexicon `fingerprint`, for the entries that have them."""
 
 
 class NoteStatistics(TermStatistics, Protocol):

@@ -9,6 +9,8 @@ reads it: typed records, and regexes built from the tables the first time they a
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import re
 import tomllib
 from collections.abc import Callable
@@ -59,6 +61,26 @@ def data() -> dict[str, Any]:
     if _override is not None:
         return copy.deepcopy(_override)
     return tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text(encoding="utf-8"))
+
+
+_ANALYSIS_CODE = ("__init__.py", "terms.py", "stemmer.py")  # what turns a text into its terms, with data()
+
+
+@_cached
+def fingerprint() -> str:
+    """A digest of what a text's terms depend on: these tables as loaded and the analysing code.
+
+    Why: term counts stored at index time (schema m009) are used only under the same fingerprint, so an edited
+    lexicon.toml, stemmer or tokeniser (or `use()`) is never judged with counts of the old one."""
+    digest = hashlib.sha256(json.dumps(data(), sort_keys=True, default=str).encode())
+    digest.update(commit_prefix_pattern().encode())
+    package = resources.files(__package__)
+    for name in _ANALYSIS_CODE:
+        try:
+            digest.update(package.joinpath(name).read_bytes())
+        except OSError:  # no source to read (a frozen build): match no stored counts, compute them
+            digest.update(repr(id(digest)).encode())
+    return digest.hexdigest()[:16]
 
 
 def use(tables: dict[str, Any] | None) -> None:

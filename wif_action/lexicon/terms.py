@@ -144,8 +144,9 @@ def _chunk_terms(chunk: str) -> list[Term]:
     return terms
 
 
-def analyse(text: str) -> list[Term]:
-    """All terms of a text in order, repeats included, plus bigrams of words in the same clause."""
+def analyse(text: str, chunks: dict[str, list[Term]] | None = None) -> list[Term]:
+    """All terms of a text in order, repeats included, plus bigrams of words in the same clause. `chunks`: the
+    terms of chunks already analysed, kept across many texts (an index run's ~20k entries repeat their words)."""
     text = clean(text)
     terms: list[Term] = []
     previous: Term | None = None
@@ -154,7 +155,7 @@ def analyse(text: str) -> list[Term]:
         if _CLAUSE_BREAK.search(text, end, match.start()):
             previous = None
         end = match.end()
-        for term in _chunk_terms(match.group(0)):
+        for term in _chunk_terms(match.group(0)) if chunks is None else _memoised(match.group(0), chunks):
             terms.append(term)
             if term.kind not in ("word", "part"):
                 continue
@@ -166,9 +167,16 @@ def analyse(text: str) -> list[Term]:
     return terms
 
 
-def term_counts(text: str) -> Counter[str]:
-    """Term frequencies of a text, for BM25 documents."""
-    return Counter(term.key for term in analyse(text))
+def _memoised(chunk: str, chunks: dict[str, list[Term]]) -> list[Term]:
+    found = chunks.get(chunk)
+    if found is None:
+        found = chunks[chunk] = _chunk_terms(chunk)
+    return found
+
+
+def term_counts(text: str, chunks: dict[str, list[Term]] | None = None) -> Counter[str]:
+    """Term frequencies of a text, for BM25 documents (`chunks`: see `analyse`)."""
+    return Counter(term.key for term in analyse(text, chunks))
 
 
 _ALTERNATIVES = re.compile(r"(?<![\w@/.:-])[A-Za-z]{2,}(?:/[A-Za-z]{2,})+(?![\w/.-])")

@@ -81,7 +81,7 @@ class BundleFollower:
             return []
         journal.read_version(*(r.version for r in releases), *(display_version(r.tag) for r in releases))
         entries = [e.model_copy(update={"bundled_in": bump.release, "bump": bump.text})
-                   for e in cache.entries([r.id for r in releases]) if self._wanted(e)]
+                   for e in cache.entries([r.id for r in releases], self._sections())]
         journal.note(f"{host} bundles {_short(bundled)} {_span(releases)} (\u201c{bump.text[:160]}\u201d): "
                      f"{len(entries)} entries of {len(releases)} releases judged with {host}'s own.")
         return entries
@@ -102,8 +102,8 @@ class BundleFollower:
         has = self._user_has[bundled]
         return has is not None and release.version_key <= has
 
-    def _wanted(self, entry: Entry) -> bool:
-        return entry.section in SYMPTOM_SECTIONS or (self.features and entry.section in feature_sections())
+    def _sections(self) -> frozenset[str]:
+        return SYMPTOM_SECTIONS | feature_sections() if self.features else SYMPTOM_SECTIONS
 
 
 def _listed(versions: list[str], shown: int = 6) -> str:

@@ -21,6 +21,7 @@ from indexer.versions import is_complete, parse_tag, release_prefix_matches, ver
 from wif_action.models import BundleBump, Entry, PullRequest, Release, UnreleasedNotes, unreleased_release
 from wif_action.ports import CacheReadError
 
+_IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
 
 
@@ -43,6 +44,7 @@ class SqliteReleaseCache:
     def __init__(self, db: Queryable):
         self.db = db
         self._commits_column: bool | None = None
+        self._entry_terms: bool | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
@@ -114,15 +116,18 @@ class SqliteReleaseCache:
             f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
             "where s.slug = ? and r.stable = 1 order by r.version_key", [repo])]
 
-    def entries(self, release_ids: list[int]) -> list[Entry]:
-        """Entries of these releases; a negative id is a repository's Unreleased pseudo-release (its entries
-        get negative ids too, so they never collide with a published release's)."""
+    def entries(self, release_ids: list[int], sections: frozenset[str] | None = None) -> list[Entry]:
+        """Entries of these releases (only those of `sections` when given: the bundled releases a bump brings
+        in are judged by a few sections, and building every other entry cost more than judging them); a
+        negative id is a repository's Unreleased pseudo-release (its entries get negative ids too, so they never
+        collide with a published release's)."""
         pseudo = [-i for i in release_ids if i < 0]
         release_ids = [i for i in release_ids if i >= 0]
-        unreleased = [entry for repo_id in pseudo for entry in self._unreleased_entries(repo_id)]
-        return self._published_entries(release_ids) + unreleased
+        unreleased = [entry for repo_id in pseudo for entry in self._unreleased_entries(repo_id)
+                      if sections is None or entry.section in sections]
+        return self._published_entries(release_ids, sections) + unreleased
 
-    def _published_entries(self, release_ids: list[int]) -> list[Entry]:
+    def _published_entries(self, release_ids: list[int], sections: frozenset[str] | None) -> list[Entry]:
         if not release_ids:
             return []
         marks = ",".join("?" * len(release_ids))
@@ -130,10 +135,12 @@ class SqliteReleaseCache:
             f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
             f"where r.id in ({marks})", list(release_ids))}
         commits = "e.commits" if self._has_commits() else "'[]'"
+        wanted = sorted(sections) if sections is not None else []
+        only = f" and e.section in ({','.join('?' * len(wanted))})" if sections is not None else ""
         rows = self._rows(
             f"select e.id, e.release_id, e.section, e.heading, e.text, e.prs, e.issues, e.position, {commits} "
-            f"from entries e join releases r on r.id = e.release_id where e.release_id in ({marks}) "
-            "order by r.version_key, e.position", list(release_ids))
+            f"from entries e join releases r on r.id = e.release_id where e.release_id in ({marks}){only} "
+            "order by r.version_key, e.position", [*release_ids, *wanted])
         return [Entry(id=row[0], release=releases[row[1]], section=row[2], heading=row[3] or "",
                       text=row[4], prs=json.loads(row[5] or "[]"), issues=json.loads(row[6] or "[]"),
                       position=row[7], commits=json.loads(row[8] or "[]")) for row in rows]
@@ -264,6 +271,27 @@ class SqliteReleaseCache:
         return PullRequest(repo=repo, number=row[0], title=row[1] or "", body=row[2] or "", state=row[3] or "",
                            merged=bool(row[4]), merged_at=row[5], merge_commit_sha=row[6],
                            url=row[7] or f"https://github.com/{repo}/pull/{row[0]}")
+
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str) -> dict[int, dict[str, int]]:
+        """The term counts `wif index` stored for these entries (tools/term_index.py) under `fingerprint`; an
+        entry without such a row is left out (the caller counts it), and so is every entry of a cache that
+        predates them (schema m009 is writer-only)."""
+        ids = sorted({i for i in entry_ids if i >= 0})
+        if not ids or not self._has_entry_terms():
+            return {}
+        found: dict[int, dict[str, int]] = {}
+        for start in range(0, len(ids), _IDS_PER_QUERY):
+            part = ids[start:start + _IDS_PER_QUERY]
+            marks = ",".join("?" * len(part))
+            rows = self._rows(f"select entry_id, counts from entry_terms where entry_id in ({marks}) "
+                              "and fingerprint = ?", [*part, fingerprint])
+            found.update((row[0], json.loads(row[1])) for row in rows)
+        return found
+
+    def _has_entry_terms(self) -> bool:
+        if self._entry_terms is None:
+            self._entry_terms = bool(self._rows("select 1 from pragma_table_info('entry_terms') limit 1", []))
+        return self._entry_terms
 
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
         """(documents, mean document length in tokens, document frequency per term) for BM25

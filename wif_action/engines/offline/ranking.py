@@ -9,11 +9,12 @@ index counts document frequencies across all of the repository's entries.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from wif_action import lexicon
 from wif_action.lexicon.terms import Term, analyse, term_counts
+from wif_action.models import Entry
 from wif_action.ports import TermStatistics
 
 # lexicon.toml [weight] and [section_weight] (how much an entry of each section counts for a bug report).
@@ -34,6 +35,9 @@ class BatchStatistics:
 
     def __init__(self, texts: list[str]):
         self.docs = [term_counts(text) for text in texts]
+
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str) -> dict[int, dict[str, int]]:
+        return {}
 
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
         lengths = [sum(doc.values()) for doc in self.docs] or [1]
@@ -68,6 +72,11 @@ class RepositoryStats:
             key = surface_to_key.get(surface, surface)
             self._df[(repo, key)] = max(count, self._df.get((repo, key), 0))
 
+    def entry_counts(self, entries: list[Entry]) -> list[Mapping[str, int]]:
+        """Each entry's term counts: as stored at index time under the current lexicon (one query), else counted."""
+        stored = self.source.stored_term_counts([entry.id for entry in entries], lexicon.fingerprint())
+        return [stored.get(entry.id) or term_counts(entry.text) for entry in entries]
+
     def documents(self, repo: str) -> tuple[int, float]:
         return self._docs.get(repo, (0, 1.0))
 
@@ -97,7 +106,7 @@ class Match:
         return [term.surface for term, _ in self.matched[:limit]]
 
 
-def bm25(counts: Counter[str], query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
+def bm25(counts: Mapping[str, int], query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
     """Score one document (term counts) against weighted query terms."""
     _, avg_len = stats.documents(repo)
     length = sum(counts.values()) or 1
@@ -110,7 +119,3 @@ def bm25(counts: Counter[str], query: dict[str, Term], stats: RepositoryStats, r
             contributions.append((term, value))
     contributions.sort(key=lambda item: -item[1])
     return Match(sum(value for _, value in contributions), contributions)
-
-
-def score_text(text: str, query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
-    return bm25(term_counts(text), query, stats, repo)

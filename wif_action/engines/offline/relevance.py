@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from wif_action import lexicon
-from wif_action.engines.offline.ranking import Match, RepositoryStats, score_text, section_weight
+from wif_action.engines.offline.ranking import Match, RepositoryStats, bm25, section_weight
 from wif_action.engines.offline.reasons import term_list
 from wif_action.lexicon.terms import Term
 from wif_action.models import Entry, RelevantEntry
@@ -27,8 +27,8 @@ def score_entries(entries: list[Entry], query: dict[str, Term], stats: Repositor
                   feature_request: bool) -> list[tuple[float, Match, Entry]]:
     """BM25 × section weight of each entry, in the given order."""
     scored: list[tuple[float, Match, Entry]] = []
-    for entry in entries:
-        match = score_text(entry.text, query, stats, entry.release.repo)
+    for entry, counts in zip(entries, stats.entry_counts(entries), strict=True):
+        match = bm25(counts, query, stats, entry.release.repo)
         scored.append((match.score * section_weight(entry.section, feature_request), match, entry))
     return scored
 

@@ -1,0 +1,127 @@
+"""Term counts stored at index time (schema m009, wif_action/tools/term_index.py): the same counts the read path
+would compute, kept only for the text and the lexicon they were computed from, and used by the offline judge
+only under its own lexicon's fingerprint."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from indexer.registry import load_registry
+from indexer.schema import open_cache
+from wif_action import lexicon
+from wif_action.engines.offline import OfflineJudge
+from wif_action.lexicon.terms import analyse, term_counts
+from wif_action.question import analyse_question
+from wif_action.tools.cache import SqliteReleaseCache
+from wif_action.tools.term_index import refresh
+
+COCOA = "getsentry/sentry-cocoa"
+NONSENSE = "quuxification"  # a word no note uses
+
+
+@pytest.fixture
+def conn(example_cache_copy: Path) -> Iterator[sqlite3.Connection]:
+    open_cache(example_cache_copy, create=True).close()
+    connection = sqlite3.connect(example_cache_copy, isolation_level=None)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def packaged_lexicon() -> Iterator[None]:
+    yield
+    lexicon.use(None)
+
+
+def _stored(conn: sqlite3.Connection, entry_id: int) -> tuple[str, dict[str, int]] | None:
+    row = conn.execute("select fingerprint, counts from entry_terms where entry_id = ?", [entry_id]).fetchone()
+    return (row[0], json.loads(row[1])) if row else None
+
+
+def test_refresh_stores_what_the_read_path_counts_and_only_what_is_missing(conn: sqlite3.Connection) -> None:
+    conn.execute("delete from entry_terms")
+    assert refresh(conn) == conn.execute("select count(*) from entries").fetchone()[0]
+    assert refresh(conn) == 0
+    rows = conn.execute("select e.id, e.text, t.fingerprint, t.counts from entries e join entry_terms t "
+                        "on t.entry_id = e.id join repositories s on s.id = e.repo_id where s.slug = ?", [COCOA])
+    checked = 0
+    for _, text, fingerprint, counts in rows:
+        assert fingerprint == lexicon.fingerprint()
+        assert json.loads(counts) == dict(term_counts(text))
+        checked += 1
+    assert checked > 1000
+
+
+def test_a_changed_or_deleted_entry_loses_its_counts_whoever_writes_it(conn: sqlite3.Connection) -> None:
+    first, second = [row[0] for row in conn.execute("select id from entries order by id limit 2")]
+    assert _stored(conn, first) and _stored(conn, second)
+    conn.execute("update entries set text = 'Fix quuxification of the sprocket' where id = ?", [first])
+    conn.execute("delete from entry_prs where entry_id = ?", [second])
+    conn.execute("delete from bundle_bumps where entry_id = ?", [second])
+    conn.execute("delete from entries where id = ?", [second])
+    assert _stored(conn, first) is None and _stored(conn, second) is None
+    assert refresh(conn) == 1
+    assert _stored(conn, first) == (lexicon.fingerprint(), dict(term_counts("Fix quuxification of the sprocket")))
+
+
+def test_counts_of_another_lexicon_are_recomputed_not_used(conn: sqlite3.Connection, packaged_lexicon: None) -> None:
+    before = lexicon.fingerprint()
+    tables = copy.deepcopy(lexicon.data())
+    tables["words"]["stopwords"] = [*tables["words"]["stopwords"], "sprocket"]
+    lexicon.use(tables)
+    assert lexicon.fingerprint() != before
+    entry_id = conn.execute("select id from entries limit 1").fetchone()[0]
+    assert SqliteReleaseCache(conn).stored_term_counts([entry_id], lexicon.fingerprint()) == {}
+    assert refresh(conn) == conn.execute("select count(*) from entries").fetchone()[0]
+    assert _stored(conn, entry_id)[0] == lexicon.fingerprint()  # type: ignore[index]
+
+
+def test_the_judge_scores_the_stored_counts_under_its_own_fingerprint(conn: sqlite3.Connection,
+                                                                      packaged_lexicon: None) -> None:
+    """Counts written for one entry as if its text said NONSENSE make it the only relevant entry; under another
+    lexicon (a different fingerprint) the judge counts the real text and finds nothing."""
+    cache = SqliteReleaseCache(conn)
+    user = cache.find_release(COCOA, "8.48.0")
+    assert user is not None
+    entries = cache.entries([r.id for r in cache.stable_after(COCOA, user.version_key, 5)])
+    target = entries[len(entries) // 2]
+    key = analyse(NONSENSE)[0].key
+    conn.execute("update entry_terms set counts = ? where entry_id = ?", [json.dumps({key: 2}), target.id])
+    registry = load_registry()
+
+    def relevant() -> list[int]:
+        question = analyse_question(NONSENSE, NONSENSE, registry)
+        return [found.entry.id for found in OfflineJudge(cache, registry).filter_relevant_entries(entries, question)]
+
+    assert relevant() == [target.id]
+    tables = copy.deepcopy(lexicon.data())
+    tables["words"]["stopwords"] = [*tables["words"]["stopwords"], "sprocket"]
+    lexicon.use(tables)
+    assert relevant() == []
+
+
+def test_a_cache_without_stored_counts_answers_the_same(example_cache_copy: Path, tmp_path: Path) -> None:
+    """A cache an older WIF wrote (no m009) or `python -m indexer` filled: the judge counts every entry itself."""
+    bare = tmp_path / "bare.db"
+    bare.write_bytes(example_cache_copy.read_bytes())
+    with sqlite3.connect(bare) as raw:
+        raw.execute("drop table entry_terms")
+        raw.execute("delete from _sqlite_migrations where name = 'm009_entry_terms'")
+    registry = load_registry()
+    question = analyse_question("WatchdogTermination issues have empty tags", "", registry)
+    found = []
+    for path in (example_cache_copy, bare):
+        cache = SqliteReleaseCache.open(path)
+        user = cache.find_release(COCOA, "8.40.0")
+        assert user is not None
+        entries = cache.entries([r.id for r in cache.stable_after(COCOA, user.version_key, 30)])
+        found.append([(r.entry.id, r.relevance, r.reason)
+                      for r in OfflineJudge(cache, registry).filter_relevant_entries(entries, question)])
+        cache.db.close()
+    assert found[0] and found[0] == found[1]

@@ -1,0 +1,54 @@
+"""Each cached entry's BM25 term counts, computed once at index time instead of on every question.
+
+Why: counting the terms of the entries a question scans (word splitting, stemming, synonyms) does not depend
+on the question, yet was most of a 100-release offline answer. The counts depend on the judge's lexicon, which
+changes between WIF versions without a re-index, so every row carries the `lexicon.fingerprint()` it was
+computed under: the read path (`SqliteReleaseCache.stored_term_counts`) uses only rows of its own fingerprint
+and counts the rest itself, and `refresh` (run by `wif index` after indexing) recomputes what is missing or
+stale. The indexer does not import the judge (indexer/ stands alone), so it is handed `refresh` as its
+`derive` step by the commands that index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from wif_action import lexicon
+from wif_action.lexicon.terms import Term, term_counts
+
+TABLE = "entry_terms"  # schema m009 (indexer/schema.py)
+
+
+def has_table(conn: sqlite3.Connection) -> bool:
+    return bool(conn.execute("select 1 from sqlite_master where type = 'table' and name = ?", [TABLE]).fetchone())
+
+
+def refresh(conn: sqlite3.Connection) -> int:
+    """Compute the term counts of every entry without a row of the current fingerprint, in one transaction;
+    returns how many were written (0 on a cache without the table: a schema before m009)."""
+    if not has_table(conn):
+        return 0
+    fingerprint = lexicon.fingerprint()
+    stale = conn.execute(f"select e.id, e.text from entries e left join {TABLE} t on t.entry_id = e.id "
+                         "where t.fingerprint is null or t.fingerprint != ?", [fingerprint]).fetchall()
+    if not stale:
+        return 0
+    chunks: dict[str, list[Term]] = {}
+    rows = [(entry_id, fingerprint, encode(term_counts(text, chunks))) for entry_id, text in stale]
+    began = not conn.in_transaction
+    if began:
+        conn.execute("begin immediate")
+    try:
+        conn.executemany(f"insert or replace into {TABLE} (entry_id, fingerprint, counts) values (?, ?, ?)", rows)
+    except BaseException:
+        if began:
+            conn.execute("rollback")
+        raise
+    if began:
+        conn.execute("commit")
+    return len(rows)
+
+
+def encode(counts: dict[str, int]) -> str:
+    return json.dumps(counts, ensure_ascii=False, separators=(",", ":"))
