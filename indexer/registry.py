@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -19,6 +20,7 @@ from indexer.bumps import bundled_name
 # Aliases that are ordinary words too: matched in free text only when capitalised ("Go", not "to go").
 CAPITALISED_ONLY = {"go", "native", "browser", "spring", "swift", "rust", "unity", "electron", "capacitor",
                     "phoenix", "expo", "bun", "ionic", "dart", "ruby", "java", "react", "node", "vue", "rails"}
+_NAME_END = re.compile(r"(?![\w-]|\.\w)")  # a name ends before no word character, hyphen or ".x"
 SLUG = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 
 
@@ -31,7 +33,8 @@ class Registry:
     aliases: dict[str, str]
     ambiguous: dict[str, list[str]] = field(default_factory=dict)
     repositories: dict[str, dict] = field(default_factory=dict)
-    _pattern: re.Pattern | None = None
+    _starts: re.Pattern | None = None  # where an alias may start: built on first use
+    _lengths: dict[str, list[int]] = field(default_factory=dict)  # first character → alias lengths, longest first
 
     def lookup(self, sdk: str | None) -> str | None:
         """The repository for an SDK name, id, package or slug; None when unknown or ambiguous."""
@@ -55,9 +58,8 @@ class Registry:
         "@sentry/react-native" must beat "react".
         """
         found: dict[str, str] = {}
-        for match in self._alias_pattern().finditer(fold_case(text)):
-            alias = match.group(1)
-            original = text[match.start(1):match.end(1)]
+        for start, alias in self._names_in(fold_case(text)):
+            original = text[start:start + len(alias)]
             if alias in CAPITALISED_ONLY and not original[:1].isupper():
                 continue
             found.setdefault(alias, self.aliases.get(alias, ""))
@@ -88,14 +90,32 @@ class Registry:
             spelled = re.sub(r"[-_]+", " ", name).strip()
             for alias in {slug, name, *([spelled] if " " in spelled else [])}:
                 self.aliases.setdefault(_normalise(alias), slug)
-        self._pattern = None
+        self._starts = None
 
-    def _alias_pattern(self) -> re.Pattern:
-        if self._pattern is None:
-            names = sorted((a for a in self.aliases if len(a) >= 2), key=len, reverse=True)
-            body = "|".join(re.escape(name) for name in names) or "(?!)"
-            self._pattern = re.compile(rf"(?<![\w@/.-])({body})(?![\w-]|\.\w)")
-        return self._pattern
+    def _names_in(self, text: str) -> Iterator[tuple[int, str]]:
+        """(offset, alias) of every alias in `text` (case-folded), left to right, not overlapping: at each place
+        a name may start, the longest alias that ends where a name may end.
+
+        Why not one regex alternating every alias (longest first), which this matches exactly: compiling it
+        cost every process 11 ms, 23 ms with a cache of 220 repositories; this looks up a dict per place."""
+        if self._starts is None:
+            lengths: dict[str, set[int]] = {}
+            for alias in self.aliases:
+                if len(alias) >= 2:
+                    lengths.setdefault(alias[0], set()).add(len(alias))
+            self._lengths = {char: sorted(found, reverse=True) for char, found in lengths.items()}
+            chars = "".join(sorted(self._lengths))
+            self._starts = re.compile(rf"(?<![\w@/.-])[{re.escape(chars)}]" if chars else "(?!)")
+        position = 0
+        while match := self._starts.search(text, position):
+            start = match.start()
+            position = start + 1
+            for length in self._lengths[text[start]]:
+                candidate = text[start:start + length]
+                if len(candidate) == length and candidate in self.aliases and _NAME_END.match(text, start + length):
+                    yield start, candidate
+                    position = start + length
+                    break
 
 
 def fold_case(text: str) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
+from pathlib import Path
 
 import pytest
 
-from indexer.registry import RegistryError, load_registry
+from indexer.registry import RegistryError, fold_case, load_registry
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +96,32 @@ def test_malformed_registry(tmp_path, content: str) -> None:
 def test_missing_registry_file(tmp_path) -> None:
     with pytest.raises(RegistryError, match="Cannot read"):
         load_registry(tmp_path / "nope.json")
+
+
+def _regex_of_every_alias(registry) -> re.Pattern:
+    """The matcher `find_in_text` used before: one regex alternating every alias, longest first."""
+    names = sorted((a for a in registry.aliases if len(a) >= 2), key=len, reverse=True)
+    return re.compile(rf"(?<![\w@/.-])({'|'.join(re.escape(name) for name in names)})(?![\w-]|\.\w)")
+
+
+def test_names_in_text_are_found_exactly_where_one_regex_of_every_alias_finds_them(example_cache_path) -> None:
+    """Every release-note line of the example cache, the eval cases' questions and edge cases, with the packaged
+    registry and with it plus 220 cached repositories (names as prose, slugs, names inside other names)."""
+    conn = sqlite3.connect(example_cache_path)
+    texts = [row[0] for row in conn.execute("select text from entries")]
+    slugs = [row[0] for row in conn.execute("select slug from repositories")]
+    conn.close()
+    for line in (ROOT / "tests" / "data" / "eval" / "cases.jsonl").read_text().splitlines():
+        case = json.loads(line) if line.strip() else {}
+        texts += [str(case.get(field) or "") for field in ("sdk", "problem", "message")]
+    texts += ["RN 0.72 on iOS", "@sentry/react-native@5.1", "sentry-cocoa.framework", "react-native-x",
+              "go", "Go.", "sentry_python", "Sentry React Native SDK", "getsentry/sentry-cocoa#12", "İOS ios",
+              "x/sentry-java", "android-ndk", "sentry-java.", "sentry-java.x", "", "a", "sentry-cocoa"]
+    larger = load_registry()
+    larger.add_repositories(slugs + [f"copies/{slug.split('/')[1]}-{n}" for n in range(1, 20) for slug in slugs])
+    for registry in (load_registry(), larger):
+        pattern = _regex_of_every_alias(registry)
+        differing = [text for text in texts if list(registry._names_in(fold_case(text)))
+                     != [(match.start(1), match.group(1)) for match in pattern.finditer(fold_case(text))]]
+        assert not differing, differing[:3]
+        assert sum(1 for text in texts if registry.find_in_text(text)) > 1000
