@@ -130,15 +130,18 @@ def run_all(cases: list[Case], db: str, assignments: list[str]) -> dict[str, lis
         return {mode: [row(case, run_case(case, mode, config)) for case in cases] for mode in MODES}
 
 
-def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str) -> tuple[list[dict], dict[str, str]]:
-    """Leave-one-repository-out: each repository answered with the value best on the others."""
+def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
+        chosen_on: tuple[str, ...] | None = None) -> tuple[list[dict], dict[str, str]]:
+    """Leave-one-repository-out: each repository answered (in `mode`) with the value best on the others, judged
+    on the answers of `chosen_on` (default: `mode` alone; both modes: one value for both, as the judge ships)."""
+    modes = chosen_on or (mode,)
     repos = sorted({r["repo"] for rows in grid_rows.values() for r in rows[mode]})
     held: list[dict] = []
     chosen: dict[str, str] = {}
     for repo in repos:
         # ties go to the value listed last (list the rule switched off last: the simpler model wins a tie)
         best = max(reversed(list(grid_rows)),
-                   key=lambda value: objective([r for r in grid_rows[value][mode] if r["repo"] != repo]))
+                   key=lambda value: objective([r for m in modes for r in grid_rows[value][m] if r["repo"] != repo]))
         chosen[repo] = best
         held += [r for r in grid_rows[best][mode] if r["repo"] == repo]
     return held, chosen
@@ -190,6 +193,10 @@ def main(argv: list[str] | None = None) -> int:
                 held, chosen = loo(grid, mode)
                 show(f"{mode} LOO-CV", held)
                 print(f"  chosen per held-out repository: {chosen}")
+            for mode in MODES:  # one value for both input modes, as the judge ships one constant
+                held, chosen = loo(grid, mode, MODES)
+                show(f"{mode} LOO-CV, one value both modes", held)
+            print(f"  chosen per held-out repository: {chosen}")
             return 0
         rows = run_all(cases, db, args.set)
     print(f"{len(cases)} cases (public + holdout), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
