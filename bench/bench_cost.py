@@ -41,14 +41,17 @@ from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from wif_action.app import AppConfig, build_workflow
 from wif_action.commands.evaluate import case_input
+from wif_action.engines import DEFAULT_MODEL, DEFAULT_VERIFY_MODEL
 from wif_action.engines.openai_engine import _entry_line
 from wif_action.evaluation import Case, load_cases
 from wif_action.run_records.tables import format_table
 from wif_action.tools.cache import SqliteReleaseCache
+from wif_action.tools.llm_models import cost_usd, price_for
 from wif_action.tools.progress import RecordingProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = 5
+ORACLE = "wif + oracle LLM (all prompts)"
 SKIPPED_CATEGORIES = {"unknown_sdk", "missing_version", "invalid_version"}  # no release range to compare
 
 
@@ -60,6 +63,10 @@ class Cost:
     seconds: float = 0.0
     batches: list[list[str]] = dataclasses.field(default_factory=list)  # tags sent, per LLM call (naive)
     derived: bool = False  # computed from another run: no requests or wall time of its own
+    usd: float | None = None  # LLM cost at list prices, prompt caching as the fake server simulates it
+    usd_uncached: float | None = None  # … had no prompt token been cached
+    cached_tokens: int = 0
+    prompt_tokens: int = 0  # as the LLM server counted them
 
     @property
     def tokens(self) -> int:
@@ -154,7 +161,12 @@ def wif_cost(config: AppConfig, fake: FakeGitHub, case: Case) -> Cost:
     assert answer.usage.github_requests == fake.total_requests() - before, "request count mismatch"
     if llm is not None:
         calls = llm.calls
-        return Cost(answer.usage.github_requests, sum(len(c.prompt_text) for c in calls), len(calls), seconds)
+        prices = [price_for(c.model, {}) for c in calls]
+        uncached = None if None in prices else sum(
+            cost_usd(p, c.prompt_tokens, 0, c.completion_tokens) for p, c in zip(prices, calls, strict=True) if p)
+        return Cost(answer.usage.github_requests, sum(len(c.prompt_text) for c in calls), len(calls), seconds,
+                    usd=llm.cost_usd(), usd_uncached=uncached, cached_tokens=sum(c.cached_tokens for c in calls),
+                    prompt_tokens=sum(c.prompt_tokens for c in calls))
     return Cost(answer.usage.github_requests, meter.chars, meter.calls, seconds)
 
 
@@ -208,7 +220,7 @@ def run(args: argparse.Namespace) -> None:
             columns["naive batches as compact lines"].append(compact_cost(cache, case.repo, naive, case.problem or ""))
             columns["wif offline"].append(wif_cost(offline, fake, case))
         if args.oracle:
-            columns["wif + oracle LLM (all prompts)"] = oracle_costs(db, fake, cases)
+            columns[ORACLE] = oracle_costs(db, fake, cases)
     print_report(cases, columns, args.per_case)
 
 
@@ -239,6 +251,16 @@ def print_report(cases: list[Case], columns: dict[str, list[Cost]], show_cases: 
             else ratio(sum(getattr(c, a) for c in naive), sum(getattr(c, a) for c in costs))
             for a in ("requests", "llm_calls", "prompt_chars", "seconds")])
     print(format_table(["variant", "GitHub requests", "LLM calls", "prompt size", "wall time"], ratio_rows))
+    oracle = columns.get(ORACLE, [])
+    if oracle and all(c.usd is not None and c.usd_uncached is not None for c in oracle):
+        usd = [c.usd or 0.0 for c in oracle]
+        uncached = [c.usd_uncached or 0.0 for c in oracle]
+        share = sum(c.cached_tokens for c in oracle) / max(1, sum(c.prompt_tokens for c in oracle))
+        print(f"\nLLM cost per question ({ORACLE}; the default models, {DEFAULT_MODEL} and verify "
+              f"{DEFAULT_VERIFY_MODEL}, at the list prices of wif_action/tools/llm_models.py): "
+              f"mean ${statistics.fmean(usd):.4f}, "
+              f"median ${statistics.median(usd):.4f}, max ${max(usd):.4f}; {share:.0%} of prompt tokens served "
+              f"from the fake's prompt cache — without it mean ${statistics.fmean(uncached):.4f}")
     if show_cases:
         names = list(columns)
         print("\nPer case: GitHub requests / prompt chars (" + ", ".join(names) + ")")
