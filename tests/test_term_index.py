@@ -29,6 +29,7 @@ NONSENSE = "quuxification"  # a word no note uses
 def conn(example_cache_copy: Path) -> Iterator[sqlite3.Connection]:
     open_cache(example_cache_copy, create=True).close()
     connection = sqlite3.connect(example_cache_copy, isolation_level=None)
+    refresh(connection)  # as `wif index` would: the committed copy may predate a lexicon edit
     yield connection
     connection.close()
 
