@@ -126,3 +126,17 @@ def test_a_cache_without_stored_counts_answers_the_same(example_cache_copy: Path
                       for r in OfflineJudge(cache, registry).filter_relevant_entries(entries, question)])
         cache.db.close()
     assert found[0] and found[0] == found[1]
+
+
+def test_a_tuned_weight_keeps_the_stored_counts_valid(packaged_lexicon: None) -> None:
+    """Weights weigh terms and never decide which terms a text has: tuning one must not orphan every stored
+    count (nor the committed example cache's); a word list must."""
+    before = lexicon.fingerprint()
+    tables = copy.deepcopy(lexicon.data())
+    tables["weight"] = {name: float(value) + 1.0 for name, value in tables["weight"].items()}
+    tables["section_weight"] = {name: float(value) + 1.0 for name, value in tables["section_weight"].items()}
+    lexicon.use(tables)
+    assert lexicon.fingerprint() == before
+    tables["words"]["stopwords"] = [*tables["words"]["stopwords"], "sprocket"]
+    lexicon.use(tables)
+    assert lexicon.fingerprint() != before

@@ -64,6 +64,7 @@ def data() -> dict[str, Any]:
 
 
 _ANALYSIS_CODE = ("__init__.py", "terms.py", "stemmer.py")  # what turns a text into its terms, with data()
+_NOT_ANALYSIS = ("weight", "section_weight")  # tables no term key depends on
 
 
 @_cached
@@ -71,8 +72,11 @@ def fingerprint() -> str:
     """A digest of what a text's terms depend on: these tables as loaded and the analysing code.
 
     Why: term counts stored at index time (schema m009) are used only under the same fingerprint, so an edited
-    lexicon.toml, stemmer or tokeniser (or `use()`) is never judged with counts of the old one."""
-    digest = hashlib.sha256(json.dumps(data(), sort_keys=True, default=str).encode())
+    lexicon.toml, stemmer or tokeniser (or `use()`) is never judged with counts of the old one. The numeric
+    weights are left out: they weigh terms, they never decide which terms a text has, so tuning one keeps the
+    stored counts (and the committed cache.db.example) valid."""
+    tables = {name: table for name, table in data().items() if name not in _NOT_ANALYSIS}
+    digest = hashlib.sha256(json.dumps(tables, sort_keys=True, default=str).encode())
     digest.update(commit_prefix_pattern().encode())
     package = resources.files(__package__)
     for name in _ANALYSIS_CODE:
