@@ -67,7 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--refresh-days", type=non_negative_days, default=30, metavar="N",
                         help="re-read releases published in the last N days (edited notes); default 30")
     parser.add_argument("--pulls", choices=("none", "recent"), default="none",
-                        help="also cache PR details cited by the newest 110 stable releases; default none")
+                        help="also cache PR details cited by the Unreleased notes and the newest 110 stable "
+                             "releases, up to 8 requests at once (at most 900 a minute, GitHub's secondary "
+                             "limit); default none")
     parser.add_argument("--max-pulls", type=count_at_least(0), default=DEFAULT_MAX_PULLS, metavar="N",
                         help=f"at most N PR fetches per repository per run (the rest follow on later runs); "
                              f"default {DEFAULT_MAX_PULLS}")

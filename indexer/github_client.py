@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -95,13 +97,59 @@ class GitHubPolicy:
         return replace(policy, **overrides)
 
 
-def build_github(policy: GitHubPolicy) -> Github:
-    """A lazy PyGithub client following `policy`; PyGithub's own write sleep is replaced by our throttles."""
+# GitHub's secondary rate limit for REST: at most 900 points a minute (a GET is one point)
+# https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits
+REQUESTS_PER_MINUTE = 900
+
+
+class RequestGate:
+    """What several clients of one run (the indexer's PR workers) wait for before each request.
+
+    Why: GitHub asks clients that are told to wait (`Retry-After`, a secondary rate limit, a server error's
+    back-off) to send nothing until then — not only the request that was told. A retry that sleeps holds the
+    gate (`hold`), so every worker's next request waits as long (`enter`). `enter` also keeps to GitHub's
+    secondary limit of `per_minute` requests in any minute: a burst is not slowed, a long run is paced
+    (None: no pacing, for a local server).
+    """
+
+    def __init__(self, per_minute: int | None = REQUESTS_PER_MINUTE, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.per_minute = per_minute
+        self._clock, self._sleep = clock, sleep
+        self._lock = threading.Lock()
+        self._until = 0.0
+        self._starts: deque[float] = deque()
+
+    def hold(self, seconds: float) -> None:
+        """No request of any client before `seconds` from now."""
+        with self._lock:
+            self._until = max(self._until, self._clock() + seconds)
+
+    def enter(self) -> None:
+        """Wait until a request may start (a hold is over, and fewer than `per_minute` started in the last 60 s)."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                while self._starts and self._starts[0] <= now - 60:
+                    self._starts.popleft()
+                wait = self._until - now
+                if self.per_minute is not None and len(self._starts) >= self.per_minute:
+                    wait = max(wait, self._starts[0] + 60 - now)
+                if wait <= 0:
+                    if self.per_minute is not None:
+                        self._starts.append(now)
+                    return
+            self._sleep(wait)
+
+
+def build_github(policy: GitHubPolicy, gate: RequestGate | None = None) -> Github:
+    """A lazy PyGithub client following `policy`; PyGithub's own write sleep is replaced by our throttles.
+    `gate`: shared with other clients, whose retries' waits then hold every client (RequestGate)."""
     client = Github(
         auth=Auth.Token(policy.token) if policy.token else None,
         base_url=policy.api_url,
         timeout=int(max(1, policy.timeout)),
-        retry=github_retry(policy),
+        retry=github_retry(policy, gate),
         per_page=100,
         seconds_between_requests=policy.seconds_between_requests,
         seconds_between_writes=None,
@@ -111,13 +159,14 @@ def build_github(policy: GitHubPolicy) -> Github:
     return client
 
 
-def github_retry(policy: GitHubPolicy) -> BoundedRetry | None:
+def github_retry(policy: GitHubPolicy, gate: RequestGate | None = None) -> BoundedRetry | None:
     """The retry policy of `policy`'s clients; None when retrying is off."""
     if policy.retries is None:
         return None
     return BoundedRetry(total=policy.retries, connect=1, read=1, backoff_factor=0.5,
                         max_rate_limit_wait=policy.max_rate_limit_wait,
-                        secondary_rate_wait=min(60, policy.max_rate_limit_wait), wait_scale=policy.backoff_scale)
+                        secondary_rate_wait=min(60, policy.max_rate_limit_wait), wait_scale=policy.backoff_scale,
+                        gate=gate)
 
 
 def _cap_bodies(requester: Requester, https: bool) -> None:
@@ -140,15 +189,18 @@ class BoundedRetry(GithubRetry):
     before GithubRetry's own cap is consulted; an unattended run must fail fast instead.
     A 403/429 asking for too long a wait raises RateLimitExceededException, anything else
     GithubException, each carrying the response's status and headers. Every wait it does sleep
-    (Retry-After, rate-limit reset, exponential back-off) is multiplied by `wait_scale` (indexer.backoff).
+    (Retry-After, rate-limit reset, exponential back-off) is multiplied by `wait_scale` (indexer.backoff), and
+    holds `gate` as long (the other clients sharing it wait too).
     """
 
-    def __init__(self, wait_scale: float = 1.0, **kwargs: Any) -> None:
+    def __init__(self, wait_scale: float = 1.0, gate: RequestGate | None = None, **kwargs: Any) -> None:
         self.wait_scale = wait_scale
+        self.gate = gate
         super().__init__(**kwargs)
 
     def new(self, **kw: Any) -> Any:
         kw["wait_scale"] = self.wait_scale
+        kw["gate"] = self.gate
         return super().new(**kw)
 
     def next_wait(self, response: Any = None) -> float:
@@ -159,6 +211,8 @@ class BoundedRetry(GithubRetry):
     def sleep(self, response: Any = None) -> None:
         wait = self.next_wait(response)
         if wait > 0:
+            if self.gate is not None:
+                self.gate.hold(wait)
             time.sleep(wait)
 
     def increment(self, method: str | None = None, url: str | None = None, response: Any = None,

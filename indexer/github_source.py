@@ -12,8 +12,10 @@ import base64
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -21,16 +23,17 @@ from urllib.parse import urlsplit
 
 import requests
 import urllib3.exceptions
-from github import GithubException
+from github import Github, GithubException
 from github.Repository import Repository
 
-from indexer.github_client import GitHubPolicy, ResponseTooLarge, build_github
+from indexer.github_client import REQUESTS_PER_MINUTE, GitHubPolicy, RequestGate, ResponseTooLarge, build_github
 from indexer.redaction import Redactor, redact
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
 from indexer.wall_clock import WallClockExceeded, run_within
 
 PER_PAGE = 100
+PULL_WORKERS = 8  # PR details fetched at once (`pull_pool`): a small pool, paced by RequestGate
 REPOSITORY_SECONDS = 300.0  # wall-clock budget of one repository's requests (a hung GitHub costs this once)
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 _POOL_PREAMBLE = re.compile(r"^\S*HTTPS?Connection(?:Pool)?\([^)]*\):\s*")
@@ -73,7 +76,12 @@ RAW = "application/vnd.github.raw+json"
 
 
 class ReleaseSource:
-    """A PyGithub client that counts its requests and speaks in ReleaseRecords and SourceErrors."""
+    """A PyGithub client that counts its requests and speaks in ReleaseRecords and SourceErrors.
+
+    `pull` may run on several threads at once (`pull_pool`): each thread gets its own PyGithub client (one
+    client's connection object holds the request being sent, so it is not thread-safe); all of them share the
+    request count, the repository's wall-clock budget and one RequestGate (a `Retry-After` pauses them all).
+    """
 
     def __init__(
         self,
@@ -85,6 +93,8 @@ class ReleaseSource:
         max_rate_limit_wait: float = 60,
         seconds_between_requests: float | None = None,
         repository_seconds: float = REPOSITORY_SECONDS,
+        requests_per_minute: int | None = REQUESTS_PER_MINUTE,
+        pull_workers: int = PULL_WORKERS,
     ):
         policy = GitHubPolicy(base_url=base_url, token=token, timeout=timeout, retries=retries,
                               max_rate_limit_wait=max_rate_limit_wait,
@@ -92,7 +102,15 @@ class ReleaseSource:
         self.base_url = policy.api_url
         # Bounded: a scheduled run should fail one repository quickly, not sleep for an hour.
         # retries=None turns retrying off (tests: a scripted fault is answered exactly once).
-        self.github = build_github(policy)
+        self._policy = policy
+        self._gate = RequestGate(requests_per_minute)  # None: unpaced (a local fake, a mirror)
+        self.github = build_github(policy, self._gate)
+        self._clients = [self.github]
+        self._owner = threading.current_thread()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self.pull_workers = max(1, pull_workers)
         self.requests = 0
         self._token = token or ""
         self.redactor = Redactor(extra=(self._token,))  # what is stored passes it: the environment's secrets
@@ -105,7 +123,28 @@ class ReleaseSource:
         return cls(os.environ.get("GITHUB_API_URL") or None, os.environ.get("GITHUB_TOKEN") or None, **kwargs)
 
     def close(self) -> None:
-        self.github.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        for client in self._clients:
+            client.close()
+
+    def pull_pool(self) -> ThreadPoolExecutor:
+        """The `pull_workers` threads that fetch PR details at once, started on first use, ended by `close`."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.pull_workers, thread_name_prefix="wif-pulls")
+        return self._pool
+
+    def _client(self) -> Github:
+        """This thread's PyGithub client: the source's own on the thread that made it, else one per thread."""
+        if threading.current_thread() is self._owner:
+            return self.github
+        client: Github | None = getattr(self._local, "github", None)
+        if client is None:
+            client = self._local.github = build_github(self._policy, self._gate)
+            with self._lock:
+                self._clients.append(client)
+        return client
 
     # ------------------------------------------------------------------ releases
     def first_page(self, slug: str, etag: str | None) -> Page:
@@ -139,9 +178,8 @@ class ReleaseSource:
             page = self.next_page(slug, page)
 
     def _page(self, slug: str, url: str, parameters: dict, headers: dict) -> Page:
-        requester = self.github.requester
         status, response_headers, text = self._call(
-            slug, lambda: requester.requestJson("GET", url, parameters=parameters, headers=headers))
+            slug, lambda github: github.requester.requestJson("GET", url, parameters=parameters, headers=headers))
         if status == 304:
             return Page(304, _header(response_headers, "etag") or headers.get("If-None-Match"), None, None)
         data = _json(slug, text)
@@ -159,7 +197,7 @@ class ReleaseSource:
         """CHANGELOG.md as of a tag (decoded), or None when the file does not exist there."""
         check_slug(slug)
         try:
-            content = self._call(slug, lambda: self._repo(slug).get_contents(path, ref=tag))
+            content = self._call(slug, lambda github: _repo(github, slug).get_contents(path, ref=tag))
         except SourceError as error:
             if error.status == 404:
                 return None
@@ -176,7 +214,7 @@ class ReleaseSource:
         a server that answers JSON anyway is read from its base64 `content`. Bytes, never decoded here."""
         check_slug(slug)
         headers = {"Accept": RAW} | ({"If-None-Match": etag} if etag else {})
-        status, response_headers, text = self._call(slug, lambda: self.github.requester.requestJson(
+        status, response_headers, text = self._call(slug, lambda github: github.requester.requestJson(
             "GET", f"/repos/{slug}/contents/{path}", headers=headers))
         url = f"https://github.com/{slug}/blob/HEAD/{path}"
         if status == 304:
@@ -191,7 +229,7 @@ class ReleaseSource:
         return DefaultChangelog(200, new_etag, _base64_content(slug, _json(slug, text)), url)
 
     def _raw_file(self, slug: str, path: str, tag: str) -> str | None:
-        status, headers, text = self._call(slug, lambda: self.github.requester.requestJson(
+        status, headers, text = self._call(slug, lambda github: github.requester.requestJson(
             "GET", f"/repos/{slug}/contents/{path}", parameters={"ref": tag},
             headers={"Accept": "application/vnd.github.raw+json"}))
         if status == 404:
@@ -206,7 +244,7 @@ class ReleaseSource:
         """A PR's details as stored in the `pulls` table, or None when #number is not a PR (404)."""
         check_slug(slug)
         try:
-            pr = self._call(slug, lambda: _completed(self._repo(slug).get_pull(number)))
+            pr = self._call(slug, lambda github: _completed(_repo(github, slug).get_pull(number)))
         except SourceError as error:
             if error.status == 404:
                 return None
@@ -225,12 +263,18 @@ class ReleaseSource:
         }
 
     def rate_limit(self) -> tuple[int, int] | None:
-        """(remaining, limit) from the last response's headers; None before any response.
+        """(remaining, limit) from the latest response's headers; None before any response.
 
-        Why not `Github.rate_limiting`: it spends a request on /rate_limit when nothing is known yet.
+        Why not `Github.rate_limiting`: it spends a request on /rate_limit when nothing is known yet. With
+        several clients (`pull_pool`) the latest is the reading of the newest reset window with the fewest left.
         """
-        remaining, limit = self.github.requester.rate_limiting
-        return None if limit < 0 else (remaining, limit)
+        readings = [(client.requester.rate_limiting_resettime, *client.requester.rate_limiting)
+                    for client in list(self._clients)]
+        known = [reading for reading in readings if reading[2] >= 0]
+        if not known:
+            return None
+        _, remaining, limit = max(known, key=lambda reading: (reading[0], -reading[1]))
+        return remaining, limit
 
     # -------------------------------------------------------------------- helpers
     def _status_error(self, slug: str, status: int, headers: Any, data: Any) -> SourceError:
@@ -238,23 +282,23 @@ class ReleaseSource:
         error = _error_for_status(slug, status, headers, data, self.base_url)
         return SourceError(slug, redact(error.message, self._token), status)
 
-    def _repo(self, slug: str) -> Repository:
-        return self.github.get_repo(slug)  # lazy client: no request
-
     def begin_repository(self) -> None:
         """Start one repository's wall-clock budget: its requests together may not take longer."""
         self._repository_deadline = time.monotonic() + self.repository_seconds
 
-    def _call(self, slug: str, request: Callable[[], T]) -> T:
+    def _call(self, slug: str, request: Callable[[Github], T]) -> T:
         """Run one HTTP request within the repository's budget, counting it; failures become SourceError.
 
         Why a wall-clock bound: read timeouts restart on every byte, so a slow-drip server would
         otherwise hold the whole index run.
         """
-        self.requests += 1
+        client = self._client()
+        with self._lock:
+            self.requests += 1
+        self._gate.enter()
         left = self._repository_deadline - time.monotonic()
         try:
-            return run_within(left, request)
+            return run_within(left, lambda: request(client))
         except WallClockExceeded:
             reason = f"cannot reach GITHUB_API_URL ({self.base_url}: no complete answer within the repository's " \
                      f"{self.repository_seconds:g} s budget)"
@@ -270,6 +314,10 @@ class ReleaseSource:
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
             reason = f"cannot reach GITHUB_API_URL ({self.base_url}: {_reason(error)})"
             raise SourceError(slug, reason) from error
+
+
+def _repo(github: Github, slug: str) -> Repository:
+    return github.get_repo(slug)  # lazy client: no request
 
 
 def _same_origin(url: str, base_url: str) -> bool:

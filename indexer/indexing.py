@@ -16,7 +16,9 @@ import contextlib
 import re
 import sqlite3
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,7 +28,7 @@ from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer import unreleased
-from indexer.github_source import Page, ReleaseSource, SourceError, check_slug
+from indexer.github_source import DefaultChangelog, Page, ReleaseSource, SourceError, check_slug
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.schema import open_cache
 from indexer.store import (
@@ -200,6 +202,8 @@ class _RepositoryPass:
     max_pulls: int | None
     bundles: dict[str, str] | None = None
     unreleased: bool = True
+    unreleased_reply: DefaultChangelog | None = None  # read by `_run`, stored after the releases
+    unreleased_error: str | None = None
 
     def execute(self) -> RepoReport:
         started, requests_before = time.monotonic(), self.source.requests
@@ -235,6 +239,8 @@ class _RepositoryPass:
             # a token pasted into notes (or echoed into them) is never stored, nor published with the cache
             redactor = self.source.redactor
             fetched = [replace(r, name=redactor.text(r.name), body=redactor.text(r.body)) for r in fetched]
+        if self.unreleased:  # read before the PR details (the PRs its notes cite are the newest), stored after
+            self._read_unreleased()
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
         report.releases, report.pulls = len(fetched), len(pull_rows)
         if report.not_modified and not pull_rows:
@@ -248,13 +254,19 @@ class _RepositoryPass:
         report.reparsed = result.reparsed
         report.skipped_tags = list(result.skipped_tags)
 
+    def _read_unreleased(self) -> None:
+        """Read the default branch's CHANGELOG.md (one conditional request); a failure is kept for the report."""
+        try:
+            self.unreleased_reply = self.source.default_changelog(self.slug, unreleased.stored_etag(self.db, self.slug))
+        except SourceError as error:
+            self.unreleased_error = error.message
+
     def _unreleased_notes(self) -> None:
         """Replace the cached Unreleased notes (own transaction, after the releases'): a failure here is a
         warning, never the repository's error, and keeps the notes read last time."""
-        try:
-            reply = self.source.default_changelog(self.slug, unreleased.stored_etag(self.db, self.slug))
-        except SourceError as error:
-            outcome = unreleased.Outcome("failed", error=error.message)
+        reply = self.unreleased_reply
+        if reply is None:
+            outcome = unreleased.Outcome("failed", error=self.unreleased_error or "not read")
             self.report.warnings.append(outcome.describe())
         else:
             outcome = self._write(lambda: unreleased.store(self.db, self.slug, reply))
@@ -319,27 +331,51 @@ class _RepositoryPass:
 
     # ------------------------------------------------------------------------ pull requests
     def _fetch_pulls(self, fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[dict]:
-        """Details of PRs cited by the newest stable releases that the cache lacks, newest first.
+        """Details of PRs the cache lacks, cited by the Unreleased notes and the newest stable releases, newest
+        first (the order of `_wanted_pulls`, kept whatever order the answers come in).
 
-        Bounded by `max_pulls` per run; the rest follow on later runs. A failure (e.g. rate
-        limit) stops PR fetching but keeps what was fetched, and the releases.
+        Up to `pull_workers` requests at once (`ReleaseSource.pull_pool`), starting with one and doubling with
+        each answer (a server failing the first request sees one); bounded by `max_pulls` per run (the rest
+        follow on later runs). A failure (e.g. rate limit) stops PR fetching and keeps the details before it in
+        that order, and the releases: the requests already under way are waited for and dropped, none is
+        started after it.
         """
-        wanted = _wanted_pulls(self.db, self.slug, fetched, cached)
+        wanted = _wanted_pulls(self.db, self.slug, fetched, cached, self.unreleased_reply)
         if self.max_pulls is not None:
             wanted = wanted[:max(0, self.max_pulls)]
         rows: list[dict] = []
-        for number in wanted:
-            reason = _low_rate_limit(self.source)
-            try:
-                pull = None if reason else self.source.pull(self.slug, number)
-            except SourceError as error:
-                reason = error.message
-            if reason:
-                self.report.warnings.append(
-                    f"stopped fetching PR details after {len(rows)} of {len(wanted)}: {reason}")
-                self.on_progress(f"{self.slug}: {self.report.warnings[-1]}")
-                break
-            rows.append(pull or _not_a_pull(self.slug, number))
+        reason: str | None = None
+        pending: deque[tuple[int, Future[dict | None]]] = deque()
+        numbers = iter(wanted)
+        pool = self.source.pull_pool()
+        window = 1
+        try:
+            while True:
+                while reason is None and len(pending) < window:
+                    number = next(numbers, None)
+                    if number is None:
+                        break
+                    # the rate limit a request under way will spend is not in the last response's headers yet
+                    reason = _low_rate_limit(self.source, under_way=sum(not f.done() for _, f in pending))
+                    if reason is None:
+                        pending.append((number, pool.submit(self.source.pull, self.slug, number)))
+                if not pending:
+                    break
+                number, future = pending.popleft()
+                try:
+                    pull = future.result()
+                except SourceError as error:
+                    reason = error.message
+                    break
+                rows.append(pull or _not_a_pull(self.slug, number))
+                window = min(self.source.pull_workers, window * 2)
+        finally:
+            for _, later in pending:
+                later.cancel()
+            wait([later for _, later in pending])
+        if reason:
+            self.report.warnings.append(f"stopped fetching PR details after {len(rows)} of {len(wanted)}: {reason}")
+            self.on_progress(f"{self.slug}: {self.report.warnings[-1]}")
         return rows
 
 
@@ -400,19 +436,23 @@ def _heading_version(title: str) -> Version | None:
 
 
 # ---------------------------------------------------------------------------- pull request helpers
-def _low_rate_limit(source: ReleaseSource) -> str | None:
+def _low_rate_limit(source: ReleaseSource, under_way: int = 0) -> str | None:
     limits = source.rate_limit()
-    if limits and limits[0] <= PULL_RATE_RESERVE:
-        return f"keeping the last {limits[0]} requests of the rate limit for release checks"
+    if limits and limits[0] - under_way <= PULL_RATE_RESERVE:
+        return f"keeping the last {limits[0] - under_way} requests of the rate limit for release checks"
     return None
 
 
-def _wanted_pulls(db: Database, slug: str, fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[int]:
-    """PR numbers cited by the newest stable releases (newest release first) not yet in `pulls`."""
+def _wanted_pulls(db: Database, slug: str, fetched: list[ReleaseRecord], cached: dict[str, _Cached],
+                  changelog: DefaultChangelog | None = None) -> list[int]:
+    """PR numbers not yet in `pulls`, newest first: cited by the Unreleased notes (`changelog` as just read, else
+    the cached ones: merged, in no release yet, what a question about the newest version needs), then by the
+    newest stable releases."""
     newest = _newest_stable(fetched, cached)
     known = _known_pulls(db, slug)
     changed = {record.tag: record for record in fetched if not _same_body(record, cached)}
-    wanted: dict[int, None] = {}
+    wanted: dict[int, None] = dict.fromkeys(
+        number for number in unreleased.cited_pulls(db, slug, changelog) if number not in known)
     for tag in newest:
         if tag in changed:
             numbers: Iterable[int] = (pr for entry in parse_release_notes(changed[tag].body, repo=slug)

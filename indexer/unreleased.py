@@ -93,6 +93,20 @@ def stored_etag(db: Database, slug: str) -> str | None:
     return row[0] if row and row[1] == PARSER_VERSION else None
 
 
+def cited_pulls(db: Database, slug: str, reply: DefaultChangelog | None) -> list[int]:
+    """The PRs the Unreleased notes cite, in the section's order: as `reply` has them (a 200 or a 404), else (a
+    304, or not read) as cached."""
+    if reply is not None and reply.status == 404:
+        return []
+    if reply is not None and reply.status != 304:
+        section = unreleased_section(reply.data or b"")
+        entries = parse_release_notes(section.body, repo=slug)[:MAX_ENTRIES] if section.body else []
+        return [number for entry in entries for number in entry.prs]
+    rows = db.execute("select e.prs from unreleased_entries e join repositories s on s.id = e.repo_id "
+                      "where s.slug = ? order by e.position", [slug])
+    return [int(number) for (prs,) in rows for number in json.loads(prs or "[]")]
+
+
 def store(db: Database, slug: str, reply: DefaultChangelog) -> Outcome:
     """Replace the repository's Unreleased notes with what `reply` says (call inside one transaction)."""
     repo_id = repository_id(db, slug)

@@ -307,8 +307,9 @@ def test_pull_details_are_fetched_incrementally_within_the_budget(fake_github, e
 @pytest.mark.slow
 def test_example_cache_is_complete_and_a_rerun_is_free(example_cache_copy, shared_fake_github, github_repos) -> None:
     def index() -> list:
-        return index_repositories(example_cache_copy, ReleaseSource(shared_fake_github.url, retries=None),
-                                  github_repos, pulls="recent", max_pulls=None, on_progress=lambda _: None)
+        source = ReleaseSource(shared_fake_github.url, retries=None, requests_per_minute=None)
+        return index_repositories(example_cache_copy, source, github_repos, pulls="recent", max_pulls=None,
+                                  on_progress=lambda _: None)
 
     first = index()  # the committed example's ETags are another fake server's (its URLs are in each reply)
     assert all(r.error is None and r.new == r.updated == 0 for r in first)  # nothing to add, no PR backlog

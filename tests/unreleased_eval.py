@@ -44,8 +44,9 @@ def withheld_github(withhold: dict[str, int], db: Path, pulls: str = "none") -> 
         for repo, count in withhold.items():
             fake.withhold_newest(repo, count)
         fake.rate_limit_limit = fake.rate_limit_remaining = 10**9
-        reports = index_repositories(db, ReleaseSource(fake.url, retries=None), sorted(withhold), pulls=pulls,
-                                     max_pulls=None, on_progress=lambda _line: None)
+        source = ReleaseSource(fake.url, retries=None, requests_per_minute=None)
+        reports = index_repositories(db, source, sorted(withhold), pulls=pulls, max_pulls=None,
+                                     on_progress=lambda _line: None)
         failed = [f"{r.repo}: {r.error}" for r in reports if r.error]
         if failed:
             raise RuntimeError(f"indexing failed: {failed}")

@@ -150,6 +150,9 @@ class _HTTPServer(ThreadingHTTPServer):
 class _RequestHandler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.0"  # one request per connection: simple and deterministic
+    # headers and body are separate writes: with Nagle's algorithm the body could wait for the client's delayed
+    # ACK (~40 ms), and timings would measure the fake
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the default stderr access log."""
