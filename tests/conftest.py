@@ -125,11 +125,6 @@ def build_example_cache(path: Path, fake: FakeGitHub) -> list[RepoReport]:
     return build_cache(path, fake, GITHUB_REPOS, pulls="recent", max_pulls=None, derive=refresh)
 
 
-# Migrations that change how the indexer writes, not what a cache holds: a file without them reads the same, and
-# any index run applies them on opening it (m008: full-text rows written by the store instead of a trigger).
-WRITES_ONLY = frozenset({"m008_entries_fts_by_store"})
-
-
 def example_is_current(path: Path) -> bool:
     """This code would have written `path`: every migration it knows applied and none it does not, every
     fixture repository indexed, each by the current notes parser."""
@@ -138,7 +133,7 @@ def example_is_current(path: Path) -> bool:
     except Exception:
         return False
     try:
-        if set(MIGRATIONS.pending(db)) - WRITES_ONLY:
+        if MIGRATIONS.pending(db):
             return False
         parsers = dict(db.execute("select slug, notes_parser from repositories").fetchall())
     finally:
