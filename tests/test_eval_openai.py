@@ -126,3 +126,14 @@ def test_the_workflow_hands_the_engine_the_customers_context(capsys, monkeypatch
                                "Version in use: 8.48.0\nPlatform: not stated; the SDK runs on ios, macos,")
         assert user.count("WatchdogTermination issues have empty tags") == 1, "fields input: the problem once"
         assert "<request>\nhttps://github.com/getsentry/sentry-cocoa/issues/5397\n</request>" in user
+
+
+def test_a_reason_naming_the_customers_own_version_is_no_invented_claim(capsys, monkeypatch, shared_fake_github,
+                                                                        example_cache_path, openai_fake):
+    """The prompt now shows the customer's version; a model citing it (on the links fast path too, which reads
+    no release range) names data the run read, so the HIGH answer stands."""
+    openai_fake.responder = keyword_responder("avasset", reason="The customer on 9.12.0 hits exactly this crash.")
+    code, out, _ = run_eval(capsys, monkeypatch, shared_fake_github, openai_fake, example_cache_path,
+                            "--case", "cocoa-avasset-download-crash-link", "--input", "fields", "--json")
+    case = json.loads(out)["cases"][0]
+    assert code == 0 and case["outcome"] == "high" and case["candidates"][0]["pr"] == 7891, case["summary"]

@@ -127,6 +127,8 @@ class Workflow:
         evaluator = PrEvaluator(run, repo, question_of(request, self.registry, repo))  # the question, analysed once
         version = request.version or ""
         user_release = tools.cache.find_release(repo, version) if parse_tag(version) else None
+        if user_release is not None:  # the prompts show the customer's version: a reason citing it cites data read
+            journal.read_version(version, user_release.version, display_version(user_release.tag))
         links = self._links(run, request, repo, user_release, evaluator)  # needs a user release
         if links.outcome == "high":
             return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
