@@ -8,6 +8,7 @@ answers wrong is what the entry is for (and which repositories it was seen on sa
     python bench/ablate.py --only symptom:,rule:    # entries whose name starts with one of these
     python bench/ablate.py --list                   # the entries it can switch off
     python bench/ablate.py --json out.json          # also write every row
+    python bench/ablate.py --names A,B --together   # A and B off at once: their joint effect, one row
 
 An answer is the outcome plus the top candidate (release, PR or commit, level), read the way `wif eval` reads
 it. Each row says, per changed case, before → after and whether the top candidate was right (✓) or wrong (✗).
@@ -174,12 +175,24 @@ def _replaced(module: Any, name: str, value: Any) -> Callable[[], contextlib.Abs
 def switched_off(ablation: Ablation, packaged: dict[str, Any]) -> Iterator[None]:
     """The judge with this one entry off; the lexicon as the run started afterwards (an edit of lexicon.toml
     while it runs changes nothing)."""
+    with all_switched_off([ablation], packaged):
+        yield
+
+
+@contextlib.contextmanager
+def all_switched_off(chosen: list[Ablation], packaged: dict[str, Any]) -> Iterator[None]:
+    """The judge with every one of these entries off at once (`--together`: their joint effect, which one at a
+    time cannot show); the lexicon as the run started afterwards."""
     tables = copy.deepcopy(packaged)
-    if ablation.tables is not None:
-        ablation.tables(tables)
+    for ablation in chosen:
+        if ablation.tables is not None:
+            ablation.tables(tables)
     lexicon.use(tables)
     try:
-        with ablation.patch() if ablation.patch is not None else contextlib.nullcontext():
+        with contextlib.ExitStack() as stack:
+            for ablation in chosen:
+                if ablation.patch is not None:
+                    stack.enter_context(ablation.patch())
             yield
     finally:
         lexicon.use(packaged)
@@ -341,6 +354,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write every row as JSON")
     parser.add_argument("--shard", metavar="I/N", help="run only every N-th entry starting at I (0-based)")
     parser.add_argument("--skip", help="comma-separated entry names not to run (measured already)")
+    parser.add_argument("--names", help="comma-separated exact entry names to switch off")
+    parser.add_argument("--together", action="store_true",
+                        help="switch the chosen entries off all at once (one row: their joint effect)")
     args = parser.parse_args(argv)
     packaged = copy.deepcopy(lexicon.data())
     lexicon.use(packaged)
@@ -351,6 +367,12 @@ def main(argv: list[str]) -> int:
     if args.skip:
         skipped = {name.strip() for name in args.skip.split(",")}
         chosen = [ablation for ablation in chosen if ablation.name not in skipped]
+    if args.names:
+        wanted = {name.strip() for name in args.names.split(",") if name.strip()}
+        chosen = [ablation for ablation in chosen if ablation.name in wanted]
+        missing = wanted - {ablation.name for ablation in chosen}
+        if missing:
+            parser.error(f"no such entries: {', '.join(sorted(missing))}")
     if args.shard:
         index, count = (int(part) for part in args.shard.split("/"))
         chosen = chosen[index::count]
@@ -366,7 +388,13 @@ def main(argv: list[str]) -> int:
         with recording():
             base = {mode: answers(cases, mode, config, used[mode]) for mode in MODES}
         print(f"{len(cases)} cases × {len(MODES)} input modes; {len(chosen)} entries to switch off", file=sys.stderr)
-        rows = []
+        if args.together:
+            with all_switched_off(chosen, packaged):
+                now = {mode: answers(cases, mode, config) for mode in MODES}
+            rows = [compare(f"{len(chosen)} entries together", base, now)]
+            chosen = []
+        else:
+            rows = []
         for number, ablation in enumerate(chosen, 1):
             started = time.perf_counter()
             with switched_off(ablation, packaged):

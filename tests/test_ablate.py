@@ -7,7 +7,17 @@ import os
 
 import pytest
 
-from bench.ablate import CASE_FILES, ROOT, ablations, affected, answers, compare, recording, switched_off
+from bench.ablate import (
+    CASE_FILES,
+    ROOT,
+    ablations,
+    affected,
+    all_switched_off,
+    answers,
+    compare,
+    recording,
+    switched_off,
+)
 from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon, objections
 from wif_action.app import AppConfig
@@ -59,3 +69,21 @@ def test_a_rule_switched_off_is_put_back() -> None:
     with switched_off(rule, copy.deepcopy(lexicon.data())):
         assert objections.on_the_platform not in objections.CHECKS
     assert objections.CHECKS is checks
+
+
+def test_entries_switched_off_together_are_all_off_at_once_and_put_back() -> None:
+    """`--together`: the joint effect of several entries (what one at a time cannot show)."""
+    packaged = copy.deepcopy(lexicon.data())
+    lexicon.use(packaged)
+    checks = objections.CHECKS
+    names = {"symptom:memory:leak", "platform:ios:ipad", "rule:objection:on_the_platform"}
+    chosen = [ablation for ablation in ablations() if ablation.name in names]
+    assert len(chosen) == 3
+    try:
+        with all_switched_off(chosen, packaged):
+            assert "leak" not in lexicon.synonyms() and "ipad" not in lexicon.platform_of()
+            assert objections.on_the_platform not in objections.CHECKS
+        assert lexicon.synonyms()["leak"] == "memori" and "ipad" in lexicon.platform_of()
+        assert objections.CHECKS is checks
+    finally:
+        lexicon.use(None)
