@@ -22,7 +22,8 @@ from wif_action.candidate_order import top_candidate
 from wif_action.events import Event, LlmCalled, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.models import Answer, AskInput
 from wif_action.run_records.store import RunStore
-from wif_action.run_records.summary import clip, summarise
+from wif_action.run_records.summary import summarise
+from wif_action.run_records.tables import clip
 
 PROMPT_LIMIT = 200_000
 

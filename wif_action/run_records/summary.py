@@ -12,14 +12,10 @@ from pydantic import BaseModel
 
 from wif_action.models import Entry, IssueResolution, PullRequest, Release, RelevantEntry, Request, Score, Verdict
 from wif_action.question import Question
+from wif_action.run_records.tables import clip
 
 ARGUMENT_LIMIT = 300
 _TEXT_LIMIT = 80
-
-
-def clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def summarise(value: Any) -> str:

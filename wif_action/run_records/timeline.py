@@ -7,7 +7,7 @@ import sqlite3
 from typing import Any
 
 from wif_action.run_records.query import as_dicts, select
-from wif_action.run_records.summary import clip
+from wif_action.run_records.tables import clip
 
 _TEXT_PREVIEW = 300
 
