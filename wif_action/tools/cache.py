@@ -25,6 +25,11 @@ _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
 
 
+def _list(text: str | None) -> list:
+    """A JSON list column; most entries cite nothing ("[]"), which needs no parsing."""
+    return [] if not text or text == "[]" else json.loads(text)
+
+
 def _release(row: tuple) -> Release:
     return Release(id=row[0], repo=row[1], tag=row[2], version=row[3], version_key=row[4],
                    published_at=row[5], url=row[6], stable=bool(row[7]))
@@ -142,8 +147,8 @@ class SqliteReleaseCache:
             f"from entries e join releases r on r.id = e.release_id where e.release_id in ({marks}){only} "
             "order by r.version_key, e.position", [*release_ids, *wanted])
         return [Entry(id=row[0], release=releases[row[1]], section=row[2], heading=row[3] or "",
-                      text=row[4], prs=json.loads(row[5] or "[]"), issues=json.loads(row[6] or "[]"),
-                      position=row[7], commits=json.loads(row[8] or "[]")) for row in rows]
+                      text=row[4], prs=_list(row[5]), issues=_list(row[6]),
+                      position=row[7], commits=_list(row[8])) for row in rows]
 
     def _has_commits(self) -> bool:
         """Whether the file has `entries.commits` (writer-only m006: a reader opens an older cache without it)."""
@@ -182,8 +187,8 @@ class SqliteReleaseCache:
             "from unreleased_entries e join unreleased_notes u on u.repo_id = e.repo_id "
             "join repositories s on s.id = e.repo_id where e.repo_id = ? order by e.position", [repo_id])
         return [Entry(id=-row[0], release=self._pseudo(repo_id, row[1], row[2], row[3]), section=row[4],
-                      heading=row[5] or "", text=row[6], prs=json.loads(row[7] or "[]"),
-                      issues=json.loads(row[8] or "[]"), position=row[9]) for row in rows]
+                      heading=row[5] or "", text=row[6], prs=_list(row[7]),
+                      issues=_list(row[8]), position=row[9]) for row in rows]
 
     def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
         """The bundled-SDK bumps these releases' notes announce, in release then line order."""
