@@ -1,6 +1,6 @@
 """Issue 23's table in one run: whole-process times as ratios, peak RSS of `wif ask`, optional A/B.
 
-    python bench/bench_perf.py [--runs 9] [--against COMMIT] [--scale 20] [--skip-index]
+    python bench/bench_perf.py [--runs 9] [--against COMMIT] [--scale 20] [--skip-index] [--cpu]
 
 Every row runs whole processes (`python -m wif_action.cli …`) and reports the median of `--runs`, with
 the A and B trees interleaved run by run (the same load for both). Rows:
@@ -13,8 +13,11 @@ the A and B trees interleaved run by run (the same load for both). Rows:
 - `wif index` from empty, the 11 fixture repositories, against the in-process fake GitHub;
 - `wif index --pulls recent --max-pulls 300` against the fake with 50 ms latency per request.
 Peak RSS is the `wif ask` scan's maximum resident set (getrusage of the child). With `--against COMMIT` the
-same commands also run from an export of that commit (`git archive`), for an A/B table; both trees answer
-from this tree's cache.db.example and the same larger cache.
+same commands also run from an export of that commit (`git archive`), for an A/B table; each tree answers from
+its own cache.db.example (an older WIF refuses a newer schema) and from the same larger cache, which holds the
+fixture repositories with their PR details (as the example does) and copies without, migrated by each tree's
+indexer (with the term counts `wif index` stores, where the tree has them). Each tree's byte code is compiled
+first (pip does so on install; with PYTHONDONTWRITEBYTECODE set every run would compile the sources).
 """
 
 from __future__ import annotations
@@ -41,8 +44,12 @@ from wif_action.run_records.tables import format_table  # noqa: E402
 NOTHING_MATCHES = "Zorblax quuxification glimmers on a frobnicated wibble sprocket"
 
 
+CPU = False  # --cpu: a row's time is the process's CPU time (user + system), not its wall time
+
+
 def run_once(tree: Path, args: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """(wall ms, peak RSS in KB) of one `python -m wif_action.cli …` (or `-c pass`) process from `tree`."""
+    """(ms, peak RSS in KB) of one `python -m wif_action.cli …` (or `-c pass`) process from `tree`: wall time,
+    or with --cpu its CPU time (on a machine others load, wall time measures them as much as WIF)."""
     command = [sys.executable, *args] if args[:1] == ["-c"] else [sys.executable, "-m", "wif_action.cli", *args]
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=tree, env={**env, "PYTHONPATH": str(tree)},
@@ -50,6 +57,8 @@ def run_once(tree: Path, args: list[str], env: dict[str, str]) -> tuple[float, i
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = (time.perf_counter() - started) * 1000
     process.returncode = os.waitstatus_to_exitcode(status)
+    if CPU:
+        elapsed = (usage.ru_utime + usage.ru_stime) * 1000
     return elapsed, usage.ru_maxrss
 
 
@@ -70,7 +79,7 @@ def medians(trees: list[Path], args: list[str] | Callable[[int], list[str]], env
 
 
 def export(commit: str, into: Path) -> Path:
-    """The tree of `commit` (git archive), with the working tree's cache.db.example beside it."""
+    """The tree of `commit` (git archive), its own cache.db.example included."""
     archive = into / "tree.tar"
     subprocess.run(["git", "archive", "--format=tar", "-o", str(archive), commit], cwd=ROOT, check=True)
     tree = into / f"at-{commit[:10]}"
@@ -79,15 +88,32 @@ def export(commit: str, into: Path) -> Path:
     return tree
 
 
+# The fixture repositories with their PR details (as cache.db.example holds them, so the one-release question
+# reads its PR from the cache at both sizes, not from GitHub at one), and SCALE-1 copies of each without.
 _BUILD = """
 import sys
-from pathlib import Path
-from bench.fixture_cache import all_fixture_repos, build_cache
+from bench.fixture_cache import add_repository, all_fixture_repos
+from indexer.schema import open_cache
 scale, fixtures = int(sys.argv[2]), all_fixture_repos()
 pairs = [(r, r) for r in fixtures] + [(r, f"copies/{r.split('/')[1]}-{n}") for n in range(1, scale) for r in fixtures]
-build_cache(Path(sys.argv[1]), pairs, pulls=False)
+db = open_cache(sys.argv[1], create=True)
+for copy, (source, slug) in enumerate(pairs):
+    add_repository(db, source, slug, id_offset=copy * 10_000_000_000, pulls=source == slug)
+db.conn.close()
 """
-_MIGRATE = "import sys; from indexer.schema import open_cache; open_cache(sys.argv[1], create=True).close()"
+# Each tree's indexer migrates the file and, when the tree has them, stores the term counts `wif index` stores.
+_MIGRATE = """
+import sys
+from indexer.schema import open_cache
+db = open_cache(sys.argv[1], create=True)
+try:
+    from wif_action.tools.term_index import refresh
+except ImportError:
+    refresh = None
+if refresh is not None:
+    refresh(db.conn)
+db.close()
+"""
 
 
 def in_tree(tree: Path, code: str, *argv: str) -> None:
@@ -95,10 +121,11 @@ def in_tree(tree: Path, code: str, *argv: str) -> None:
                    check=True, capture_output=True)
 
 
-def per_tree(trees: list[Path], base: Path, work: Path) -> list[Path]:
-    """A copy of `base` for each tree, migrated by that tree's indexer (its own indexes, nothing it cannot read)."""
+def per_tree(trees: list[Path], bases: list[Path], work: Path) -> list[Path]:
+    """A copy of each tree's `base` for that tree, migrated by its indexer (its own indexes, nothing it cannot
+    read)."""
     copies = []
-    for index, tree in enumerate(trees):
+    for index, (tree, base) in enumerate(zip(trees, bases, strict=True)):
         copy = work / f"{base.stem}-{index}.db"
         shutil.copy(base, copy)
         in_tree(tree, _MIGRATE, str(copy))
@@ -141,7 +168,11 @@ def main() -> None:
     parser.add_argument("--against", metavar="COMMIT", help="also run the tree of COMMIT (A/B)")
     parser.add_argument("--scale", type=int, default=20, help="the larger cache is SCALE × 11 repositories")
     parser.add_argument("--skip-index", action="store_true", help="leave out the two `wif index` rows")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time each process by its CPU time (user + system) instead of its wall time")
     args = parser.parse_args()
+    global CPU
+    CPU = args.cpu
     with tempfile.TemporaryDirectory() as tmp, FakeGitHub() as fake:
         work = Path(tmp)
         trees = [ROOT] + ([export(args.against, work)] if args.against else [])
@@ -150,10 +181,13 @@ def main() -> None:
         env.pop("OPENAI_API_KEY", None)
         print(f"building a {args.scale}× cache ({args.scale * 11} repositories)…", file=sys.stderr)
         in_tree(trees[-1], _BUILD, str(work / "large.db"), str(args.scale))  # by the oldest tree: all read it
-        small = per_tree(trees, ROOT / "cache.db.example", work)
-        large = per_tree(trees, work / "large.db", work)
+        small = per_tree(trees, [tree / "cache.db.example" for tree in trees], work)
+        large = per_tree(trees, [work / "large.db" for _ in trees], work)
+        for tree in trees:  # byte code compiled once, as pip does for an installed package
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "wif_action", "indexer"], cwd=tree,
+                           check=True, stdout=subprocess.DEVNULL)
         rows = _rows(trees, env, args, small, large, work, fake)
-    header = ["row"] + [f"{name} {unit}" for name in names for unit in ("ms", "ratio")]
+    header = ["row"] + [f"{name} {unit}" for name in names for unit in ("CPU ms" if CPU else "ms", "ratio")]
     print(format_table(header, rows))
 
 
