@@ -366,6 +366,7 @@ def test_failed_summary_falls_back_to_a_capped_body(judge: OpenAIJudge, fake: Fa
     assert "truncated" in user and len(user) < SUMMARIZE_OVER_CHARS + 12_000
 
 
+@pytest.mark.slow  # analysing a 50,000-character message takes ~2.4 s (a lexicon regex is slow on one long word)
 def test_request_text_is_bounded(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
     judge.score_pr_confidence(pull(), None, asked(PROBLEM, "y" * 50_000))
     assert messages(fake.chat_requests()[0])[1].count("y") < 8_100

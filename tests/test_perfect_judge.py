@@ -31,6 +31,7 @@ def published(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # the whole LLM path over every labelled case: ~3 s each on an idle core
 @pytest.mark.parametrize("mode", ["fields", "message"])
 @pytest.mark.parametrize("which", ["public", "holdout"])
 def test_a_perfect_judge_finds_every_fix(capsys, monkeypatch, shared_fake_github, example_cache_path, tmp_path,

@@ -96,8 +96,8 @@ def test_the_rate_limit_reserve_counts_the_requests_under_way(fake_github, tmp_p
 
 def test_a_retry_after_told_to_one_worker_pauses_them_all(github, tmp_path, one_at_a_time, monkeypatch):
     """GitHub asks a client told `Retry-After` to send nothing until then. With retry waits scaled to 0.4 s
-    (WIF_BACKOFF_SCALE), only the requests already under way may arrive between the 403 and its retry; without
-    the shared pause the seven other workers would send dozens in that time."""
+    (WIF_BACKOFF_SCALE), what arrives between the 403 and its retry is only what the other workers sent before
+    the 403 reached its client (at most one or two each); without the shared pause they would send dozens."""
     monkeypatch.setenv("WIF_BACKOFF_SCALE", "0.4")
     limited = one_at_a_time[30][0]
     github.add_fault("GET", rf"/pulls/{limited}$", status=403, headers={"Retry-After": "1"}, body=SECONDARY, times=1)
@@ -106,7 +106,7 @@ def test_a_retry_after_told_to_one_worker_pauses_them_all(github, tmp_path, one_
     assert stored(tmp_path / "pool.db") == one_at_a_time  # the retry got it: nothing lost, same order
     paths = [entry["path"] for entry in github.log if entry["endpoint"] == PULL]
     told, retried = [index for index, path in enumerate(paths) if path.endswith(f"/pulls/{limited}")]
-    assert retried - told - 1 <= PULL_WORKERS - 1
+    assert retried - told - 1 < 2 * PULL_WORKERS
 
 
 UNRELEASED = "# Changelog\n\n## Unreleased\n\n### Fixes\n\n- Fix a crash on resume (#9001)\n- Fix a leak (#9002)\n"

@@ -104,6 +104,7 @@ def _regex_of_every_alias(registry) -> re.Pattern:
     return re.compile(rf"(?<![\w@/.-])({'|'.join(re.escape(name) for name in names)})(?![\w-]|\.\w)")
 
 
+@pytest.mark.slow  # every line of the example cache against two registries: ~6 s
 def test_names_in_text_are_found_exactly_where_one_regex_of_every_alias_finds_them(example_cache_path) -> None:
     """Every release-note line of the example cache, the eval cases' questions and edge cases, with the packaged
     registry and with it plus 220 cached repositories (names as prose, slugs, names inside other names)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,11 +26,28 @@ COCOA = "getsentry/sentry-cocoa"
 NONSENSE = "quuxification"  # a word no note uses
 
 
+@pytest.fixture(scope="session")
+def refreshed_example(example_cache_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example cache migrated and refreshed once per session, as `wif index` would leave it (the committed
+    copy may predate a lexicon edit), in one file: each test copies it (checking and refreshing all 20k entries
+    per test cost seconds)."""
+    path = tmp_path_factory.mktemp("refreshed") / "cache.db"
+    shutil.copy(example_cache_path, path)
+    open_cache(path, create=True).close()
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        refresh(connection)
+        connection.execute("PRAGMA journal_mode=DELETE")  # the WAL folded in: a copy of the file is complete
+    finally:
+        connection.close()
+    return path
+
+
 @pytest.fixture
-def conn(example_cache_copy: Path) -> Iterator[sqlite3.Connection]:
-    open_cache(example_cache_copy, create=True).close()
-    connection = sqlite3.connect(example_cache_copy, isolation_level=None)
-    refresh(connection)  # as `wif index` would: the committed copy may predate a lexicon edit
+def conn(refreshed_example: Path, tmp_path: Path) -> Iterator[sqlite3.Connection]:
+    path = tmp_path / "cache.db"
+    shutil.copy(refreshed_example, path)
+    connection = sqlite3.connect(path, isolation_level=None)
     yield connection
     connection.close()
 

@@ -51,6 +51,16 @@ def cocoa_fake(fake_github: FakeGitHub) -> FakeGitHub:
     return fake_github
 
 
+TINY = "acme/tiny"  # for what the Unreleased section alone decides: a two-release index, not sentry-cocoa's 445
+
+
+@pytest.fixture
+def tiny_fake(fake_github: FakeGitHub) -> FakeGitHub:
+    fake_github.add_repo(TINY, releases=[{"tag_name": "9.25.0", "body": "### Fixes\n\n- Old fix (#8000)\n"},
+                                         {"tag_name": "9.24.0", "body": "### Fixes\n\n- Older fix (#7000)\n"}])
+    return fake_github
+
+
 def index(db: Path, fake: FakeGitHub, *repos: str) -> tuple[int, dict, str]:
     """`wif index --json` in-process against `fake`."""
     out, err = io.StringIO(), io.StringIO()
@@ -184,12 +194,12 @@ def test_the_section_goes_when_its_release_ships(cocoa_fake, tmp_path):
 
 @pytest.mark.parametrize("heading", ["## Unreleased", "## [Unreleased]", "## Unreleased changes", "# Unreleased",
                                      "### Unreleased - 2026-11-20", "## [unreleased]", "## 🚀 Unreleased"])
-def test_heading_variants_of_the_unreleased_section(fake_github, tmp_path, heading):
-    fake_github.set_default_changelog(COCOA, f"# Changelog\n\n{heading}\n\n#### Fixes\n\n- Fix a gizmo crash (#9001)\n"
-                                             "- Fix a widget leak (#9002)\n\n## 9.25.0\n\n- Old fix (#8000)\n")
+def test_heading_variants_of_the_unreleased_section(tiny_fake, tmp_path, heading):
+    tiny_fake.set_default_changelog(TINY, f"# Changelog\n\n{heading}\n\n#### Fixes\n\n- Fix a gizmo crash (#9001)\n"
+                                          "- Fix a widget leak (#9002)\n\n## 9.25.0\n\n- Old fix (#8000)\n")
     db = tmp_path / "cache.db"
-    index(db, fake_github, COCOA)
-    status, texts = unreleased_rows(db)
+    index(db, tiny_fake, TINY)
+    status, texts = unreleased_rows(db, TINY)
     assert status == "ok" and len(texts) == 2 and "Fix a gizmo crash" in texts[0]
 
 
@@ -199,19 +209,19 @@ def test_a_changelog_without_the_section_caches_nothing(text):
     assert unreleased_section(text.encode()).status == "no_section"
 
 
-def test_a_binary_changelog_caches_nothing_and_does_not_fail_the_repository(fake_github, tmp_path):
-    fake_github.set_default_changelog(COCOA, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 64)
+def test_a_binary_changelog_caches_nothing_and_does_not_fail_the_repository(tiny_fake, tmp_path):
+    tiny_fake.set_default_changelog(TINY, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 64)
     db = tmp_path / "cache.db"
-    code, report, err = index(db, fake_github, COCOA)
+    code, report, err = index(db, tiny_fake, TINY)
     assert code == 0 and report["repos"][0]["error"] is None and report["repos"][0]["unreleased"] == "not_text"
-    assert unreleased_rows(db) == ("not_text", []) and "CHANGELOG.md is not text" in err
+    assert unreleased_rows(db, TINY) == ("not_text", []) and "CHANGELOG.md is not text" in err
 
 
-def test_a_huge_unreleased_section_is_cut_at_its_bound(fake_github, tmp_path):
+def test_a_huge_unreleased_section_is_cut_at_its_bound(tiny_fake, tmp_path):
     bullets = "".join(f"- Fix widget number {n} flickering on rotation (#{n})\n" for n in range(1, 30_000))
-    fake_github.set_default_changelog(COCOA, f"## Unreleased\n\n### Fixes\n\n{bullets}\n## 9.25.0\n\n- x (#1)\n")
+    tiny_fake.set_default_changelog(TINY, f"## Unreleased\n\n### Fixes\n\n{bullets}\n## 9.25.0\n\n- x (#1)\n")
     db = tmp_path / "cache.db"
-    code, report, err = index(db, fake_github, COCOA)
+    code, report, err = index(db, tiny_fake, TINY)
     assert code == 0 and report["repos"][0]["unreleased"] == "ok"
     conn = sqlite3.connect(db)
     body_length, truncated = conn.execute("select length(body), truncated from unreleased_notes").fetchone()
