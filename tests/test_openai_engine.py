@@ -11,7 +11,7 @@ from indexer.registry import Registry, load_registry
 from tests.fakes.openai_server import FakeOpenAI, FakeReply
 from wif_action.app import llm_client
 from wif_action.engines import choose_engine
-from wif_action.engines.openai_engine import SUMMARIZE_OVER_CHARS, OpenAIJudge, block
+from wif_action.engines.openai_engine import SUMMARIZE_OVER_CHARS, OpenAIJudge, block, customer_text
 from wif_action.models import Confidence, Entry, PullRequest, Release, Request
 from wif_action.ports import ToolError
 from wif_action.question import Question, analyse_question, question_of
@@ -514,3 +514,13 @@ def test_one_model_alone_verifies_from_other_evidence_than_it_scored(fake: FakeO
     assert "<release_entry>" in score_user and "PR #5242" in verify_user and verify_system != score_system
     assert ("<release_entry>" in verify_user) == (verify_model != "model-a")
     assert judge.second_opinion == (verify_model != "model-a")
+
+
+def test_a_hybrid_sdks_customer_block_lists_the_sdks_it_bundles(judge: OpenAIJudge, fake: FakeOpenAI) -> None:
+    """So a verifier that sees a sentry-cocoa PR (without the bundled release line) knows it reaches the customer."""
+    request = Request(sdk="React Native", version="6.1.0", problem=PROBLEM, raw_text=PROBLEM)
+    question = question_of(request, load_registry(), "getsentry/sentry-react-native")
+    judge.verify_pr_match(pull(), None, question)
+    user = messages(fake.chat_requests()[0])[1]
+    assert "\nBundles: getsentry/sentry-cocoa, getsentry/sentry-java, getsentry/sentry-javascript" in user
+    assert "Bundles:" not in customer_text(cocoa_question().customer)

@@ -33,6 +33,7 @@ class Customer:
     version: str | None = None
     platforms: tuple[str, ...] = ()
     platform_source: str = "request"  # "request" (named in it) or "sdk" (the SDK's platforms, none was named)
+    bundles: tuple[str, ...] = ()  # repositories of the SDKs it bundles (a fix there reaches the customer too)
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,8 +91,9 @@ def customer_of(request: Request, named: frozenset[str], registry: Registry | No
     platforms, source = sorted(named), "request"
     if not platforms and registry is not None and repo:
         platforms, source = sorted(repository_platforms(registry, repo)), "sdk"
+    bundles = sorted(set(registry.bundles(repo).values())) if registry is not None and repo else []
     return Customer(sdk=request.sdk, repo=repo, version=request.version, platforms=tuple(platforms),
-                    platform_source=source)
+                    platform_source=source, bundles=tuple(bundles))
 
 
 def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:

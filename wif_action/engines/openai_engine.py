@@ -348,9 +348,9 @@ def request_beyond(problem: str, request_text: str) -> str:
 
 
 def customer_text(customer: Customer) -> str:
-    """The `<customer>` block: SDK, repository, version in use and platform, one line each ("not stated" when
-    unknown, so the model never guesses). The SDK name is the customer's own words (flattened, clipped), else
-    the repository's name."""
+    """The `<customer>` block: SDK, repository, version in use, platform and the SDKs it bundles, one line each
+    ("not stated" when unknown, so the model never guesses). The SDK name is the customer's own words
+    (flattened, clipped), else the repository's name."""
     named = clip(" ".join((customer.sdk or "").split()), 100)
     sdk = named or (customer.repo.rsplit("/", 1)[-1] if customer.repo else "not stated")  # a repo given, no name
     repo = f" (repository {customer.repo})" if customer.repo else ""
@@ -361,7 +361,8 @@ def customer_text(customer: Customer) -> str:
         platform = f"not stated; the SDK runs on {', '.join(customer.platforms)}"
     else:
         platform = ", ".join(customer.platforms)
-    return f"SDK: {sdk}{repo}\nVersion in use: {version}\nPlatform: {platform}"
+    bundles = f"\nBundles: {', '.join(customer.bundles)}" if customer.bundles else ""
+    return f"SDK: {sdk}{repo}\nVersion in use: {version}\nPlatform: {platform}{bundles}"
 
 
 def _entry_line(number: int | None, entry: Entry) -> str:
