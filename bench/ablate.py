@@ -39,6 +39,7 @@ from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
+from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
 
 CASE_FILES = (ROOT / "tests" / "data" / "eval" / "cases.jsonl", ROOT / "bench" / "data" / "holdout_cases.jsonl")
@@ -106,6 +107,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_says_which_fix", lambda evidence, unnamed: True),  # a `fix:` commit type says which fix
     (evidence, "_named_things", lambda query, stats, repo: frozenset()),  # "frozen frames" is no hang
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
+    (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
 ]
 

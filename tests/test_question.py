@@ -74,3 +74,12 @@ def test_the_customer_is_the_resolved_repository_the_version_and_the_platform_na
                           "getsentry/sentry-java").customer
     assert (unnamed.platforms, unnamed.platform_source) == (("android",), "sdk")
     assert question_of(request).customer.repo is None  # before a repository is resolved
+
+
+def test_the_customers_own_routes_are_no_query_terms() -> None:
+    """"/api/v1/cart" is the customer's app, which no release note names; a stack-trace path keeps its code-like
+    segments (file and module names the SDK's notes do name)."""
+    question = analyse_question("Request URLs show `/api/api/v1/cart` instead of `/api/v1/cart` under a root path.",
+                                "Crash at /Users/me/Pods/Sentry/Sources/SentryCrashMachineContext.c:120")
+    assert not {"v1", "cart"} & question.terms.keys()
+    assert {"root", "url", "sentrycrashmachinecontext"} <= question.terms.keys()

@@ -31,6 +31,9 @@ REPEAT_GAIN = lexicon.weight("repeat_gain")
 REQUEST_FACTOR = lexicon.weight("request_factor")
 
 _URL = re.compile(r"https?://\S+")
+# An absolute path of two or more segments ("/api/v1/cart", "/hubs/*"): the customer's own routes and files.
+_CODE_SEGMENT = re.compile(r"[a-z][A-Z]|_|\.\w{1,4}$")  # camelCase, snake_case, a file's extension
+_PATH = re.compile(r"(?<![\w.~/])/[\w.*:{}-]+(?:/[\w.*:{}-]+)+/?")
 _REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
 _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:ms|s|m|h|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
@@ -209,6 +212,7 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     (framework names, what the customer tried) that are weaker evidence.
     """
     weights: dict[str, Term] = {}
+    problem, request_text = _without_routes(problem), _without_routes(request_text)
     _add(weights, analyse(problem), 1.0)
     _add(weights, analyse(request_text), REQUEST_FACTOR)
     quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
@@ -217,6 +221,16 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
         weights[key] = Term(term.key, term.surface, term.weight * QUOTED_GAIN, term.kind)
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
+
+
+def _without_routes(text: str) -> str:
+    """The request without the customer's own routes and paths ("/api/v1/cart", "/hubs/*"): their words are the
+    customer's app, which no release note names ("v1", "cart"), and would outweigh the symptom. Segments that
+    look like code ("SentryCrashMachineContext.c", "sentry_sdk") are kept: stack-trace paths name the SDK's
+    files."""
+    def code_only(match: re.Match[str]) -> str:
+        return " ".join(part for part in match.group().split("/") if _CODE_SEGMENT.search(part)) or " "
+    return _PATH.sub(code_only, text or "")
 
 
 def _add(weights: dict[str, Term], terms: list[Term], factor: float) -> None:
