@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +116,12 @@ def cycles(nodes: list[str], edges: set[tuple[str, str]]) -> list[list[str]]:
     return found
 
 
+@cache
+def project_imports() -> frozenset[tuple[str, str]]:
+    """`imports` of the tree, parsed once per session (four tests read them; parsing every module is ~0.5 s)."""
+    return frozenset(imports(tree_modules()))
+
+
 def test_architecture_names_every_module_and_nothing_else() -> None:
     _layers, named = mapped_layers()
     modules = tree_modules()
@@ -125,28 +132,27 @@ def test_architecture_names_every_module_and_nothing_else() -> None:
 
 
 def test_no_import_cycle() -> None:
-    modules = tree_modules()
-    assert cycles(sorted(modules), imports(modules)) == []
+    assert cycles(sorted(tree_modules()), set(project_imports())) == []
 
 
 def test_imports_only_go_down_the_layers() -> None:
     layers, named = mapped_layers()
     upward = sorted(f"{source} ({layers[named[source]]}) imports {target} ({layers[named[target]]})"
-                    for source, target in imports(tree_modules())
+                    for source, target in project_imports()
                     if source in named and target in named and named[target] < named[source])
     assert upward == []
 
 
 def test_the_indexer_stands_alone() -> None:
     """The indexer is a library of its own: nothing in it imports the action."""
-    assert sorted(edge for edge in imports(tree_modules())
+    assert sorted(edge for edge in project_imports()
                   if edge[0].startswith("indexer") and edge[1].startswith("wif_action")) == []
 
 
 def test_the_checks_catch_what_they_claim_to() -> None:
     """The checker itself: a cycle is found, and `from package import module` points at the module."""
     assert cycles(["a", "b", "c"], {("a", "b"), ("b", "a"), ("b", "c")}) == [["a", "b"]]
-    edges = imports(tree_modules())
+    edges = project_imports()
     assert ("wif_action.engines.offline.judge", "wif_action.engines.offline.scoring") in edges
     assert ("wif_action.engines.offline.judge", "wif_action.engines.offline") not in edges
     assert ("wif_action.workflow", "wif_action.subtasks.scan_release_notes") in edges
