@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 import subprocess
@@ -299,14 +301,20 @@ def test_the_release_count_guard_allows_exactly_100_releases(tmp_path, github, v
 
 
 def _ask_cli(db, github_url: str, version: str, *args: str, env: dict[str, str] | None = None) -> dict:
-    """`wif ask --json` in a subprocess (the real argument parsing and WIF_MAX_RELEASES reading)."""
-    result = subprocess.run([sys.executable, "-m", "wif_action.cli", "ask", "--db", str(db), "--engine", "offline",
-                             "--repo", "acme/linear", "--version", version, "--problem",
-                             "The gizmo flickers when the screen rotates.", "--json", "--quiet", *args],
-                            capture_output=True, text=True, timeout=120,
-                            env={"PATH": "/usr/bin:/bin", "GITHUB_API_URL": github_url, **(env or {})})
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    """`wif ask --json` through the command's entry point (the real argument parsing and WIF_MAX_RELEASES
+    reading), in this process: a subprocess adds nothing here but its start-up."""
+    from wif_action.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.MonkeyPatch.context() as patch:
+        for name in ("WIF_MAX_RELEASES", "GITHUB_TOKEN", "OPENAI_API_KEY"):
+            patch.delenv(name, raising=False)
+        for name, value in {"GITHUB_API_URL": github_url, **(env or {})}.items():
+            patch.setenv(name, value)
+        code = main(["ask", "--db", str(db), "--engine", "offline", "--repo", "acme/linear", "--version", version,
+                     "--problem", "The gizmo flickers when the screen rotates.", "--json", "--quiet", *args])
+    assert code == 0, err.getvalue()[-2000:]
+    return json.loads(out.getvalue())
 
 
 @pytest.mark.parametrize(("version", "setting", "outcome"), [
