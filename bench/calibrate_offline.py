@@ -17,9 +17,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
+from tests.unreleased_eval import withheld_github  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
 from wif_action.evaluation import Case, CaseResult, is_high, judge_result, load_cases, top_candidate  # noqa: E402
@@ -55,8 +57,8 @@ class Scored:
 
 
 def labelled(paths: list[Path]) -> list[Case]:
-    """The cases one cache can answer (an `unreleased_newest` case needs its own: tests/test_unreleased.py)."""
-    return [case for path in paths for case in load_cases(path) if not case.unreleased_newest]
+    """Every case of the files; `ShippedRunner` answers an `unreleased_newest` one on its own cache."""
+    return [case for path in paths for case in load_cases(path)]
 
 
 @contextmanager
@@ -77,22 +79,51 @@ def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
 
 
 class ShippedRunner:
-    """Answers cases through the shipped workflow against one fake GitHub (start it with `with`)."""
+    """Answers cases through the shipped workflow against one fake GitHub (start it with `with`). A case with
+    `unreleased_newest` is asked of its own cache, indexed (once, on first use) from a fake that withholds the
+    newest releases and serves their notes as CHANGELOG.md's Unreleased section (tests/unreleased_eval.py), as
+    `bench/eval_offline.py --unreleased` does."""
 
     def __init__(self, db: Path = CACHE):
         self.db, self._github = db, FakeGitHub()
+        self._stack = ExitStack()
+        self._withheld: dict[tuple[tuple[str, int], ...], AppConfig] = {}
 
     def __enter__(self) -> ShippedRunner:
         self._github.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stack.close()
         self._github.__exit__(*exc)
 
     def run(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[Scored]:
         config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url})
+        withheld = self._unreleased_config(cases) if any(case.unreleased_newest for case in cases) else config
         with thresholds(setting or {}):
-            return [scored(case, run_case(case, mode, config)) for case in cases]
+            return [scored(case, run_case(case, mode, withheld if case.unreleased_newest else config))
+                    for case in cases]
+
+    def _unreleased_config(self, cases: list[Case]) -> AppConfig:
+        """The cache and fake GitHub of the `unreleased_newest` cases among `cases` (one K per repository)."""
+        withhold = withheld_of(cases)
+        key = tuple(sorted(withhold.items()))
+        if key not in self._withheld:
+            work = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="wif-unreleased-")))
+            fake = self._stack.enter_context(withheld_github(withhold, work / "unreleased.db"))
+            self._withheld[key] = AppConfig(db=work / "unreleased.db", engine="offline",
+                                            env={"GITHUB_API_URL": fake.url})
+        return self._withheld[key]
+
+
+def withheld_of(cases: list[Case]) -> dict[str, int]:
+    """repository → K for the cases with `unreleased_newest`."""
+    found: dict[str, int] = {}
+    for case in cases:
+        if case.unreleased_newest and case.repo and found.setdefault(case.repo, case.unreleased_newest) \
+                != case.unreleased_newest:
+            raise ValueError(f"{case.repo}: cases withhold different numbers of releases")
+    return found
 
 
 def scored(case: Case, result: CaseResult) -> Scored:

@@ -6,8 +6,10 @@ shipped workflow, `bench/calibrate_offline.ShippedRunner`: bundled SDKs, cited P
 top-candidate rule included; `--cases FILE` adds the holdout); then, for each repository in turn, the
 setting that scores best on the *other* repositories is chosen and the held-out
 repository's cases are scored with it. The CV numbers are those held-out scores; the
-in-sample numbers are the best single setting chosen on all cases. `bundled_fix` cases
-are reported apart.
+in-sample numbers are the best single setting chosen on all cases. Reported in three groups, each in-sample
+and CV: the SDKs' own fixes, `bundled_fix` cases (asked with their `max_releases`), and cases with
+`unreleased_newest` (asked of a cache that withholds the newest releases; a confident `unreleased` answer
+counts as HIGH).
 
     python bench/crossval_offline.py --input fields
     python bench/crossval_offline.py --input message
@@ -34,6 +36,7 @@ from bench.calibrate_offline import CASES, Scored, ShippedRunner, labelled  # no
 from bench.fixture_cache import all_fixture_repos, build_cache  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
 from wif_action.engines.offline import OfflineJudge, relevance, scoring  # noqa: E402
+from wif_action.evaluation import Case  # noqa: E402
 from wif_action.models import Request  # noqa: E402
 from wif_action.question import question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
@@ -151,25 +154,34 @@ def main() -> None:
     prior = [sum(shipped(target) == value for target, value in setting.items()) for setting in grid]
     with ShippedRunner() as runner:
         runs = [{row.id: row for row in runner.run(cases, args.input, setting)} for setting in grid]
-    main_ids = [c.id for c in cases if c.category != "bundled_fix"]
-    repos = sorted({runs[0][k].repo for k in main_ids})
-    cv: list[Scored] = []
+    groups = {name: [c.id for c in cases if group_of(c) == name] for name in GROUPS}
+    every = [c.id for c in cases]
+    repos = sorted({runs[0][k].repo for k in every})
+    held: dict[str, Scored] = {}
     print(f"input={args.input}; {len(cases)} cases; {len(grid)} threshold settings; "
-          f"held-out repository → setting chosen on the rest")
+          f"held-out repository → setting chosen on the other repositories' cases (every kind)")
     for repo in repos:
-        train = [k for k in main_ids if runs[0][k].repo != repo]
-        test = [k for k in main_ids if runs[0][k].repo == repo]
+        train = [k for k in every if runs[0][k].repo != repo]
         best = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in train]), prior[i], -i))
-        cv.extend(runs[best][k] for k in test)
+        held.update({k: runs[best][k] for k in every if runs[0][k].repo == repo})
         print(f"  {repo:30s} {describe(grid[best])}")
-    best_all = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in main_ids]), prior[i], -i))
+    best_all = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in every]), prior[i], -i))
     print(f"\nin-sample setting: {describe(grid[best_all])}")
-    print(f"in-sample  {summary([runs[best_all][k] for k in main_ids])}")
-    print(f"CV (LORO)  {summary(cv)}")
-    bundled = [c.id for c in cases if c.category == "bundled_fix"]
-    if bundled:
-        print(f"bundled_fix (in-sample setting) {summary([runs[best_all][k] for k in bundled])}")
+    for name, ids in groups.items():
+        if ids:
+            print(f"{name:10s} in-sample  {summary([runs[best_all][k] for k in ids])}")
+            print(f"{name:10s} CV (LORO)  {summary([held[k] for k in ids])}")
 
+
+# How the cases are reported: the SDKs' own fixes, fixes that came in through a bundled SDK, and fixes not
+# released yet (`unreleased_newest`: asked of a cache that withholds the newest releases).
+GROUPS = ("main", "bundled", "unreleased")
+
+
+def group_of(case: Case) -> str:
+    if case.unreleased_newest:
+        return "unreleased"
+    return "bundled" if case.category == "bundled_fix" else "main"
 
 if __name__ == "__main__":
     main()
