@@ -108,10 +108,12 @@ def _relevant_entries(entries: list[Entry], batch: list[Release], tools: Analysi
 
 def _oldest_first(relevant: list[RelevantEntry], by_id: dict[int, Entry]) -> list[RelevantEntry]:
     """Judge candidates in the order the customer's releases ship them (a bundled entry at its host
-    release), so the first confirmed fix is the earliest one."""
+    release), so the first confirmed fix is the earliest one; within one release, the judge's most relevant
+    first (then the notes' order), so its MEDIUMs are listed strongest first."""
     order = {entry_id: (_shipped_in(entry).version_key, index) for index, (entry_id, entry) in enumerate(by_id.items())}
     last = ("~", len(order))
-    return sorted(relevant, key=lambda item: order.get(item.entry.id, last))
+    return sorted(relevant, key=lambda item: (order.get(item.entry.id, last)[0], -item.relevance,
+                                              order.get(item.entry.id, last)[1]))
 
 
 def _shipped_in(entry: Entry) -> Release:
