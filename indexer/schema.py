@@ -80,12 +80,12 @@ class MigrationSet:
 
 MIGRATIONS = MigrationSet("wif-cache")
 # Migrations a reader (`wif ask`) can do without: it opens a file that lacks them, so upgrading WIF never stops
-# answers until the next index run. m003 and m006 add what only the indexer reads (or readers check for); m004's
-# Unreleased notes are read when present (tools/cache.py says "not cached" otherwise); m005's indexes only speed
+# answers until the next index run. m003, m006 and m010 add what only the indexer reads (or readers check for);
+# m004's Unreleased notes are read when present (tools/cache.py says "not cached" otherwise); m005's indexes only speed
 # reads up; m008 changes only how the indexer writes full-text rows; m009's term counts are derived data a reader
 # computes itself when they are missing or stale.
 WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits",
-                         "m008_entries_fts_by_store", "m009_entry_terms"})
+                         "m008_entries_fts_by_store", "m009_entry_terms", "m010_unreleased_commits"})
 
 
 def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
@@ -287,6 +287,16 @@ def m009_entry_terms(db: Database) -> None:
                "begin delete from entry_terms where entry_id = old.id; end")
     db.execute("create trigger if not exists entry_terms_text_changed after update of text on entries "
                "begin delete from entry_terms where entry_id = old.id; end")
+
+
+@migration(MIGRATIONS)
+def m010_unreleased_commits(db: Database) -> None:
+    """The commits each Unreleased line cites (JSON list of hashes), as `entries.commits` (m006) for published
+    releases. Writer-only: a reader of an older file sees no commits (`tools/cache.py` checks the column). The
+    stored ETags are forgotten, so the next index run reads each CHANGELOG.md again (one 200 instead of a 304)
+    and fills the column."""
+    db.table("unreleased_entries").add_column("commits", str, not_null_default="[]")
+    db.execute("update unreleased_notes set etag = null")
 
 
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:

@@ -124,8 +124,8 @@ def store(db: Database, slug: str, reply: DefaultChangelog) -> Outcome:
                 reply.etag, reply.url, now(), PARSER_VERSION])
     entries = parse_release_notes(section.body, repo=slug)[:MAX_ENTRIES] if section.body else []
     db.conn.executemany(
-        "insert into unreleased_entries (repo_id, position, section, heading, text, prs, issues) "
-        "values (?, ?, ?, ?, ?, ?, ?)",
-        [(repo_id, e.position, e.section, e.heading, e.text, json.dumps(list(e.prs)), json.dumps(list(e.issues)))
-         for e in entries])
+        "insert into unreleased_entries (repo_id, position, section, heading, text, prs, issues, commits) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(repo_id, e.position, e.section, e.heading, e.text, json.dumps(list(e.prs)), json.dumps(list(e.issues)),
+          json.dumps(list(e.commits))) for e in entries])
     return Outcome(section.status, entries=len(entries), truncated=section.truncated)

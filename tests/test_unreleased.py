@@ -296,3 +296,42 @@ def test_the_action_outputs_and_summary_name_the_unreleased_pr():
     assert "**Outcome:** `unreleased`" in summary and "not released yet" in summary
     assert re.search(r"notes read \d+ days ago", summary)
     assert answer.public_json()["candidates"][0]["version"] is None
+
+
+def test_an_unreleased_line_citing_only_a_commit_is_cached_and_answered_with_that_commit(fake_github, tmp_path):
+    """Unreleased lines keep the commits they cite (m010, as published lines since m006): a fix with no PR is
+    answered with the commit it names, at most MEDIUM (only the note speaks for it)."""
+    sha = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
+    fake_github.withhold_newest(COCOA, 1)
+    fake_github.set_default_changelog(
+        COCOA, f"# Changelog\n\n## Unreleased\n\n### Fixes\n\n- Fix SentryFileManager deleting the envelope "
+               f"directory when the disk is full ({sha[:7]})\n- Fix a widget leak (#9002)\n\n## 9.25.0\n\n- x (#1)\n")
+    db = tmp_path / "cache.db"
+    assert index(db, fake_github, COCOA)[0] == 0
+    conn = sqlite3.connect(db)
+    stored = conn.execute("select commits from unreleased_entries order by position").fetchall()
+    conn.close()
+    assert [json.loads(row[0]) for row in stored] == [[sha[:7]], []]
+    answer = ask_json(db, fake_github, "--repo", COCOA, "--version", "9.25.0", "--problem",
+                      "SentryFileManager deletes the envelope directory when the disk is full.")
+    assert answer["outcome"] == "unreleased", answer["message"]
+    top = answer["candidates"][0]
+    assert (top["pr"], top["commit"], top["unreleased"], top["confidence"]) == (None, sha[:7], True, "medium")
+    assert top["url"] == f"https://github.com/{COCOA}/commit/{sha[:7]}"
+    assert f"commit/{sha[:7]}" in answer["message"] and "PR #None" not in answer["message"]
+
+
+def test_a_cache_from_before_m010_reads_unreleased_entries_without_commits(cocoa_fake, tmp_path):
+    db = tmp_path / "cache.db"
+    index(db, cocoa_fake, COCOA)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("delete from _sqlite_migrations where name = 'm010_unreleased_commits'")
+        conn.execute("alter table unreleased_entries drop column commits")
+    conn.close()
+    answer = ask_json(db, cocoa_fake, "--repo", COCOA, "--version", "9.25.0", "--problem", PROBLEM)
+    assert answer["outcome"] == "unreleased" and answer["candidates"][0]["pr"] == 8650
+    cocoa_fake.reset_counts()
+    code, report, _ = index(db, cocoa_fake, COCOA)  # migrates, and reads CHANGELOG.md again to fill the column
+    assert code == 0 and report["repos"][0]["unreleased"] == "ok"
+    assert [e["status"] for e in cocoa_fake.log if "/contents/" in e["path"]] == [200]

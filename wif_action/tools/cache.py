@@ -50,6 +50,7 @@ class SqliteReleaseCache:
         self.db = db
         self._commits_column: bool | None = None
         self._entry_terms: bool | None = None
+        self._unreleased_commits_column: bool | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> SqliteReleaseCache:
@@ -182,13 +183,22 @@ class SqliteReleaseCache:
     def _unreleased_entries(self, repo_id: int) -> list[Entry]:
         if not self._has_unreleased_tables():
             return []
+        commits = "e.commits" if self._has_unreleased_commits() else "'[]'"
         rows = self._rows(
-            "select e.id, s.slug, u.read_at, u.url, e.section, e.heading, e.text, e.prs, e.issues, e.position "
-            "from unreleased_entries e join unreleased_notes u on u.repo_id = e.repo_id "
+            "select e.id, s.slug, u.read_at, u.url, e.section, e.heading, e.text, e.prs, e.issues, e.position, "
+            f"{commits} from unreleased_entries e join unreleased_notes u on u.repo_id = e.repo_id "
             "join repositories s on s.id = e.repo_id where e.repo_id = ? order by e.position", [repo_id])
         return [Entry(id=-row[0], release=self._pseudo(repo_id, row[1], row[2], row[3]), section=row[4],
                       heading=row[5] or "", text=row[6], prs=_list(row[7]),
-                      issues=_list(row[8]), position=row[9]) for row in rows]
+                      issues=_list(row[8]), position=row[9], commits=_list(row[10]))
+                for row in rows]
+
+    def _has_unreleased_commits(self) -> bool:
+        """Whether the file has `unreleased_entries.commits` (writer-only m010: an older cache lacks it)."""
+        if self._unreleased_commits_column is None:
+            columns = self._rows("select name from pragma_table_info('unreleased_entries')", [])
+            self._unreleased_commits_column = any(row[0] == "commits" for row in columns)
+        return self._unreleased_commits_column
 
     def bundle_bumps(self, release_ids: list[int]) -> list[BundleBump]:
         """The bundled-SDK bumps these releases' notes announce, in release then line order."""
