@@ -14,11 +14,13 @@ from indexer.bumps import parse_bump
 from indexer.release_notes import commit_prefix
 from wif_action import lexicon
 from wif_action.direction import opposite
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, Entry, PullRequest, Score
 from wif_action.platforms import named_platforms
 from wif_action.problem_kind import feature_sections
 from wif_action.question import Question
 
+HEADLINE_CHARS = 300  # the start of a release note is its headline (as the offline judge reads it)
 Check = Callable[[Score, PullRequest, Entry | None, Question], Score | None]
 
 
@@ -126,5 +128,39 @@ def more_than_the_note(score: Score, pull: PullRequest, _entry: Entry | None, _q
                         "confirms it.")
 
 
+def of_the_failure_asked(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
+    """The problem says what failed (a crash, a hang, running out of memory: the lexicon's `says_what` symptoms):
+    a fix whose headline names only another of these (a crash fix for a frozen screen) is the same subject's
+    other bug — at most MEDIUM, and listed after the MEDIUMs nothing objects to. A headline naming none is not
+    objected to (the spec's MEDIUM "does not directly mention the symptom"); "missing", "dropped" and the like
+    are left out, as a condition ("fires without a sender") reads like them."""
+    if score.confidence == Confidence.LOW:
+        return None
+    classes = lexicon.says_what_terms()
+    asked = _families(question.problem_keys & classes)
+    if not asked:
+        return None
+    headline = f"{entry.text[:HEADLINE_CHARS] if entry is not None else ''}\n{pull.title}"
+    named = _families(frozenset(term.key for term in analyse(headline)) & classes - lexicon.remedy_terms())
+    if asked & named:
+        return None
+    if not named:
+        return None
+    what = ", ".join(sorted(_names(named)))
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it names another failure ({what}) than the problem's.")
+
+
+def _families(keys: frozenset[str]) -> set[int]:
+    """The kinds of failure (lexicon: a symptom's `family`) these term keys name."""
+    return {index for index, family in enumerate(lexicon.symptom_families()) if family & keys}
+
+
+def _names(families: set[int]) -> set[str]:
+    names = lexicon.symptom_names()
+    return {names.get(term, term) for index in families for term in lexicon.symptom_families()[index]}
+
+
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_behaviour_change,
-                             a_fix_for_a_bug, a_feature_for_missing_functionality, more_than_the_note)
+                             a_fix_for_a_bug, a_feature_for_missing_functionality, more_than_the_note,
+                             of_the_failure_asked)

@@ -83,11 +83,16 @@ def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]
 
 def _outcome_from(candidates: list[Candidate]) -> Outcome:
     """A published HIGH, else an unreleased HIGH, else a published MEDIUM (the customer can have it today),
-    else an unreleased MEDIUM."""
+    else an unreleased MEDIUM — among the MEDIUMs, one nothing objects to before an objected one
+    (`candidate_order`: an objected candidate never leads while another of its level stands)."""
     published = [c for c in candidates if not c.unreleased]
     if any(c.confidence == Confidence.HIGH for c in published):
         return Outcome.HIGH
     if any(c.confidence == Confidence.HIGH for c in candidates):
+        return Outcome.UNRELEASED
+    if any(not c.objected for c in published):
+        return Outcome.MEDIUM
+    if any(not c.objected for c in candidates):
         return Outcome.UNRELEASED
     if published:
         return Outcome.MEDIUM

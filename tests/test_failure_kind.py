@@ -1,0 +1,59 @@
+"""The kind-of-failure objection (objections.of_the_failure_asked) and how objected MEDIUMs rank against a fix
+not released yet (resolve_answer._outcome_from)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wif_action.models import Candidate, Confidence, Outcome, PullRequest, Score
+from wif_action.objections import of_the_failure_asked
+from wif_action.question import analyse_question
+from wif_action.subtasks.resolve_answer import _outcome_from
+
+FROZEN = analyse_question("Session replays look frozen: a segment shows one screen for seconds.")
+
+
+def pull(title: str) -> PullRequest:
+    return PullRequest(repo="o/r", number=1, title=title, body="", url="https://example.invalid/1")
+
+
+@pytest.mark.parametrize(("title", "level", "after"), [
+    ("fix: catch CoreAnimation exceptions that crash the replay", "high", ("medium", "another failure (crash)")),
+    ("fix: catch CoreAnimation exceptions that crash the replay", "medium", ("medium", "another failure (crash)")),
+    ("Fix replay segments stuck on one screen", "high", None),  # names the hang
+    ("Fix replay segments stuck on one screen", "medium", None),
+    ("Skip replay frames while the app is in the background", "medium", None),  # a remedy word names no failure
+    ("Remove the preview display link", "medium", None),  # names no failure: the spec's MEDIUM
+    ("Remove the preview display link", "high", None),
+    ("Remove the preview display link", "low", None),
+])
+def test_a_fix_of_another_failure_is_an_objected_medium(title, level, after):
+    objection = of_the_failure_asked(Score(confidence=Confidence(level), reason="R."), pull(title), None, FROZEN)
+    if after is None:
+        assert objection is None
+    else:
+        assert objection is not None and objection.confidence == Confidence(after[0]) and after[1] in objection.reason
+
+
+def test_a_problem_naming_no_failure_gets_no_objection():
+    question = analyse_question("Add an option to set the sample rate of profiles.")
+    assert of_the_failure_asked(Score(confidence=Confidence.HIGH, reason="R."),
+                                pull("fix: crash when the sample rate is zero"), None, question) is None
+
+
+def candidate(version: str, confidence: str, objected: bool = False) -> Candidate:
+    return Candidate(version=version, tag=version, pr=1, url="https://example.invalid/1", reason="R.",
+                     confidence=Confidence(confidence), objected=objected, unreleased=version == "unreleased")
+
+
+@pytest.mark.parametrize(("candidates", "outcome"), [
+    ([candidate("9.24.0", "medium", objected=True), candidate("unreleased", "medium")], Outcome.UNRELEASED),
+    ([candidate("9.24.0", "medium"), candidate("unreleased", "medium")], Outcome.MEDIUM),  # have it today
+    ([candidate("9.24.0", "medium", True), candidate("unreleased", "medium", True)], Outcome.MEDIUM),
+    ([candidate("9.24.0", "medium", True), candidate("unreleased", "high")], Outcome.UNRELEASED),
+    ([candidate("9.24.0", "high", True), candidate("unreleased", "high")], Outcome.HIGH),
+    ([candidate("unreleased", "medium", True)], Outcome.UNRELEASED),
+    ([], Outcome.NO_RESULT),
+])
+def test_an_objected_published_medium_does_not_lead_over_an_unreleased_one_nothing_objects_to(candidates, outcome):
+    assert _outcome_from(candidates) == outcome
