@@ -11,8 +11,6 @@ import argparse
 import math
 from collections.abc import Callable
 
-from indexer.registry import SLUG
-
 EXIT_ANSWERED = 0  # an answer was given (any outcome but failed), or the work was done
 EXIT_FAILED = 1  # the run ended `failed` (or, for `wif index`, every repository failed)
 EXIT_USAGE = 2  # bad arguments or an unusable input file
@@ -66,7 +64,10 @@ def non_negative_days(text: str) -> float:
 
 
 def repository(text: str) -> str:
-    """A GitHub repository written `owner/name`."""
+    """A GitHub repository written `owner/name` (the registry, with packaging, loads when one is given, not for
+    `--help`)."""
+    from indexer.registry import SLUG
+
     value = text.strip()
     if not SLUG.match(value):
         raise argparse.ArgumentTypeError(f"expected a repository as owner/name, got '{text}'")
