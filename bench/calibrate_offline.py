@@ -63,11 +63,12 @@ def labelled(paths: list[Path]) -> list[Case]:
 
 @contextmanager
 def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
-    """`module.NAME` (a module of wif_action.engines.offline) → value, set on the shipped module for the block."""
+    """`module.NAME` (a module of wif_action.engines.offline, or a dotted module path) → value, set on the
+    shipped module for the block."""
     saved = []
     for target, value in setting.items():
         module_name, _, name = target.rpartition(".")
-        module = importlib.import_module(f"{OFFLINE}.{module_name}")
+        module = importlib.import_module(module_name if "." in module_name else f"{OFFLINE}.{module_name}")
         old = getattr(module, name)
         saved.append((module, name, old))
         setattr(module, name, type(old)(value))
@@ -98,11 +99,15 @@ class ShippedRunner:
         self._github.__exit__(*exc)
 
     def run(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[Scored]:
+        return [scored(case, result) for case, result in zip(cases, self.results(cases, mode, setting), strict=True)]
+
+    def results(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[CaseResult]:
+        """What `wif eval` answers for each case (the one runner of calibration, cross-validation and
+        bench/quality_report.py)."""
         config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url})
         withheld = self._unreleased_config(cases) if any(case.unreleased_newest for case in cases) else config
         with thresholds(setting or {}):
-            return [scored(case, run_case(case, mode, withheld if case.unreleased_newest else config))
-                    for case in cases]
+            return [run_case(case, mode, withheld if case.unreleased_newest else config) for case in cases]
 
     def _unreleased_config(self, cases: list[Case]) -> AppConfig:
         """The cache and fake GitHub of the `unreleased_newest` cases among `cases` (one K per repository)."""

@@ -1,8 +1,9 @@
 """The answer-quality numbers of issue 21's "Done when", over every labelled case, through the shipped workflow.
 
 Runs the public cases (tests/data/eval/cases.jsonl, less the ones that need their own cache: `unreleased_newest`)
-and the holdout (bench/data/holdout_cases.jsonl) through `wif eval`'s own `run_case` (the workflow `wif ask`
-runs, offline engine, GitHub served by the fake), in both input modes, and prints per mode:
+and the holdout (bench/data/holdout_cases.jsonl) through calibration's runner
+(`calibrate_offline.ShippedRunner`: `wif eval`'s `run_case`, the workflow `wif ask` runs, offline engine, GitHub
+served by the fake), in both input modes, and prints per mode:
 HIGH precision, top-1, found, MEDIUM top-candidate precision (a MEDIUM answer whose top candidate is a right
 fix), and how many already-has-fix / never-fixed cases end in `no_result` or a MEDIUM naming no `must_not_claim`.
 
@@ -19,22 +20,17 @@ those held-out answers. Rules with no value to choose are the same in-sample and
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action.app import AppConfig  # noqa: E402
-from wif_action.commands.evaluate import run_case  # noqa: E402
+from bench.calibrate_offline import ShippedRunner, parse_setting  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -104,30 +100,12 @@ def objective(rows: list[dict]) -> float:
             - 0.5 * wrong_medium - 5.0 * sum(r["claimed_bad"] for r in rows))
 
 
-@contextmanager
-def settings(assignments: list[str]) -> Iterator[None]:
-    """`module.NAME=value` (module under wif_action.engines.offline, or a dotted path) set for the block."""
-    saved = []
-    for assignment in assignments:
-        target, _, value = assignment.partition("=")
-        module_name, _, name = target.rpartition(".")
-        if "." not in module_name:
-            module_name = f"wif_action.engines.offline.{module_name}"
-        module = importlib.import_module(module_name)
-        old = getattr(module, name)
-        saved.append((module, name, old))
-        setattr(module, name, type(old)(float(value)) if isinstance(old, int | float) else value)
-    try:
-        yield
-    finally:
-        for module, name, old in reversed(saved):
-            setattr(module, name, old)
-
-
-def run_all(cases: list[Case], db: str, assignments: list[str]) -> dict[str, list[dict]]:
-    config = AppConfig(db=db, engine="offline", registry=None, runs_db=None, run_source="eval")
-    with settings(assignments):
-        return {mode: [row(case, run_case(case, mode, config)) for case in cases] for mode in MODES}
+def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str]) -> dict[str, list[dict]]:
+    """Every case in both modes through calibration's runner (the shipped workflow), constants set for the run."""
+    setting = parse_setting(assignments)
+    return {mode: [row(case, result) for case, result in zip(cases, runner.results(cases, mode, setting),
+                                                               strict=True)]
+            for mode in MODES}
 
 
 def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
@@ -181,12 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     db = args.db or build_db()
     cases = labelled_cases()
-    with FakeGitHub() as github:
-        os.environ["GITHUB_API_URL"] = github.url
-        os.environ.pop("GITHUB_TOKEN", None)
+    os.environ.pop("GITHUB_TOKEN", None)
+    with ShippedRunner(Path(db)) as runner:
         if args.grid:
             target, _, values = args.grid.partition("=")
-            grid = {value: run_all(cases, db, [*args.set, f"{target}={value}"]) for value in values.split(",")}
+            grid = {value: run_all(cases, runner, [*args.set, f"{target}={value}"]) for value in values.split(",")}
             for mode in MODES:
                 for value, rows in grid.items():
                     show(f"{mode} in-sample {target}={value}", rows[mode])
@@ -198,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 show(f"{mode} LOO-CV, one value both modes", held)
             print(f"  chosen per held-out repository: {chosen}")
             return 0
-        rows = run_all(cases, db, args.set)
+        rows = run_all(cases, runner, args.set)
     print(f"{len(cases)} cases (public + holdout), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
     for mode in MODES:
         show(mode, rows[mode])
