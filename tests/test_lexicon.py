@@ -191,3 +191,20 @@ def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
     tree = ast.parse(code)
     assert next((name, len(_words_listed(value))) for name, value in _constants(tree)) == ("WORDS", 5)
     assert any(_ENGLISH_ALTERNATION.search(node.value) for node in _string_constants(tree))
+
+
+def test_the_inner_capital_test_decides_as_the_old_quadratic_pattern_did() -> None:
+    """`_is_camel` dropped the `{2,}` repeats that made it quadratic on a long lowercase word (a 50,000-character
+    hostile message took seconds): over every short mix of lower, upper and other characters it must still
+    decide exactly as the old pattern did."""
+    import itertools
+    import re
+
+    from wif_action.lexicon.terms import _is_camel
+
+    old = re.compile(r"[a-z]{2,}[A-Z]|[A-Z][a-z]+[A-Z]|[A-Z]{2,}[a-z]{2,}")
+    for length in range(1, 8):
+        for letters in itertools.product("aZ1", repeat=length):
+            segment = "".join(letters)
+            assert _is_camel(segment) == bool(old.search(segment)), segment
+    assert _is_camel("a" * 50_000 + "B") and not _is_camel("a" * 50_000)
