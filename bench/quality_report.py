@@ -1,6 +1,7 @@
 """The answer-quality numbers of issue 21's "Done when", over every labelled case, through the shipped workflow.
 
-Runs the public cases (tests/data/eval/cases.jsonl, less the ones that need their own cache: `unreleased_newest`)
+Runs the public cases (tests/data/eval/cases.jsonl; those with `unreleased_newest` on a cache indexed from a fake
+that withholds the newest releases, so a confident `unreleased` answer counts as a HIGH)
 and the holdout (bench/data/holdout_cases.jsonl) through calibration's runner
 (`calibrate_offline.ShippedRunner`: `wif eval`'s `run_case`, the workflow `wif ask` runs, offline engine, GitHub
 served by the fake), in both input modes, and prints per mode:
@@ -50,6 +51,12 @@ NEVER_FIXED = ("already_has_fix", "no_result")
 def labelled_cases() -> list[Case]:
     """Every labelled case this harness can run on one cache (an `unreleased_newest` case needs its own)."""
     return [case for path in (PUBLIC, HOLDOUT) for case in load_cases(path) if not case.unreleased_newest]
+
+
+def unreleased_cases() -> list[Case]:
+    """The labelled cases about fixes not released yet: `ShippedRunner` asks each of its own cache (a fake GitHub
+    withholding the newest releases), so their ✓ answers count in HIGH precision like the others'."""
+    return [case for path in (PUBLIC, HOLDOUT) for case in load_cases(path) if case.unreleased_newest]
 
 
 def repository(case: Case) -> str:
@@ -158,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff", metavar="FILE", help="list the cases whose answer differs from a --save file")
     args = parser.parse_args(argv)
     db = args.db or build_db()
-    cases = labelled_cases()
+    cases = labelled_cases() + unreleased_cases()
     os.environ.pop("GITHUB_TOKEN", None)
     with ShippedRunner(Path(db)) as runner:
         if args.grid:
@@ -176,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  chosen per held-out repository: {chosen}")
             return 0
         rows = run_all(cases, runner, args.set)
-    print(f"{len(cases)} cases (public + holdout), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
+    print(f"{len(cases)} cases (public + holdout; {len(unreleased_cases())} asked of a cache withholding the newest "
+          f"releases), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
     for mode in MODES:
         show(mode, rows[mode])
     if args.save:
