@@ -184,6 +184,58 @@ def test_no_judge_module_writes_a_vocabulary_regex() -> None:
     assert not offenders, "vocabulary regexes belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
 
 
+def _fix_lemmas(text: str) -> set[str]:
+    """The fix verbs (by stem: "fixed" and "fix(?:es)?" are one) a word list or regex source names."""
+    fix_stems = {stem(verb) for verb in lexicon.words("fix_verbs")}
+    return {stem(word) for word in re.findall(r"[a-z]+", text.lower())} & fix_stems
+
+
+def _second_fix_verb_lists() -> list[str]:
+    """Word lists, raw pattern sources and judge-module regexes that spell out two or more fix verbs."""
+    found = [f"words.{name}" for name, listed in lexicon.data()["words"].items()
+             if name != "fix_verbs" and len(_fix_lemmas(" ".join(listed))) >= 2]
+    for name, spec in lexicon.data()["pattern"].items():
+        raw = spec["re"] if isinstance(spec["re"], str) else "".join(spec["re"])
+        if len(_fix_lemmas(_RAW_PLACEHOLDER.sub(" ", raw))) >= 2:
+            found.append(f"pattern.{name}")
+    for path in filter(_judge_module, _python_files()):
+        relative = path.relative_to(ROOT).as_posix()
+        for node in _string_constants(ast.parse(path.read_text(encoding="utf-8"))):
+            if "|" in node.value and len(_fix_lemmas(node.value)) >= 2 and not any(
+                    where == relative and words in node.value for where, words in GRAMMAR):
+                found.append(f"{relative}:{node.lineno}")
+    return found
+
+
+_RAW_PLACEHOLDER = re.compile(r"<<[\w:,]+>>")
+
+
+def test_fix_verbs_have_one_home() -> None:
+    """Every pattern naming fix verbs embeds `<<fix_verbs>>` (or a `<<fix_verbs:fix,resolve>>` selection) instead
+    of spelling its own list; a word list may hold forms of one fix verb for its own purpose ("fix" is a
+    stopword, "avoid" removes), never a second list of them."""
+    assert not _second_fix_verb_lists(), "fix verbs belong in words.fix_verbs:\n" + "\n".join(_second_fix_verb_lists())
+
+
+def test_a_second_fix_verb_list_fails_and_a_selection_follows_the_table() -> None:
+    tables = lexicon.data()
+    tables["pattern"]["upstream_fix"]["re"] = r"\b(?:fixed|resolved)\s+in\s+(?P<repo>[\w.-]+/[\w.-]+)#\d+"
+    tables["words"]["closing"] = ["fixes", "prevents"]
+    lexicon.use(tables)
+    assert {"pattern.upstream_fix", "words.closing"} <= set(_second_fix_verb_lists())
+    lexicon.use(None)
+    assert lexicon.pattern("upstream_fix").search("Fixed upstream in getsentry/sentry-cocoa#12")
+    assert not lexicon.pattern("upstream_fix").search("Squashed upstream in getsentry/sentry-cocoa#12")
+    tables = lexicon.data()
+    tables["words"]["fix_verbs"].append("squashed")
+    tables["words"]["fix_verbs"].append("squash")
+    tables["pattern"]["upstream_fix"]["re"] = tables["pattern"]["upstream_fix"]["re"].replace(
+        "<<fix_verbs:fix,resolve>>", "<<fix_verbs:fix,resolve,squash>>")
+    lexicon.use(tables)
+    assert lexicon.pattern("upstream_fix").search("Squashed upstream in getsentry/sentry-cocoa#12")
+    assert lexicon.selection("fix_verbs", "fix") == {"fix", "fixes", "fixed", "fixing"}
+
+
 def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
     """The two checks above would flag a word list and a symptom regex (so they can fail)."""
     code = 'import re\nWORDS = frozenset({"crash", "hang", "freeze", "stuck", "frozen"})\n' \

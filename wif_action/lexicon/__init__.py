@@ -24,7 +24,7 @@ from wif_action.lexicon.stemmer import stem
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _CACHED: list[Any] = []
-_PLACEHOLDER = re.compile(r"<<(\w+)>>")
+_PLACEHOLDER = re.compile(r"<<(\w+)(?::([\w,]+))?>>")
 
 
 def _cached(function: _F) -> _F:
@@ -187,10 +187,21 @@ def source(name: str) -> str:
     """The regex source of a pattern, `<<placeholders>>` expanded."""
     spec = data()["pattern"][name]
     text = spec["re"] if isinstance(spec["re"], str) else "".join(spec["re"])
-    return _PLACEHOLDER.sub(lambda match: _expand(match.group(1)), text)
+    return _PLACEHOLDER.sub(lambda match: _expand(match.group(1), match.group(2)), text)
 
 
-def _expand(name: str) -> str:
+def selection(name: str, lemmas: str) -> frozenset[str]:
+    """The words of a list sharing a stem with one of `lemmas` ("fix,resolve": fix, fixes, …, resolved).
+
+    Why: a pattern that needs only some of a list's verbs selects them from the one list instead of spelling
+    out a second list beside it (a new form of "fix" added to the table reaches every pattern)."""
+    stems = {stem(lemma) for lemma in lemmas.split(",")}
+    return frozenset(word for word in words(name) if stem(word) in stems)
+
+
+def _expand(name: str, lemmas: str | None = None) -> str:
+    if lemmas is not None:
+        return alternation(selection(name, lemmas))
     if name == "commit_prefix":
         return commit_prefix_pattern()
     if name == "fix_commit_prefix":
