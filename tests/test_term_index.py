@@ -20,7 +20,7 @@ from wif_action.engines.offline import OfflineJudge
 from wif_action.lexicon.terms import analyse, term_counts
 from wif_action.question import analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
-from wif_action.tools.term_index import refresh
+from wif_action.tools.term_index import counts_of, encode, refresh
 
 COCOA = "getsentry/sentry-cocoa"
 NONSENSE = "quuxification"  # a word no note uses
@@ -75,6 +75,22 @@ def test_refresh_stores_what_the_read_path_counts_and_only_what_is_missing(conn:
         assert json.loads(counts) == dict(term_counts(text))
         checked += 1
     assert checked > 1000
+
+
+TRICKY = ["", "Fix crash when app times out (#12) in SentryHub.captureEvent", "foo_barBaz __init__ 404 v1.2.3 50ms",
+          "a - b. c: d/e \"quoted\" `code` crash crash crashes", "HTTPTransport / addBreadcrumb, sentry_sdk.init()",
+          "Zürich naïve café ünïcode words", "x" * 30_000]
+
+
+def test_the_index_time_counter_counts_exactly_what_term_counts_counts(conn: sqlite3.Connection) -> None:
+    """`counts_of` skips building bigram `Term`s; it must give every key, in the same order (the stored JSON is
+    compared byte for byte), for every note of the example cache and a few texts made to differ."""
+    texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY
+    chunks: dict = {}
+    differing = [text for text in texts if encode(counts_of(text, chunks)) != json.dumps(
+        term_counts(text), ensure_ascii=False, separators=(",", ":"))]
+    assert len(texts) > 10_000
+    assert differing == []
 
 
 def test_a_changed_or_deleted_entry_loses_its_counts_whoever_writes_it(conn: sqlite3.Connection) -> None:
