@@ -56,6 +56,7 @@ _TAIL_TOKEN = re.compile(
 )
 _TITLE_END = re.compile(r"\s{0,3}(?::|\s-\s)")  # "Title #1048: details", "Title #363 - details"
 _SPACES = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S+")
 
 
 @dataclass
@@ -114,7 +115,8 @@ def _same_repo(owner_repo: str, repo: str | None) -> bool:
 
 def _clean_plain(text: str) -> str:
     """Plain Markdown text as readers see it: no bold markers or backslash escapes."""
-    return _ESCAPE.sub(r"\1", text.replace("**", ""))
+    text = text.replace("**", "")
+    return _ESCAPE.sub(r"\1", text) if "\\" in text else text  # most text escapes nothing: skip the pass
 
 
 def _cited_label(label: str, number_text: str) -> str:
@@ -196,7 +198,11 @@ class _Renderer:
 
     def render(self, raw: str) -> None:
         """Tokenise a raw Markdown paragraph into the output buffer."""
-        raw = _IMAGE.sub(" ", _HTML_TAG.sub(" ", _drop_comments(raw)))
+        raw = _drop_comments(raw)
+        if "<" in raw:  # every tag starts with "<", every image with "![": most lines have neither
+            raw = _HTML_TAG.sub(" ", raw)
+        if "![" in raw:
+            raw = _IMAGE.sub(" ", raw)
         pos = 0
         for match in _TOKEN.finditer(raw):
             if match.start() > pos:
@@ -232,7 +238,7 @@ def _paren_depth(text: str, end: int) -> int:
 
 def _tail_start(text: str) -> int:
     """Offset where the trailing group of refs/credits ("#12 by @x in #13") begins."""
-    tokens = list(re.finditer(r"\S+", text))
+    tokens = list(_NON_SPACE.finditer(text))
     start = len(text)
     for token in reversed(tokens):
         if not _TAIL_TOKEN.fullmatch(token.group(0)):

@@ -423,5 +423,7 @@ def _handle_structural(state: _State, indent: int, stripped: str) -> bool:
 
 def _is_rule(stripped: str) -> bool:
     """Thematic break (``---``, ``***``, ``___``)."""
+    if not stripped or stripped[0] not in "-*_":  # `stripped` has no leading blank: its first character decides
+        return False
     compact = stripped.replace(" ", "").replace("\t", "")
     return len(compact) >= 3 and len(set(compact)) == 1 and compact[0] in "-*_"
