@@ -202,8 +202,7 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
         for entry in parse_release_notes(body, repo=slug):
             entry_id = first + len(entries)
             entries.append((entry_id, release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
-                            json.dumps(list(entry.prs)), json.dumps(list(entry.issues)),
-                            json.dumps(list(entry.commits))))
+                            _json_list(entry.prs), _json_list(entry.issues), _json_list(entry.commits)))
             entry_prs.extend((entry_id, release_id, repo_id, pr) for pr in entry.prs)
     if not entries:
         return
@@ -213,6 +212,11 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
     db.conn.executemany("insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
                         entry_prs)
     db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
+
+
+def _json_list(values: tuple) -> str:
+    """`json.dumps(list(values))`; most entries cite no issue and no commit, and "[]" costs no encoder call."""
+    return json.dumps(list(values)) if values else "[]"
 
 
 def refresh_bundle_bumps(db: Database, slug: str, bundles: dict[str, str] | None) -> None:
