@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from indexer.release_notes.model import _MAX_HEADING, _MAX_TEXT
 from indexer.release_notes.references import _strip_inline_markup
@@ -117,6 +118,7 @@ def _rule_for_words(text: str) -> _Rule | None:
     return None
 
 
+@lru_cache(maxsize=1024)  # a few dozen headings ("### Fixes") recur across thousands of releases
 def _heading_rule(heading: str) -> _Rule | None:
     """Rule for a heading; ``_RESET`` for a bare version heading such as ``2.4.x (2020-01-01)``."""
     text = _normalise_heading(heading)
