@@ -1,6 +1,6 @@
 """Issue 23's table in one run: whole-process times as ratios, peak RSS of `wif ask`, optional A/B.
 
-    python bench/bench_perf.py [--runs 9] [--against COMMIT] [--scale 20] [--skip-index] [--cpu]
+    python bench/bench_perf.py [--runs 9] [--against COMMIT] [--scale 20] [--skip-index | --index-only] [--cpu]
 
 Every row runs whole processes (`python -m wif_action.cli …`) and reports the median of `--runs`, with
 the A and B trees interleaved run by run (the same load for both). Rows:
@@ -12,6 +12,7 @@ the A and B trees interleaved run by run (the same load for both). Rows:
 - `wif ask --help` over `wif --help`;
 - `wif index` from empty, the 11 fixture repositories, against the in-process fake GitHub;
 - `wif index --pulls recent --max-pulls 300` against the fake with 50 ms latency per request.
+`--index-only` runs just the `wif index` from empty row, `--runs` times per tree (nothing else is built).
 Peak RSS is the `wif ask` scan's maximum resident set (getrusage of the child). With `--against COMMIT` the
 same commands also run from an export of that commit (`git archive`), for an A/B table; each tree answers from
 its own cache.db.example (an older WIF refuses a newer schema) and from the same larger cache, which holds the
@@ -168,6 +169,8 @@ def main() -> None:
     parser.add_argument("--against", metavar="COMMIT", help="also run the tree of COMMIT (A/B)")
     parser.add_argument("--scale", type=int, default=20, help="the larger cache is SCALE × 11 repositories")
     parser.add_argument("--skip-index", action="store_true", help="leave out the two `wif index` rows")
+    parser.add_argument("--index-only", action="store_true",
+                        help="only `wif index` from empty, --runs times per tree (no cache is built)")
     parser.add_argument("--cpu", action="store_true",
                         help="time each process by its CPU time (user + system) instead of its wall time")
     args = parser.parse_args()
@@ -179,16 +182,40 @@ def main() -> None:
         names = ["this tree"] + ([args.against] if args.against else [])
         env = {**os.environ, "GITHUB_API_URL": fake.url, "WIF_DEADLINE": "120"}
         env.pop("OPENAI_API_KEY", None)
+        if args.index_only:
+            _compile(trees)
+            rows = [_index_row(trees, env, args.runs, work, fake)]
+            header = ["row"] + [f"{name} {'CPU s' if CPU else 's'}" for name in names]
+            print(format_table(header, rows))
+            return
         print(f"building a {args.scale}× cache ({args.scale * 11} repositories)…", file=sys.stderr)
         in_tree(trees[-1], _BUILD, str(work / "large.db"), str(args.scale))  # by the oldest tree: all read it
         small = per_tree(trees, [tree / "cache.db.example" for tree in trees], work)
         large = per_tree(trees, [work / "large.db" for _ in trees], work)
-        for tree in trees:  # byte code compiled once, as pip does for an installed package
-            subprocess.run([sys.executable, "-m", "compileall", "-q", "wif_action", "indexer"], cwd=tree,
-                           check=True, stdout=subprocess.DEVNULL)
+        _compile(trees)
         rows = _rows(trees, env, args, small, large, work, fake)
     header = ["row"] + [f"{name} {unit}" for name in names for unit in ("CPU ms" if CPU else "ms", "ratio")]
     print(format_table(header, rows))
+
+
+def _compile(trees: list[Path]) -> None:
+    for tree in trees:  # byte code compiled once, as pip does for an installed package
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "wif_action", "indexer"], cwd=tree,
+                       check=True, stdout=subprocess.DEVNULL)
+
+
+def _index_row(trees: list[Path], env: dict[str, str], runs: int, work: Path, fake: FakeGitHub) -> list[object]:
+    """`wif index` from empty over the 11 fixture repositories: the median seconds of each tree."""
+    fake.rate_limit_limit = fake.rate_limit_remaining = 10**9
+    repos = [arg for repo in all_fixture_repos() for arg in ("--repo", repo)]
+    target = work / "index.db"
+
+    def empty(_tree: Path) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+
+    index = medians(trees, ["index", "--db", str(target), *repos], env, runs, prepare=empty)
+    return ["wif index from empty, 11 repositories (s)", *(round(i[0] / 1000, 2) for i in index)]
 
 
 def _rows(trees: list[Path], env: dict[str, str], args: argparse.Namespace, small: list[Path], large: list[Path],
@@ -218,16 +245,14 @@ def _rows(trees: list[Path], env: dict[str, str], args: argparse.Namespace, smal
         [a[0] / t[0] for a, t in zip(ask_help, top_help, strict=True)])
     rows.append(["wif ask peak RSS (MB)"] + [c for s in scan for c in (round(s[1] / 1024, 1), "")])
     if not args.skip_index:
-        fake.rate_limit_limit = fake.rate_limit_remaining = 10**9
-        repos = [arg for repo in all_fixture_repos() for arg in ("--repo", repo)]
+        index = _index_row(trees, env, max(3, runs // 3), work, fake)
+        rows.append([index[0]] + [cell for value in index[1:] for cell in (value, "")])
         target = work / "index.db"
 
         def empty(_tree: Path) -> None:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
 
-        index = medians(trees, ["index", "--db", str(target), *repos], env, max(3, runs // 3), prepare=empty)
-        row("wif index from empty, 11 repositories (s)", [i[0] / 1000 for i in index], None)
         fake.add_fault("GET", r"/pulls/\d+$", status=None, delay=0.05, times=None)  # 50 ms per PR request
         pulls = medians(trees, ["index", "--db", str(target), "--repo", "getsentry/sentry-cocoa", "--pulls",
                                 "recent", "--max-pulls", "300"], env, 1, prepare=empty)
