@@ -4,8 +4,10 @@ Why the shipped workflow: a copy of the scan drifts (the previous emulator had n
 PRs and its own top-candidate rule), so its numbers described code that does not ship. Each case goes
 through `wif eval`'s own `run_case` — the workflow `wif ask` runs: links fast path, batches, bundled SDKs,
 cited PRs, objections, the one top-candidate rule (`wif_action/candidate_order.py`) — offline engine,
-GitHub served by the fake server (tests/fakes), so nothing reaches the network. A threshold is changed by
-setting it on the shipped module for the run (`--set relevance.MAX_PER_BATCH=3`), never by copying code.
+GitHub served by the fake server (tests/fakes), so nothing reaches the network. A threshold is changed for
+the run, never by copying code: a judge threshold (`--set scoring.MEDIUM_MASS=9`, a `scoring.Thresholds` field)
+is passed to the judge in another `Thresholds` object through the composition root (`AppConfig.weights`); any
+other constant is set on the shipped module for the run (`--set relevance.MAX_PER_BATCH=3`).
 
     python bench/calibrate_offline.py --input fields
     python bench/calibrate_offline.py --input message --set scoring.HIGH_COVERAGE=0.3 -v --only cocoa
@@ -21,7 +23,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,6 +34,7 @@ from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.unreleased_eval import withheld_github  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.engines.offline.scoring import SHIPPED, Thresholds  # noqa: E402
 from wif_action.evaluation import Case, CaseResult, is_high, judge_result, load_cases, top_candidate  # noqa: E402
 
 CASES = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
@@ -59,6 +62,21 @@ class Scored:
 def labelled(paths: list[Path]) -> list[Case]:
     """Every case of the files; `ShippedRunner` answers an `unreleased_newest` one on its own cache."""
     return [case for path in paths for case in load_cases(path)]
+
+
+def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, float]]:
+    """The judge's thresholds with this setting's `scoring.NAME` values (passed to the judge, not set on the
+    module), and the rest of the setting (module constants, set for the run by `thresholds`)."""
+    names = {item.name for item in fields(Thresholds)}
+    chosen: dict[str, float] = {}
+    rest: dict[str, float] = {}
+    for target, value in setting.items():
+        module_name, _, name = target.rpartition(".")
+        if module_name.rpartition(".")[2] == "scoring" and name.lower() in names:
+            chosen[name.lower()] = value
+        else:
+            rest[target] = value
+    return replace(SHIPPED, **{name: type(getattr(SHIPPED, name))(value) for name, value in chosen.items()}), rest
 
 
 @contextmanager
@@ -104,9 +122,11 @@ class ShippedRunner:
     def results(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[CaseResult]:
         """What `wif eval` answers for each case (the one runner of calibration, cross-validation and
         bench/quality_report.py)."""
-        config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url})
+        weights, rest = judge_weights(setting or {})
+        config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url}, weights=weights)
         withheld = self._unreleased_config(cases) if any(case.unreleased_newest for case in cases) else config
-        with thresholds(setting or {}):
+        withheld = replace(withheld, weights=weights)
+        with thresholds(rest):
             return [run_case(case, mode, withheld if case.unreleased_newest else config) for case in cases]
 
     def _unreleased_config(self, cases: list[Case]) -> AppConfig:

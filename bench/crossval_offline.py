@@ -59,7 +59,9 @@ def settings() -> list[dict[str, float]]:
 
 def shipped(target: str) -> float:
     module, _, name = target.rpartition(".")
-    return float(getattr({"relevance": relevance, "scoring": scoring}[module], name))
+    if module == "scoring":  # the judge's thresholds are one value passed to it (`scoring.Thresholds`)
+        return float(getattr(scoring.SHIPPED, name.lower()))
+    return float(getattr(relevance, name))
 
 
 def objective(results: list[Scored]) -> float:

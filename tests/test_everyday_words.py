@@ -3,33 +3,38 @@ the cache's document frequencies, not a global stop list) cannot by itself make 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from tests.conftest import EXAMPLE_CACHE
+from wif_action.app import AppConfig, build_workflow
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import gather
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, PullRequest
+from wif_action.tools.progress import RecordingProgress
 
 PROBLEM = "Uploads time out when the proxy url has a port."
 TITLE = "Fix uploads timing out when the proxy url has a port"
 
 
-def _level(notes: list[str]) -> Confidence:
+def _level(notes: list[str], weights: scoring.Thresholds = scoring.SHIPPED) -> Confidence:
     query = {term.key: term for term in analyse(PROBLEM)}
     stats = RepositoryStats(BatchStatistics(notes))
     stats.load("r", list(query.values()))
     pr = PullRequest(repo="r", number=4, title=TITLE, body="", url="https://example.invalid/4")
-    return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query), "r"))
+    return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query), "r"), weights)
 
 
 @pytest.mark.parametrize(("notes_naming_them", "level"), [
     (9, Confidence.HIGH),  # 9 of 100 notes: below the share that makes a word everyday in this repository
-    (10, Confidence.MEDIUM),  # 10 of 100 (scoring.COMMON_SHARE): everyday here, so the same headline is no ✓
+    (10, Confidence.MEDIUM),  # 10 of 100 (scoring.SHIPPED.common_share): everyday here, so the same headline is no ✓
     (40, Confidence.MEDIUM),
 ])
 def test_words_common_in_this_repository_alone_are_no_high(notes_naming_them, level):
-    assert scoring.COMMON_SHARE == 0.1
+    assert scoring.SHIPPED.common_share == 0.1
     notes = ["uploads timeout proxy url port"] * notes_naming_them + ["release health"] * (100 - notes_naming_them)
     assert _level(notes) == level
 
@@ -48,5 +53,23 @@ def test_the_share_is_per_repository():
 
 def test_in_a_handful_of_notes_no_word_is_everyday():
     """A repository with five notes: every word is in a fifth of them, which says nothing about everyday use
-    (scoring.COMMON_SHARE counts against at least evidence.COMMON_MIN_NOTES notes)."""
+    (scoring.SHIPPED.common_share counts against at least evidence.COMMON_MIN_NOTES notes)."""
     assert _level(["uploads timeout proxy url port"] * 2 + ["release health"] * 3) == Confidence.HIGH
+
+
+def test_the_thresholds_are_a_value_passed_to_the_judge_not_module_state():
+    """Calibration tries another threshold by passing another `Thresholds` (here: a higher everyday share, so 10
+    of 100 notes is no longer everyday and the headline is a ✓ again); the shipped value is untouched."""
+    notes = ["uploads timeout proxy url port"] * 10 + ["release health"] * 90
+    assert _level(notes) == Confidence.MEDIUM
+    assert _level(notes, replace(scoring.SHIPPED, common_share=0.5)) == Confidence.HIGH
+    assert _level(notes) == Confidence.MEDIUM and scoring.Thresholds.from_lexicon() == scoring.SHIPPED
+
+
+def test_the_composition_root_hands_its_thresholds_to_the_offline_judge(tmp_path):
+    weights = replace(scoring.SHIPPED, medium_mass=99.0)
+    config = AppConfig(db=EXAMPLE_CACHE, engine="offline", env={"GITHUB_API_URL": "http://127.0.0.1:9"},
+                       weights=weights)
+    assert build_workflow(config, RecordingProgress()).tools.judge.weights is weights
+    shipped = build_workflow(replace(config, weights=None), RecordingProgress()).tools.judge
+    assert shipped.weights == scoring.SHIPPED

@@ -41,7 +41,7 @@ NOTES = ["FastAPI integration", "prefix handling", "mount points", "root path"]
 def test_two_concepts_under_a_fix_commit_type_without_the_failure_are_no_high():
     """The subject matches ("prefix", "FastAPI"), the failure ("twice") is not named and no verb says a fix."""
     evidence = _evidence(PROBLEM, "fix(fastapi): use the effective route for prefixed routers", NOTES)
-    assert len(evidence.named(scoring.NAMED_CREDIT)) == 2
+    assert len(evidence.named(scoring.SHIPPED.named_credit)) == 2
     assert scoring.confidence(evidence) is Confidence.MEDIUM
 
 

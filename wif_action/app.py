@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # clients load on first use: an offline answer imports none o
     from slack_sdk import WebClient
 
     from indexer.github_source import ReleaseSource
+    from wif_action.engines.offline.scoring import Thresholds
     from wif_action.tools.llm import LLMCallRecord, LLMClient
     from wif_action.tools.slack import SlackClient
 
@@ -41,6 +42,7 @@ class AppConfig:
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     runs_db: str | Path | None = None  # run-records file (None: not recorded)
     run_source: str = "cli"  # stored on each run record: cli, action, eval:<case>
+    weights: Thresholds | None = None  # the offline judge's thresholds (None: the lexicon's; calibration: others)
 
 
 def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registry:
@@ -61,12 +63,12 @@ def build_workflow(config: AppConfig, progress: Progress, *, cache: SqliteReleas
     github = CachedPullRequests(GitHubClient(lambda: read_github(env, timeout=timeout)), cache)
     events = Events()  # run records subscribe to it; the LLM client and the workflow emit to it
     judge = choose_engine(config.engine, cache=cache, registry=registry, env=config.env,
-                          make_llm=lambda env: llm_client(env, on_call=events.llm_called))
+                          make_llm=lambda env: llm_client(env, on_call=events.llm_called), weights=config.weights)
     fallback = None
     if judge.name != "offline":
         from wif_action.engines.offline import OfflineJudge
 
-        fallback = OfflineJudge(cache, registry)
+        fallback = OfflineJudge(cache, registry, config.weights) if config.weights else OfflineJudge(cache, registry)
     tools = AnalysisTools(cache=cache, github=github, judge=judge, fallback=fallback)
     options = WorkflowOptions(max_high=config.max_high, deadline_seconds=config.deadline_seconds,
                               max_releases=config.max_releases)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # ports pulls the pydantic models; `wif ask --help` reads ENGINE_NAMES only
+    from wif_action.engines.offline.scoring import Thresholds
     from wif_action.ports import Judge
 
 DEFAULT_MODEL = "gpt-4.1-mini"
@@ -15,12 +16,13 @@ ENGINE_NAMES = ("auto", "openai", "offline")
 
 
 def choose_engine(name: str, *, cache: Any, registry: Any, make_llm: Callable[[Mapping[str, str]], Any],
-                  env: Mapping[str, str] = os.environ) -> Judge:
+                  env: Mapping[str, str] = os.environ, weights: Thresholds | None = None) -> Judge:
     """The engine for `--engine NAME`: "auto" uses OpenAI when OPENAI_API_KEY is set, else offline.
 
     Imports are lazy so the offline path never needs the OpenAI client (and vice versa).
     `make_llm` builds the LLM client: it comes from the composition root (`app.llm_client`), which
-    imports this package, never the other way round.
+    imports this package, never the other way round. `weights`: the offline judge's thresholds (None: the
+    lexicon's; calibration passes others).
     """
     if name not in ENGINE_NAMES:
         raise ValueError(f"unknown engine '{name}': choose one of {', '.join(ENGINE_NAMES)}")
@@ -31,7 +33,7 @@ def choose_engine(name: str, *, cache: Any, registry: Any, make_llm: Callable[[M
         return _openai_engine(env, registry, make_llm, cache)
     from wif_action.engines.offline import OfflineJudge
 
-    return OfflineJudge(cache, registry)
+    return OfflineJudge(cache, registry, weights) if weights is not None else OfflineJudge(cache, registry)
 
 
 def _openai_engine(env: Mapping[str, str], registry: Any,

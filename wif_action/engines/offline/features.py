@@ -25,9 +25,10 @@ MASS_UNIT = 20.0  # masses are divided by this (and capped at 2) so every featur
 RARITY_FLOOR = 1e-3  # a share below this is as rare as it gets (log10 scale: 0 … 1)
 
 
-def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr: PullRequest) -> dict[str, float]:
+def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr: PullRequest,
+                       weights: scoring.Thresholds = scoring.SHIPPED) -> dict[str, float]:
     """The candidate's named features (0/1 flags or values of order 1)."""
-    named = evidence.named(scoring.NAMED_CREDIT)
+    named = evidence.named(weights.named_credit)
     verbatim = evidence.named()
     shares = dict(zip((id(c) for c in evidence.concepts), evidence.shares or [0.0] * len(evidence.concepts),
                       strict=True))
@@ -40,7 +41,7 @@ def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr
         "headline_mass": min(evidence.headline_mass / evidence.scale / MASS_UNIT, 2.0),
         "total_mass": min(evidence.total_mass / evidence.scale / MASS_UNIT, 2.0),
         "rarity": -math.log10(max(rarest_share, RARITY_FLOOR)) / 3 if named else 0.0,
-        "all_common": float(bool(named) and not evidence.uncommon(named, scoring.COMMON_SHARE)),
+        "all_common": float(bool(named) and not evidence.uncommon(named, weights.common_share)),
         "identifier": float(any(c.terms[0].identifier for c in named)),
         "another_failure": float(scoring._another_failure(evidence)),
         "failure_named": float(bool(asked & scoring._families(evidence.symptoms_named))),
@@ -50,10 +51,10 @@ def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr
         "ships": float(evidence.ships),
         "linked_issue": float(evidence.linked_issue is not None),
         "quoted_unique": float(evidence.quoted_unique),
-        "verified": float(scoring.verified(evidence, stats, repo)),
+        "verified": float(scoring.verified(evidence, stats, repo, weights)),
         "body_concepts": min(evidence.body_concepts, 3) / 3,
         "no_description": float(pr.commit is not None or not pr.body.strip()),
-        "hand_high": float(scoring.confidence(evidence) is Confidence.HIGH),
+        "hand_high": float(scoring.confidence(evidence, weights) is Confidence.HIGH),
     }
 
 

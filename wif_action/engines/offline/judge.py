@@ -33,9 +33,11 @@ class OfflineJudge:
     name = "offline"
     local = True
 
-    def __init__(self, cache: NoteStatistics | None, registry: Registry):
+    def __init__(self, cache: NoteStatistics | None, registry: Registry,
+                 weights: scoring.Thresholds = scoring.SHIPPED):
         self.cache = cache
         self.registry = registry
+        self.weights = weights  # the thresholds (the composition root may pass others: calibration)
         self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
         self.rejected_claims: list[str] = []  # the offline engine only quotes its input
 
@@ -101,17 +103,17 @@ class OfflineJudge:
             return Score(confidence=Confidence.LOW,
                          reason=f"PR {quote_title(pr.title)} changes CI, docs, tests, samples or internal code only, "
                                 "which never reach the customer's app.")
-        level = scoring.confidence(evidence)
+        level = scoring.confidence(evidence, self.weights)
         model = features.active_model()
         if model is not None:
-            level = features.level(model, features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr),
-                                   level)
+            level = features.level(model, features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr,
+                                                                      self.weights), level)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level))
 
     def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
         """The named features the confidence model reads (`features.candidate_features`), for fitting it."""
         stats, evidence = self._evidence(pr, entry, question)
-        return features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr)
+        return features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr, self.weights)
 
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
         """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
@@ -123,16 +125,16 @@ class OfflineJudge:
             return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
         named = evidence.named()
         covered = term_list([c.name for c in named]) or "none of them"
-        confirmed = scoring.verified(evidence, stats, repo)
+        confirmed = scoring.verified(evidence, stats, repo, self.weights)
         model = features.active_model()
         if model is not None:
             hand = Confidence.HIGH if confirmed else Confidence.MEDIUM
-            confirmed = features.level(model, features.candidate_features(evidence, stats, repo, pr),
+            confirmed = features.level(model, features.candidate_features(evidence, stats, repo, pr, self.weights),
                                        hand) is Confidence.HIGH
         if confirmed:
             return Verdict(confirmed=True, reason=f"{what} name {covered}, "
                                                   "the problem's most specific terms.")
-        missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo) if c not in named])
+        missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo, self.weights) if c not in named])
         return Verdict(confirmed=False, reason=f"{what} name {covered}, "
                                                f"but not enough of the problem's most specific terms "
                                                f"({missing or 'the rest'}).")

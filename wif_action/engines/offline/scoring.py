@@ -8,39 +8,58 @@ single concept is in the same area; one that shares only generic words ("crash",
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+from typing import Any
+
 from wif_action import lexicon
 from wif_action.engines.offline.evidence import Concept, Evidence
 from wif_action.engines.offline.ranking import RepositoryStats
 from wif_action.models import Confidence
 
-# Calibrated on tests/data/eval with bench/calibrate_offline.py; the values (and what each means) are in
-# lexicon.toml [weight].
-HIGH_CONCEPTS = int(lexicon.weight("high_concepts"))
-HIGH_COVERAGE = lexicon.weight("high_coverage")
-HIGH_MASS = lexicon.weight("high_mass")
-STRONG_CONCEPTS = int(lexicon.weight("strong_concepts"))
-STRONG_COVERAGE = lexicon.weight("strong_coverage")
-STRONG_MASS = lexicon.weight("strong_mass")
-VERIFY_RAREST = int(lexicon.weight("verify_rarest"))
-MEDIUM_MASS = lexicon.weight("medium_mass")
-MEDIUM_CONCEPTS = int(lexicon.weight("medium_concepts"))
-BODY_CONCEPTS = int(lexicon.weight("body_concepts"))
-MIN_SECTION_FOR_HIGH = lexicon.weight("min_section_for_high")
-NAMED_CREDIT = lexicon.weight("named_credit")
-COMMON_SHARE = lexicon.weight("common_share")
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The offline judge's thresholds (lexicon.toml `[weight]`, where each is explained), as one value.
+
+    Why: the composition root passes it to the judge, so calibration and cross-validation try other values
+    by passing another object (`dataclasses.replace(SHIPPED, medium_mass=9)`), not by mutating module globals."""
+
+    high_concepts: int
+    high_coverage: float
+    high_mass: float
+    strong_concepts: int
+    strong_coverage: float
+    strong_mass: float
+    verify_rarest: int
+    medium_mass: float
+    medium_concepts: int
+    body_concepts: int
+    min_section_for_high: float
+    named_credit: float
+    common_share: float
+
+    @classmethod
+    def from_lexicon(cls) -> Thresholds:
+        """The values of the lexicon's `[weight]` table (chosen by bench/quality_report.py --grid)."""
+        values: dict[str, Any] = {item.name: (int if item.type == "int" else float)(lexicon.weight(item.name))
+                                  for item in fields(cls)}
+        return cls(**values)
 
 
-def confidence(evidence: Evidence) -> Confidence:
+SHIPPED = Thresholds.from_lexicon()
+
+
+def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
     """HIGH: a fix (or a wanted feature) whose headline names the problem's key concepts."""
-    fixes = evidence.section_weight >= MIN_SECTION_FOR_HIGH and evidence.ships
+    fixes = evidence.section_weight >= weights.min_section_for_high and evidence.ships
     if fixes and evidence.linked_issue is not None:
         return Confidence.HIGH
-    if fixes and _strong_headline(evidence):
+    if fixes and _strong_headline(evidence, weights):
         return Confidence.HIGH
     if fixes and _quoted_unique_fix(evidence):
         return Confidence.HIGH
-    area = len(evidence.named(0.5)) >= MEDIUM_CONCEPTS or evidence.body_concepts >= BODY_CONCEPTS
-    if area and evidence.total_mass * max(evidence.section_weight, 0.5) >= MEDIUM_MASS * evidence.scale:
+    area = len(evidence.named(0.5)) >= weights.medium_concepts or evidence.body_concepts >= weights.body_concepts
+    if area and evidence.total_mass * max(evidence.section_weight, 0.5) >= weights.medium_mass * evidence.scale:
         return Confidence.MEDIUM
     return Confidence.LOW
 
@@ -51,7 +70,7 @@ def _quoted_unique_fix(evidence: Evidence) -> bool:
     return evidence.quoted_unique and evidence.says_fix and evidence.section_weight >= 1.0 and evidence.ships
 
 
-def _strong_headline(evidence: Evidence) -> bool:
+def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
     if _in_the_host_sdk(evidence):
         return False
     unnamed = bool(evidence.symptoms_asked) and not evidence.symptoms_asked & evidence.symptoms_named
@@ -61,16 +80,16 @@ def _strong_headline(evidence: Evidence) -> bool:
         return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
     if evidence.defects and not evidence.defects_named:
         return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
-    concepts = evidence.named(NAMED_CREDIT)
-    uncommon = evidence.uncommon(concepts, COMMON_SHARE)
+    concepts = evidence.named(weights.named_credit)
+    uncommon = evidence.uncommon(concepts, weights.common_share)
     if not uncommon:
         return False  # only words common in this repository's notes ("api", "client", "error"): not a ✓
     named, coverage = len(concepts), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
-    if named >= HIGH_CONCEPTS and coverage >= HIGH_COVERAGE and mass >= HIGH_MASS:
+    if named >= weights.high_concepts and coverage >= weights.high_coverage and mass >= weights.high_mass:
         return True
-    return (_says_which_fix(evidence, unnamed)
-            and named >= STRONG_CONCEPTS and coverage >= STRONG_COVERAGE and mass >= STRONG_MASS)
+    return (_says_which_fix(evidence, unnamed) and named >= weights.strong_concepts
+            and coverage >= weights.strong_coverage and mass >= weights.strong_mass)
 
 
 def _says_which_fix(evidence: Evidence, unnamed: bool) -> bool:
@@ -101,14 +120,14 @@ def _families(symptoms: frozenset[str]) -> set[int]:
     return {index for index, family in enumerate(lexicon.symptom_families()) if family & symptoms}
 
 
-def rarest(evidence: Evidence, stats: RepositoryStats, repo: str) -> list[Concept]:
+def rarest(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thresholds = SHIPPED) -> list[Concept]:
     """The key concepts fewest of the repository's entries mention, leaving out symptom classes.
 
     Why: "EXC_BAD_ACCESS" or "SIGSEGV" is rare in notes yet names the kind of failure, not where it
     happens; an unrelated crash fix names it as well ("… causing EXC_BAD_ACCESS during cold launch"), so it
     cannot be the specific term that confirms a match."""
     specific = [c for c in evidence.concepts if not _symptom_class(c)] or evidence.concepts
-    return sorted(specific, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:VERIFY_RAREST]
+    return sorted(specific, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:weights.verify_rarest]
 
 
 def _symptom_class(concept: Concept) -> bool:
@@ -121,9 +140,10 @@ def _symptom_class(concept: Concept) -> bool:
     return bool(symptoms) and all(word in symptoms | pieces or word in lexicon.weak_words() for word in words)
 
 
-def verified(evidence: Evidence, stats: RepositoryStats, repo: str) -> bool:
+def verified(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thresholds = SHIPPED) -> bool:
     """A strong headline that names one of the rarest key concepts, or a reference to the linked issue."""
     if evidence.linked_issue is not None or _quoted_unique_fix(evidence):
         return True
     named = evidence.named()
-    return _strong_headline(evidence) and any(concept in named for concept in rarest(evidence, stats, repo))
+    return (_strong_headline(evidence, weights)
+            and any(concept in named for concept in rarest(evidence, stats, repo, weights)))
