@@ -2,9 +2,13 @@
 
 Every scenario checks that the run ends with a defined outcome and exit code, that the answer (or
 the per-repository report) names what was skipped and why, and that retries are bounded. Bounds
-are shown by counting requests on the fake, never by timing: the client timeout is 1 s, and a
-`Retry-After` beyond the allowed wait (3600 s here) must fail fast, since sleeping would blow the
-suite's own timeout.
+are shown by counting requests on the fake, never by timing: a `Retry-After` beyond the allowed wait
+(3600 s here) must fail fast, since sleeping would blow the suite's own timeout.
+
+Client timeouts: only the scenarios about timeouts (`slow`) use a 1 s timeout against a fake that waits
+3 s. Every other scenario uses CLIENT_TIMEOUT, a bound only a hung fake reaches: with 1 s, a reply the
+loaded CI machine is slow to produce timed out, the client's read retry sent the request again, and
+the exact request counts were off by one (a flaky test, not a product bug).
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ PHP = "getsentry/sentry-php"  # two pages of releases
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}
 LONG_WAIT = {"Retry-After": "3600"}  # far beyond any allowed wait: must fail at once, never sleep
 SHORT_WAIT = {"Retry-After": "1"}
+CLIENT_TIMEOUT = 30.0  # never reached by a fake that answers, however loaded the machine
+TIMEOUT = 1.0  # for the scenarios where the fake waits FAULT_DELAY, to see the client time out
+FAULT_DELAY = 3
 RECENT = "2099-01-01T00:00:00Z"  # inside any refresh window, so the indexer asks for the next page
 
 Setup = Callable[[FakeGitHub], Any]
@@ -48,7 +55,7 @@ def each_call(status: int, **fault: Any) -> Setup:
 
 
 def slow(fake: FakeGitHub) -> None:
-    fake.add_fault(None, r"^/repos/", status=None, delay=3, times=None)  # 3 s > the 1 s client timeout
+    fake.add_fault(None, r"^/repos/", status=None, delay=FAULT_DELAY, times=None)  # > TIMEOUT
 
 
 def exhausted(fake: FakeGitHub) -> None:
@@ -86,7 +93,7 @@ def github(fake_github: FakeGitHub) -> FakeGitHub:
 
 
 def ask_github(db: Path, api_url: str, *, inputs: AskInput = EXAMPLE_B, deadline: float = 60.0,
-               timeout: float = 1.0) -> Answer:
+               timeout: float = CLIENT_TIMEOUT) -> Answer:
     """`wif ask`'s composition (real PyGithub client, default retries and waits), offline engine."""
     config = AppConfig(db=db, engine="offline", env={"GITHUB_API_URL": api_url}, github_timeout=timeout,
                        deadline_seconds=deadline)
@@ -121,7 +128,7 @@ def test_without_faults_nothing_is_skipped(cocoa_db, github):
 @pytest.mark.parametrize(("setup", "phrase", "most"), ASK_FAULTS.values(), ids=ASK_FAULTS.keys())
 def test_ask_survives_github_faults(cocoa_db, github, setup: Setup, phrase: str, most: int | None):
     setup(github)
-    answer = ask_github(cocoa_db, github.url)
+    answer = ask_github(cocoa_db, github.url, timeout=TIMEOUT if setup is slow else CLIENT_TIMEOUT)
     assert_defined(answer)
     if any("details" in s.step for s in answer.skipped):
         assert answer.outcome in (Outcome.MEDIUM, Outcome.NO_RESULT), "no HIGH without the PR's details"
@@ -184,13 +191,14 @@ def test_the_deadline_stops_lookups_on_a_slow_github(cocoa_db, github):
 
 
 # --------------------------------------------------------------------------- wif index
-def wif_index(monkeypatch: pytest.MonkeyPatch, api_url: str, db: Path, *args: str) -> tuple[int, dict, str]:
-    """`wif index --json --timeout 1` in-process against `api_url`; (exit code, JSON, stderr)."""
+def wif_index(monkeypatch: pytest.MonkeyPatch, api_url: str, db: Path, *args: str,
+              timeout: float = CLIENT_TIMEOUT) -> tuple[int, dict, str]:
+    """`wif index --json --timeout T` in-process against `api_url`; (exit code, JSON, stderr)."""
     monkeypatch.setenv("GITHUB_API_URL", api_url)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["index", "--db", str(db), "--json", "--timeout", "1", *args])
+        code = main(["index", "--db", str(db), "--json", "--timeout", f"{timeout:g}", *args])
     return code, json.loads(out.getvalue() or "{}"), err.getvalue()
 
 
@@ -207,6 +215,10 @@ def on_releases(status: int, **fault: Any) -> Setup:
     return lambda fake: fake.add_fault("GET", r"/releases$", status=status, times=None, **fault)
 
 
+def slow_releases(fake: FakeGitHub) -> None:
+    fake.add_fault("GET", r"/releases$", status=None, delay=FAULT_DELAY, times=None)  # > TIMEOUT
+
+
 INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)
     "500": (on_releases(500), "GitHub kept failing after retries", 4),  # 1 + 3 retries
     "502": (on_releases(502), "GitHub kept failing after retries", 4),
@@ -215,8 +227,7 @@ INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)
     "429-retry-after": (on_releases(429, headers=LONG_WAIT), "rate limit", 1),
     "429": (on_releases(429), "HTTP 429", 1),
     "primary-exhausted": (exhausted, "rate limit exhausted", 1),
-    "slow": (lambda fake: fake.add_fault("GET", r"/releases$", status=None, delay=3, times=None),
-             "timed out", 4),
+    "slow": (slow_releases, "timed out", 4),
     "malformed-json": (lambda fake: fake.add_fault("GET", r"/releases$", status=200, raw_body=b"{not json",
                                                    times=None), "malformed JSON", 1),
     "next-link-to-a-404": (next_link(lambda fake: f"{fake.url}/nowhere?page=2"), "next-page link", 2),
@@ -232,7 +243,8 @@ INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)
 def test_index_fails_one_repository_clearly(monkeypatch, tmp_path, fake_github, setup: Setup, phrase: str,
                                              most: int):
     setup(fake_github)
-    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY,
+                                timeout=TIMEOUT if setup is slow_releases else CLIENT_TIMEOUT)
     assert code == 1, err
     [report] = data["repos"]
     assert report["error"] and phrase in report["error"], report
