@@ -46,7 +46,7 @@ def ask_openai(cache: Path, github_url: str, openai_url: str, *, fallback: bool 
     """`wif ask --engine openai` as composed by the app; `fallback=False` drops the offline engine."""
     env = {"GITHUB_API_URL": github_url, "OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai_url + "/v1",
            "WIF_LLM_TIMEOUT": str(timeout), "WIF_LLM_MAX_RETRIES": str(retries), "WIF_MODEL": "gpt-test"}
-    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=env, github_timeout=2), RecordingProgress())
+    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=env, github_timeout=30), RecordingProgress())
     if not fallback:
         workflow.tools.fallback = None
     return workflow.run(inputs)

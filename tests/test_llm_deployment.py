@@ -38,7 +38,7 @@ def ask(cache: Path, github_url: str, openai_url: str, **env: str) -> Answer:
     """`wif ask --engine openai` (no offline fallback: what the LLM path did is what is seen)."""
     settings = {"GITHUB_API_URL": github_url, "OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai_url + "/v1",
                 "WIF_LLM_TIMEOUT": "5", "WIF_LLM_MAX_RETRIES": "0", "WIF_MODEL": "gpt-test", **env}
-    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=settings, github_timeout=2),
+    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=settings, github_timeout=30),
                               RecordingProgress())
     workflow.tools.fallback = None
     return workflow.run(EXAMPLE_B)
@@ -214,7 +214,7 @@ def test_a_gzip_bomb_in_a_run_leaves_the_offline_engine_to_answer(cache, example
     openai_fake.add_fault("POST", CHAT, status=200, raw_body=bomb, headers={"Content-Encoding": "gzip"}, times=None)
     settings = {"GITHUB_API_URL": example_b_github.url, "OPENAI_API_KEY": "sk-test-key",
                 "OPENAI_BASE_URL": openai_fake.url + "/v1", "WIF_LLM_MAX_RETRIES": "2"}
-    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=settings, github_timeout=2),
+    workflow = build_workflow(AppConfig(db=cache, engine="openai", env=settings, github_timeout=30),
                               RecordingProgress())
     answer = workflow.run(EXAMPLE_B)
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242

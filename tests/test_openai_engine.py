@@ -29,7 +29,9 @@ def fake() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def make_judge(fake: FakeOpenAI, *, retries: int = 0, timeout: float = 2, registry: Registry | None = None,
+# A 30 s timeout (not 2 s) with no retries: a loaded CI machine must not turn a slow reply of the fake into a
+# failed call; tests about timeouts pass their own.
+def make_judge(fake: FakeOpenAI, *, retries: int = 0, timeout: float = 30, registry: Registry | None = None,
                key: str = "test") -> OpenAIJudge:
     llm = LLMClient(key, base_url=fake.url + "/v1", max_retries=retries, timeout=timeout)
     return OpenAIJudge(llm, "model-a", verify_model="model-b", registry=registry)
@@ -216,7 +218,7 @@ def test_data_cannot_close_its_block(judge: OpenAIJudge, fake: FakeOpenAI) -> No
 # -- usage and call records -------------------------------------------------------------------------
 def test_usage_sums_tokens_over_calls_and_records_each_call(fake: FakeOpenAI) -> None:
     seen: list[LLMCallRecord] = []
-    llm = LLMClient("test", base_url=fake.url + "/v1", max_retries=0, timeout=2, on_call=seen.append)
+    llm = LLMClient("test", base_url=fake.url + "/v1", max_retries=0, timeout=30, on_call=seen.append)
     judge = OpenAIJudge(llm, "model-a")
     fake.queue(FakeReply(content={"summary": "a"}, usage={"prompt_tokens": 100, "completion_tokens": 7}),
                FakeReply(content={"confidence": "low", "reason": "r"},
@@ -506,7 +508,7 @@ def test_the_verify_bar_is_the_specs_high_in_its_own_words(judge: OpenAIJudge, f
 @pytest.mark.parametrize("verify_model", ["model-b", "model-a"])
 def test_one_model_alone_verifies_from_other_evidence_than_it_scored(fake: FakeOpenAI, verify_model: str) -> None:
     """A second model reads what the first read; the same model verifies from the PR's own words only."""
-    llm = LLMClient("test", base_url=fake.url + "/v1", max_retries=0, timeout=2)
+    llm = LLMClient("test", base_url=fake.url + "/v1", max_retries=0, timeout=30)
     judge = OpenAIJudge(llm, "model-a", verify_model=verify_model)
     judge.score_pr_confidence(pull(), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
     judge.verify_pr_match(pull(), BATCH[1], asked(PROBLEM, REQUEST_TEXT))
