@@ -10,6 +10,7 @@ releases — then VACUUM and a rollback journal, so the result is one self-conta
 
 from __future__ import annotations
 
+import argparse
 import os
 import sqlite3
 import sys
@@ -57,5 +58,13 @@ def _compact(path: Path) -> None:
         conn.close()
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Build cache.db.example from the fixture repositories "
+                                     "(a local fake GitHub, no network; ~20 s).")
+    parser.add_argument("output", nargs="?", type=Path, default=ROOT / "cache.db.example",
+                        help="where to write the cache (default: cache.db.example at the repository root)")
+    build(parser.parse_args().output.resolve())
+
+
 if __name__ == "__main__":
-    build(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else ROOT / "cache.db.example")
+    main()
