@@ -37,15 +37,7 @@ def published(tmp_path: Path) -> Path:
 def test_a_perfect_judge_finds_every_fix(capsys, monkeypatch, shared_fake_github, example_cache_path, tmp_path,
                                          which, mode):
     cases = published(tmp_path) if which == "public" else HOLDOUT
-    judge = PerfectJudge(load_cases(cases))
-    with FakeOpenAI(judge) as llm:
-        for key, value in {"GITHUB_API_URL": shared_fake_github.url, "OPENAI_API_KEY": "sk-test-key",
-                           "OPENAI_BASE_URL": llm.url + "/v1", "WIF_LLM_MAX_RETRIES": "0"}.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-        code = main(["eval", str(cases), "--db", str(example_cache_path), "--engine", "openai", "--input", mode,
-                     "--json"])
-    report = json.loads(capsys.readouterr().out)
+    judge, code, report = _evaluate(monkeypatch, capsys, cases, example_cache_path, shared_fake_github.url, mode)
     fixes, usage = report["metrics"]["fixes"], report["metrics"]["usage"]
     missed = [c["id"] for c in report["cases"] if c.get("has_fix") and not c.get("found")]
     print(f"{which} {mode}: top-1 {fixes['top1']}/{fixes['cases_with_fix']}, found {fixes['found']}, "
@@ -70,17 +62,23 @@ def withheld_cache(tmp_path_factory):
 @pytest.mark.parametrize("mode", ["fields", "message"])
 def test_a_perfect_judge_finds_every_unreleased_fix(capsys, monkeypatch, withheld_cache, mode):
     cases, db, github = withheld_cache
-    judge = PerfectJudge(load_cases(cases))
-    with FakeOpenAI(judge) as llm:
-        for key, value in {"GITHUB_API_URL": github.url, "OPENAI_API_KEY": "sk-test-key",
-                           "OPENAI_BASE_URL": llm.url + "/v1", "WIF_LLM_MAX_RETRIES": "0"}.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-        code = main(["eval", str(cases), "--db", str(db), "--engine", "openai", "--input", mode, "--json"])
-    report = json.loads(capsys.readouterr().out)
+    judge, code, report = _evaluate(monkeypatch, capsys, cases, db, github.url, mode)
     fixes, outcome = report["metrics"]["fixes"], report["metrics"]["outcome"]
     print(f"unreleased {mode}: outcomes {outcome['right']}/{outcome['cases']}, top-1 {fixes['top1']}/"
           f"{fixes['cases_with_fix']}, found {fixes['found']}")
     assert code == 0 and report["fell_back"] == [] and judge.unmatched == []
     assert fixes["found"] == fixes["top1"] == fixes["cases_with_fix"] == 3 and fixes["wrong_claims"] == 0
     assert outcome["right"] == outcome["cases"] == 4, "the three unreleased fixes, and no_result where none is"
+
+
+def _evaluate(monkeypatch, capsys, cases, db, github_url, mode):
+    """`wif eval --engine openai --json` of `cases` on `db`, the LLM a perfect judge of those cases behind the
+    fake OpenAI server: (judge, exit code, report)."""
+    judge = PerfectJudge(load_cases(cases))
+    with FakeOpenAI(judge) as llm:
+        for key, value in {"GITHUB_API_URL": github_url, "OPENAI_API_KEY": "sk-test-key",
+                           "OPENAI_BASE_URL": llm.url + "/v1", "WIF_LLM_MAX_RETRIES": "0"}.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        code = main(["eval", str(cases), "--db", str(db), "--engine", "openai", "--input", mode, "--json"])
+    return judge, code, json.loads(capsys.readouterr().out)
