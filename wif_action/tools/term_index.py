@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
 
 from wif_action import lexicon
-from wif_action.lexicon import terms
-from wif_action.lexicon.terms import Term
+from wif_action.lexicon.terms import Term, term_counts
 
 TABLE = "entry_terms"  # schema m009 (indexer/schema.py)
 
@@ -42,7 +40,7 @@ def refresh(conn: sqlite3.Connection) -> int:
     for entry_id, text in stale:
         counts = encoded.get(text)
         if counts is None:
-            counts = encoded[text] = encode(counts_of(text, chunks))
+            counts = encoded[text] = encode(term_counts(text, chunks))
         rows.append((entry_id, fingerprint, counts))
     began = not conn.in_transaction
     if began:
@@ -56,32 +54,6 @@ def refresh(conn: sqlite3.Connection) -> int:
     if began:
         conn.execute("commit")
     return len(rows)
-
-
-def counts_of(text: str, chunks: dict[str, list[Term]]) -> Counter[str]:
-    """`terms.term_counts(text, chunks)`: the same keys in the same order, without building a `Term` for each
-    bigram when only its key is counted (a fifth of the index run's counting time). Here, not in terms.py,
-    because that file's bytes are part of the lexicon fingerprint (editing it would orphan every stored count);
-    tests/test_term_index.py holds the two equal on every note of the example cache."""
-    text = terms.clean(text)
-    keys: list[str] = []
-    append = keys.append
-    clause_break = terms._CLAUSE_BREAK.search
-    previous: str | None = None
-    end = 0
-    for match in terms._CHUNK.finditer(text):
-        if clause_break(text, end, match.start()):
-            previous = None
-        end = match.end()
-        for term in terms._memoised(match.group(0), chunks):
-            key = term.key
-            append(key)
-            if term.kind != "word" and term.kind != "part":
-                continue
-            if previous is not None and previous != key:
-                append(f"{previous} {key}")
-            previous = key
-    return Counter(keys)
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call
