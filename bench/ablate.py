@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
-from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import terms  # noqa: E402

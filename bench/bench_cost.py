@@ -40,7 +40,7 @@ from indexer.versions import parse_tag, version_key
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from wif_action.app import AppConfig, build_workflow
-from wif_action.commands.evaluate import case_input
+from wif_action.commands.eval_cases import case_input
 from wif_action.engines import DEFAULT_MODEL, DEFAULT_VERIFY_MODEL
 from wif_action.engines.openai_engine import _entry_line
 from wif_action.evaluation import Case, load_cases

@@ -31,7 +31,7 @@ from bench.fixture_cache import all_fixture_repos, build_cache
 from indexer.versions import parse_tag, version_key
 from tests.fakes.github_server import FakeGitHub
 from wif_action.app import AppConfig, build_workflow
-from wif_action.commands.evaluate import case_input
+from wif_action.commands.eval_cases import case_input
 from wif_action.evaluation import Case, load_cases
 from wif_action.run_records.tables import format_table
 from wif_action.tools.cache import SqliteReleaseCache

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.unreleased_eval import withheld_github  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
-from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline.scoring import SHIPPED, Thresholds  # noqa: E402
 from wif_action.evaluation import Case, CaseResult, is_high, judge_result, load_cases, top_candidate  # noqa: E402
 

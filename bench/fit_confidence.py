@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
 from bench.quality_report import MODES, build_db, labelled_cases, metrics, repository, row  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
-from wif_action.commands.evaluate import run_case  # noqa: E402
+from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import features  # noqa: E402
 from wif_action.engines.offline.judge import OfflineJudge  # noqa: E402
 from wif_action.evaluation import Case  # noqa: E402

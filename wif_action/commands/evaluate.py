@@ -17,12 +17,8 @@ cache/engine setup or an endpoint that fails the check.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from indexer.arguments import exit_codes_help
-
-HARNESS = ("run_case", "case_input", "result_of", "select", "preflight", "to_json", "render_report", "SETUP_ERRORS")
-
 
 EPILOG = """examples:
   wif eval tests/data/eval/cases.jsonl --db cache.db.example --engine offline
@@ -54,11 +50,3 @@ def run(args: argparse.Namespace) -> int:
 
     return run_eval(args)
 
-
-def __getattr__(name: str) -> Any:
-    """The harness's names (`from wif_action.commands.evaluate import run_case`, as bench/ does), loaded on use."""
-    if name in HARNESS:
-        from wif_action.commands import eval_cases
-
-        return getattr(eval_cases, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
