@@ -23,7 +23,7 @@ HOST = Release(id=1, repo="pydantic/pydantic", tag="v2.12.4", version="2.12.4", 
     ("Upgrade to Python 3.12#1 support", None),
 ])
 def test_a_cited_pr_of_another_repository_is_found_by_slug_or_known_name(text, cited):
-    names = repository_names(load_registry(), "pydantic/pydantic", ["getsentry/sentry-python"])
+    names = repository_names([*load_registry().bundles("pydantic/pydantic").values(), "getsentry/sentry-python"])
     assert names["pydantic-core"] == "pydantic/pydantic-core"
     assert cited_pr(Entry(id=1, release=HOST, section="fix", text=text), names) == cited
 

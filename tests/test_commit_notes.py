@@ -9,16 +9,21 @@ from pathlib import Path
 
 import pytest
 
+from indexer.registry import Registry
 from indexer.release_notes import parse_release_notes
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
 from wif_action.cli import main
+from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Candidate, Confidence, PullRequest, Score
 from wif_action.objections import more_than_the_note
+from wif_action.ports import AnalysisTools
+from wif_action.run_context import Run
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.tools.cache import SqliteReleaseCache
+from wif_action.tools.progress import RecordingProgress
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "commit_notes" / "acme__widget-js.json").read_text())
 REPO = FIXTURE["repo"]
@@ -117,7 +122,7 @@ def test_a_commit_the_run_never_read_is_dropped() -> None:
     made_up = Candidate(version="1.2.0", tag="v1.2.0", pr=None, commit="ffff111",
                         url=f"https://github.com/{REPO}/commit/ffff111", confidence=Confidence.HIGH, reason="r")
     read = made_up.model_copy(update={"commit": "92e109c", "url": f"https://github.com/{REPO}/commit/92e109c"})
-    answer = resolve_answer(Findings(repo=REPO, candidates=[made_up, read]), journal, usage=_usage())
+    answer = resolve_answer(_run(journal), Findings(repo=REPO, candidates=[made_up, read]))
     assert [c.commit for c in answer.candidates] == ["92e109c"]
     assert any("commit ffff111 was not read" in line for line in journal.rejected)
 
@@ -137,9 +142,13 @@ def test_an_older_cache_without_commit_column_still_answers(commit_cache, tmp_pa
     assert answer.outcome.value == "no_result" and not answer.candidates
 
 
-def _usage():
-    from wif_action.models import Usage
-    return Usage()
+def _run(journal: Journal) -> Run:
+    """A run of the offline engine that asked GitHub nothing (resolve_answer reads the tools' usage)."""
+    class NoRequests:  # the GitHub port's counter; nothing here asks GitHub
+        requests_made = 0
+
+    tools = AnalysisTools(cache=None, github=NoRequests(), judge=OfflineJudge(None, Registry(aliases={})))  # type: ignore[arg-type]
+    return Run(tools=tools, journal=journal, progress=RecordingProgress())
 
 
 

@@ -1,15 +1,17 @@
 """One run's context: what every subtask of a question needs, passed as one object.
 
-Why: the tools, the options, the deadline, the journal and the progress sink
-used to be handed from step to step by hand (scan_release_notes took nine
-parameters). The workflow builds one `Run` per question; subtasks read what
-they need from it and add nothing to it.
+Why: the tools, the options, the deadline, the journal, the registry and the progress sink
+used to be handed from step to step by hand (scan_release_notes took nine parameters, and
+the six subtasks had four calling styles). The workflow builds one `Run` per question; every
+subtask takes it first (`tests/test_subtask_calls.py`), reads what it needs from it and adds
+nothing to it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from indexer.registry import Registry
 from wif_action.journal import Journal
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.rendering import DEFAULT_MENTION
@@ -27,12 +29,13 @@ class WorkflowOptions:
 
 @dataclass
 class Run:
-    """The tools (already cut off at the deadline), options, journal and progress of one question."""
+    """The tools (already cut off at the deadline), options, journal, progress and SDK registry of one question."""
 
     tools: AnalysisTools
     journal: Journal
     progress: Progress
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
+    registry: Registry = field(default_factory=lambda: Registry(aliases={}))
 
     @property
     def deadline(self) -> float:
@@ -41,3 +44,9 @@ class Run:
 
     def expired(self) -> bool:
         return self.journal.expired()
+
+
+def mention_for(options: WorkflowOptions, registry: Registry, repo: str | None) -> str:
+    """How answers about `repo` name its maintainers (the registry's GitHub team, if any)."""
+    team = registry.maintainers(repo).get("github_team") if repo else None
+    return f"{options.mention} ({team})" if team else options.mention

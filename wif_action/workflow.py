@@ -28,11 +28,10 @@ from wif_action.models import (
     Outcome,
     Release,
     Request,
-    Usage,
 )
 from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.question import question_of
-from wif_action.run_context import Run, WorkflowOptions
+from wif_action.run_context import Run, WorkflowOptions, mention_for
 from wif_action.subtasks.check_links import LinkResult, check_links
 from wif_action.subtasks.extract_request import extract_request, missing_field_question
 from wif_action.subtasks.fetch_release_range import fetch_release_range
@@ -80,9 +79,9 @@ class Workflow:
         journal = Journal(deadline=time.monotonic() + self.options.deadline_seconds)
         self.progress.checkpoint("Analyzing…")
         engine_rejections = len(self.tools.judge.rejected_claims)
+        run = Run(tools=until_deadline(self.tools, journal), journal=journal, progress=self.progress,
+                  options=self.options, registry=self.registry)
         try:
-            run = Run(tools=until_deadline(self.tools, journal), journal=journal, progress=self.progress,
-                      options=self.options)
             findings = self._analyze(inputs, run)
         except CacheReadError as error:  # never an answer from a half-read cache
             journal.skip("analysis", f"the release cache could not be read ({error.reason})")
@@ -94,14 +93,12 @@ class Workflow:
             findings = Findings(outcome=Outcome.FAILED, user_version=inputs.version,
                                 question="an unexpected error stopped the analysis (details are in the log).")
         journal.rejected += self.tools.judge.rejected_claims[engine_rejections:]
-        answer = self._step("resolve_answer", lambda: resolve_answer(
-            findings, journal, self._usage(), self.mention_for(findings.repo)))
+        answer = self._step("resolve_answer", lambda: resolve_answer(run, findings))
         self.progress.finish("Failed." if answer.outcome == Outcome.FAILED else "Done.")
         return answer
 
     def _analyze(self, inputs: AskInput, run: Run) -> Findings:
-        tools, journal = run.tools, run.journal
-        extracted = self._step("extract_request", lambda: extract_request(inputs, tools.judge, tools.fallback, journal))
+        extracted = self._step("extract_request", lambda: extract_request(run, inputs))
         request = extracted.request
         understood = ExtractedRequest(**request.model_dump(include={"sdk", "repo", "version", "problem", "links"}),
                                       sources=extracted.sources)
@@ -109,8 +106,7 @@ class Workflow:
                             max_releases=run.options.max_releases)
         if extracted.outcome != "ok" and not (request.sdk or request.repo or request.version):
             return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
-        repository = self._step("resolve_repository", lambda: resolve_repository(
-            request, self.registry, tools.cache, tools.judge, tools.fallback, journal))
+        repository = self._step("resolve_repository", lambda: resolve_repository(run, request))
         findings.repo = repository.repo
         if repository.repo and understood.repo is None:
             understood.repo = repository.repo
@@ -133,9 +129,7 @@ class Workflow:
         if links.outcome == "high":
             return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
                                                "prs_evaluated": evaluator.evaluated})
-        span = self._step("fetch_release_range",
-                          lambda: fetch_release_range(repo, version, tools.cache, journal,
-                                                      guard=run.options.max_releases))
+        span = self._step("fetch_release_range", lambda: fetch_release_range(run, repo, version))
         findings.user_release = span.user_release
         if span.outcome == "already_latest":  # before saying so: was it fixed on the default branch?
             return self._unreleased(run, repo, span.latest, evaluator, links.candidates, findings)
@@ -146,7 +140,7 @@ class Workflow:
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
         scan = self._step("scan_release_notes", lambda: scan_release_notes(
-            run, repo, span.user_release, span.releases, evaluator, known=links.candidates, registry=self.registry,
+            run, repo, span.user_release, span.releases, evaluator, known=links.candidates,
         ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
@@ -163,7 +157,7 @@ class Workflow:
         """The Unreleased notes as one last batch; without them (or a match) the spec's outcomes stand:
         already_latest when nothing newer was there to judge, else what the scan found."""
         result = self._step("check_unreleased", lambda: check_unreleased(
-            run, repo, latest, evaluator, known, registry=self.registry), lambda r: f"{len(r.candidates)} candidates")
+            run, repo, latest, evaluator, known), lambda r: f"{len(r.candidates)} candidates")
         on_latest = not findings.scanned
         judged_nothing = on_latest and not result.check.checked and not result.candidates
         update = {"candidates": [*known, *result.candidates], "unreleased": result.check,
@@ -184,12 +178,7 @@ class Workflow:
     def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:
         return findings.model_copy(update={"outcome": outcome, "question": message})
 
-    def _usage(self) -> Usage:
-        usage = self.tools.judge.usage()
-        return usage.model_copy(update={"github_requests": self.tools.github.requests_made})
-
     def mention_for(self, repo: str | None) -> str:
         """How answers about `repo` name its maintainers (the registry's GitHub team, if any)."""
-        team = self.registry.maintainers(repo).get("github_team") if repo else None
-        return f"{self.options.mention} ({team})" if team else self.options.mention
+        return mention_for(self.options, self.registry, repo)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
 from wif_action.platforms import repository_platforms
@@ -34,7 +33,6 @@ class BundleFollower:
     user_release: Release
     features: bool = False
     platforms: frozenset[str] = frozenset()  # the platforms the customer's problem is on (may be none)
-    registry: Registry | None = None
     _followed: set[int] = field(default_factory=set)
     _user_has: dict[str, str | None] = field(default_factory=dict)
     _missing: dict[str, list[str]] = field(default_factory=dict)
@@ -88,7 +86,7 @@ class BundleFollower:
 
     def _on_the_platform(self, bundled: str, bump: BundleBump) -> bool:
         """A bundled SDK for other platforms than the problem's (sentry-java for an iOS crash) cannot fix it."""
-        ships = repository_platforms(self.registry, bundled) if self.registry else set()
+        ships = repository_platforms(self.run.registry, bundled)
         if not self.platforms or not ships or ships & self.platforms:
             return True
         self._off_platform.setdefault(bundled, []).append(display_version(bump.release.tag))

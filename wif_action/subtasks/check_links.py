@@ -12,13 +12,13 @@ bump brings it in.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from indexer.github_refs import parse_link
 from indexer.versions import display_version
-from wif_action.journal import Journal
 from wif_action.models import UNRELEASED_VERSION, Candidate, Confidence, Entry, Release, Via, unreleased_release
 from wif_action.ports import AnalysisTools, ToolError
 from wif_action.run_context import Run
@@ -33,27 +33,38 @@ class LinkResult(BaseModel):
     candidates: list[Candidate] = Field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """What every link is followed against: the run, the customer's repository and release, the PR evaluator."""
+
+    run: Run
+    repo: str
+    user_release: Release | None
+    evaluator: PrEvaluator
+
+
 def check_links(run: Run, links: list[str], repo: str, user_release: Release | None,
                 evaluator: PrEvaluator) -> LinkResult:
     """Raises CacheReadError when the cache could not be read (the workflow then fails the run)."""
+    asked = _Asked(run, repo, user_release, evaluator)
     candidates: list[Candidate] = []
     for link in links[:MAX_LINKS]:
-        candidates += _check_link(link, repo, user_release, run.tools, evaluator, run.journal)
+        candidates += _check_link(asked, link)
     high = [c for c in candidates if c.confidence == Confidence.HIGH]
     return LinkResult(outcome="high" if high else "fall_through", candidates=candidates)
 
 
-def _check_link(link: str, repo: str, user_release: Release | None, tools: AnalysisTools,
-                evaluator: PrEvaluator, journal: Journal) -> list[Candidate]:
+def _check_link(asked: _Asked, link: str) -> list[Candidate]:
     parsed = parse_link(link)
     if not parsed:
         return []
     link_repo, kind, number = parsed.repo, parsed.kind, parsed.number
-    if link_repo != repo and not tools.cache.has_repository(link_repo):
+    journal = asked.run.journal
+    if link_repo != asked.repo and not asked.run.tools.cache.has_repository(link_repo):
         journal.note(f"Link {link} is in {link_repo}, which the cache does not hold; not followed.")
         return []
     try:
-        prs, commit = _fixing_prs(link_repo, kind, number, tools)
+        prs, commit = _fixing_prs(asked.run.tools, link_repo, kind, number)
     except ToolError as error:
         journal.skip(f"check link {link_repo}#{number}", error.reason)
         return []
@@ -62,14 +73,14 @@ def _check_link(link: str, repo: str, user_release: Release | None, tools: Analy
         journal.note(f"Linked {link_repo}#{number}: {found_what} found.")
         return []
     found = []
-    for pr in _closers_first(link_repo, number, prs, commit, evaluator)[:MAX_PRS_PER_LINK]:
-        candidate = _follow_pr(link_repo, number, pr, repo, user_release, tools, evaluator, journal)
+    for pr in _closers_first(link_repo, number, prs, commit, asked.evaluator)[:MAX_PRS_PER_LINK]:
+        candidate = _follow_pr(asked, link_repo, number, pr)
         if candidate:
             found.append(candidate)
     return found
 
 
-def _fixing_prs(repo: str, kind: str, number: int, tools: AnalysisTools) -> tuple[list[int], str | None]:
+def _fixing_prs(tools: AnalysisTools, repo: str, kind: str, number: int) -> tuple[list[int], str | None]:
     if kind == "pull":
         return [number], None
     resolution = tools.github.issue_resolution(repo, number)
@@ -91,13 +102,14 @@ def _closers_first(repo: str, issue: int, prs: list[int], commit: str | None,
     return by_commit or by_text or prs
 
 
-def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
-               tools: AnalysisTools, evaluator: PrEvaluator, journal: Journal) -> Candidate | None:
+def _follow_pr(asked: _Asked, link_repo: str, issue: int, pr: int) -> Candidate | None:
+    repo, user_release, evaluator = asked.repo, asked.user_release, asked.evaluator
+    tools, journal = asked.run.tools, asked.run.journal
     if link_repo != repo and link_repo in tools.cache.bundled_repositories(repo):
-        return _follow_bundled_pr(link_repo, issue, pr, repo, user_release, tools, evaluator, journal)
-    release = _first_release(link_repo, pr, user_release if link_repo == repo else None, tools, evaluator, journal)
+        return _follow_bundled_pr(asked, link_repo, issue, pr)
+    release = _first_release(asked, link_repo, pr, user_release if link_repo == repo else None)
     if release is None and link_repo == repo:
-        return _unreleased_pr(issue, pr, repo, tools, evaluator, journal)
+        return _unreleased_pr(asked, issue, pr)
     if release is None:
         journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release after the user's version.")
         return None
@@ -118,11 +130,11 @@ def _follow_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Rel
     return candidate
 
 
-def _unreleased_pr(issue: int, pr: int, repo: str, tools: AnalysisTools, evaluator: PrEvaluator,
-                   journal: Journal) -> Candidate | None:
+def _unreleased_pr(asked: _Asked, issue: int, pr: int) -> Candidate | None:
     """A linked fix in no release: merged after the newest release (or listed in the Unreleased notes), it is
     on the default branch and ships in the next release — judged like any fix, as an unreleased candidate."""
-    details = evaluator.details(pr, repo)
+    repo, tools, journal = asked.repo, asked.run.tools, asked.run.journal
+    details = asked.evaluator.details(pr, repo)
     notes = tools.cache.unreleased_notes(repo)
     entry = next((e for e in tools.cache.entries([notes.release.id]) if pr in e.prs), None) if notes else None
     latest = tools.cache.latest_stable(repo)
@@ -136,13 +148,13 @@ def _unreleased_pr(issue: int, pr: int, repo: str, tools: AnalysisTools, evaluat
     journal.note(f"Linked {repo}#{issue}: fixed by PR #{pr}, merged{newest} and in no release yet "
                  f"({'listed in the Unreleased notes' if entry else 'not in the cached Unreleased notes'}).")
     release = notes.release if notes else unreleased_release(repo)
-    return evaluator.evaluate(pr, entry, release, source="link", repo=repo)
+    return asked.evaluator.evaluate(pr, entry, release, source="link", repo=repo)
 
 
-def _follow_bundled_pr(link_repo: str, issue: int, pr: int, repo: str, user_release: Release | None,
-                       tools: AnalysisTools, evaluator: PrEvaluator, journal: Journal) -> Candidate | None:
+def _follow_bundled_pr(asked: _Asked, link_repo: str, issue: int, pr: int) -> Candidate | None:
     """A fix in a bundled SDK: its release, then the first release of `repo` whose bump brings it in."""
-    bundled = _first_release(link_repo, pr, None, tools, evaluator, journal)
+    repo, user_release, tools, journal = asked.repo, asked.user_release, asked.run.tools, asked.run.journal
+    bundled = _first_release(asked, link_repo, pr, None)
     name = link_repo.split("/", 1)[-1]
     if bundled is None:
         journal.note(f"Linked {link_repo}#{issue}: PR #{pr} is in no stable release of {name}.")
@@ -161,14 +173,14 @@ def _follow_bundled_pr(link_repo: str, issue: int, pr: int, repo: str, user_rele
                      f"{display_version(user_release.tag)}, so discarded (they have it and still see the problem).")
         return None
     journal.note(f"Linked {link_repo}#{issue}: fixed by PR #{pr} in {where}.")
-    entry = _bundled_entry(link_repo, pr, bundled, host, tools)
-    candidate = evaluator.evaluate(pr, entry, host, source="link", repo=link_repo)
+    entry = _bundled_entry(tools, link_repo, pr, bundled, host)
+    candidate = asked.evaluator.evaluate(pr, entry, host, source="link", repo=link_repo)
     if candidate is not None and candidate.via is None:
         candidate = candidate.model_copy(update={"via": Via(repo=link_repo, version=shown)})
     return candidate
 
 
-def _bundled_entry(link_repo: str, pr: int, bundled: Release, host: Release, tools: AnalysisTools) -> Entry | None:
+def _bundled_entry(tools: AnalysisTools, link_repo: str, pr: int, bundled: Release, host: Release) -> Entry | None:
     """The bundled release's note for the PR, marked with the host release and its bump line."""
     entry = next((e for e in tools.cache.entries([bundled.id]) if pr in e.prs), None)
     if entry is None:
@@ -177,25 +189,25 @@ def _bundled_entry(link_repo: str, pr: int, bundled: Release, host: Release, too
     return entry.model_copy(update={"bundled_in": host, "bump": bump})
 
 
-def _first_release(repo: str, pr: int, user_release: Release | None, tools: AnalysisTools,
-                   evaluator: PrEvaluator, journal: Journal) -> Release | None:
+def _first_release(asked: _Asked, repo: str, pr: int, user_release: Release | None) -> Release | None:
     """From the PR → release map, else binary search with the compare API on the merge commit."""
+    tools = asked.run.tools
     release = tools.cache.first_stable_release_with_pr(repo, pr)
     if release is not None:
         return release
-    details = evaluator.details(pr, repo)
+    details = asked.evaluator.details(pr, repo)
     if details is None or not details.merge_commit_sha:
         return None
     releases = [r for r in tools.cache.stable_releases(repo)
                 if user_release is None or r.version_key > user_release.version_key]
     try:
-        return _first_containing(repo, details.merge_commit_sha, releases, tools)
+        return _first_containing(tools, repo, details.merge_commit_sha, releases)
     except ToolError as error:
-        journal.skip(f"find the release of PR #{pr}", error.reason)
+        asked.run.journal.skip(f"find the release of PR #{pr}", error.reason)
         return None
 
 
-def _first_containing(repo: str, sha: str, releases: list[Release], tools: AnalysisTools) -> Release | None:
+def _first_containing(tools: AnalysisTools, repo: str, sha: str, releases: list[Release]) -> Release | None:
     low, high, found = 0, len(releases) - 1, None
     while low <= high:
         middle = (low + high) // 2

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import re
 
-from indexer.registry import SLUG, Registry
+from indexer.registry import SLUG
 from wif_action.models import Entry
 
 _CITED = re.compile(r"(?<![\w/.#@-])(?:(?P<owner>[A-Za-z0-9][A-Za-z0-9-]{0,38})/)?(?P<name>[A-Za-z][\w.-]{0,99})"
                     r"#(?P<number>\d{1,7})(?!\w)")
 
 
-def repository_names(registry: Registry | None, repo: str, cached: list[str]) -> dict[str, str]:
-    """Short names a line may cite a repository by ("pydantic-core") → slug: the repositories the customer's SDK
-    bundles and the cached ones (a name two of them share is left out)."""
+def repository_names(slugs: list[str]) -> dict[str, str]:
+    """Short names a line may cite a repository by ("pydantic-core") → slug, for the given repositories (the
+    ones the customer's SDK bundles and the cached ones; a name two of them share is left out)."""
     names: dict[str, set[str]] = {}
-    slugs = [*(registry.bundles(repo).values() if registry is not None else []), *cached]
     for slug in slugs:
         names.setdefault(slug.split("/", 1)[-1].lower(), set()).add(slug)
     return {name: next(iter(found)) for name, found in names.items() if len(found) == 1}

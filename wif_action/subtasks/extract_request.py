@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 from indexer.github_refs import find_links, parse_link
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Request
-from wif_action.ports import Judge, ToolError
+from wif_action.ports import ToolError
+from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
 MAX_TEXT = 20_000
@@ -23,13 +24,14 @@ class ExtractResult(BaseModel):
     sources: dict[str, str] = Field(default_factory=dict)  # field → "given", "message" or "link"
 
 
-def extract_request(inputs: AskInput, judge: Judge, fallback: Judge | None, journal: Journal) -> ExtractResult:
+def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
     """Fields given by the trigger win; free text fills what is missing."""
+    journal = run.journal
     message = (inputs.message or "").strip()[:MAX_TEXT]
     extracted = Request()
     if message:
         try:
-            extracted = judged(journal, "extract request", judge, fallback, lambda j: j.extract_request(message))
+            extracted = judged(run, "extract request", lambda j: j.extract_request(message))
         except ToolError as error:
             journal.skip("extract request", error.reason)
     problem = (inputs.problem or "").strip()[:MAX_TEXT]

@@ -11,11 +11,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from indexer.versions import display_version, parse_tag
-from wif_action.journal import Journal
 from wif_action.models import Release
 from wif_action.ports import ReleaseCache
-
-GUARD = 100
+from wif_action.run_context import Run
 
 
 class RangeResult(BaseModel):
@@ -27,9 +25,10 @@ class RangeResult(BaseModel):
     message: str = ""
 
 
-def fetch_release_range(repo: str, version: str, cache: ReleaseCache, journal: Journal,
-                        guard: int = GUARD) -> RangeResult:
-    """Raises CacheReadError when the cache cannot be read (the workflow fails the run)."""
+def fetch_release_range(run: Run, repo: str, version: str) -> RangeResult:
+    """The guard is `run.options.max_releases`. Raises CacheReadError when the cache cannot be read (the workflow
+    fails the run)."""
+    cache, journal, guard = run.tools.cache, run.journal, run.options.max_releases
     user_release = cache.find_release(repo, version) if parse_tag(version) else None
     if user_release is None:
         return RangeResult(outcome="needs_clarification", message=_not_a_release(repo, version, cache))

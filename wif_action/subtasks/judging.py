@@ -10,23 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from wif_action.journal import Journal
 from wif_action.models import Skipped
 from wif_action.ports import Judge, ToolError
+from wif_action.run_context import Run
 
 T = TypeVar("T")
 
 
-def judged(
-    journal: Journal, step: str, primary: Judge, fallback: Judge | None, call: Callable[[Judge], T]
-) -> T:
-    """`call(primary)`; on ToolError record the skip and try `call(fallback)` (which may raise)."""
+def judged(run: Run, step: str, call: Callable[[Judge], T]) -> T:
+    """`call` on the run's judge; on ToolError record the skip and try the run's fallback (which may raise)."""
+    primary, fallback = run.tools.judge, run.tools.fallback
     try:
         return call(primary)
     except ToolError as error:
         if fallback is None or fallback is primary:
             raise
-        journal.skip(step, f"{error.reason}; {FALLBACK_NOTE.format(engine=fallback.name)}")
+        run.journal.skip(step, f"{error.reason}; {FALLBACK_NOTE.format(engine=fallback.name)}")
         return call(fallback)
 
 

@@ -33,7 +33,7 @@ _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 class PrEvaluator:
     def __init__(self, run: Run, repo: str, question: Question):
-        self.repo, self.question, self.tools, self.journal = repo, question, run.tools, run.journal
+        self.run, self.repo, self.question, self.tools, self.journal = run, repo, question, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
         self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
@@ -119,8 +119,7 @@ class PrEvaluator:
     def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
         question = self.question
         try:
-            score = judged(self.journal, f"score {_label(pull)}", self.tools.judge, self.tools.fallback,
-                           lambda j: j.score_pr_confidence(pull, entry, question))
+            score = judged(self.run, f"score {_label(pull)}", lambda j: j.score_pr_confidence(pull, entry, question))
         except ToolError as error:
             self.journal.skip(f"score {_label(pull)}", error.reason)
             return None
@@ -152,8 +151,7 @@ class PrEvaluator:
     def _verify(self, pull: PullRequest, entry: Entry | None, score: Score) -> Score:
         question = self.question
         try:
-            verdict = judged(self.journal, f"verify {_label(pull)}", self.tools.judge, self.tools.fallback,
-                             lambda j: j.verify_pr_match(pull, entry, question))
+            verdict = judged(self.run, f"verify {_label(pull)}", lambda j: j.verify_pr_match(pull, entry, question))
         except ToolError as error:
             self.journal.skip(f"verify {_label(pull)}", error.reason)
             return Score(confidence=Confidence.MEDIUM, reason=score.reason + " (could not be double-checked)")

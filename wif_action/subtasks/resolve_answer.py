@@ -18,7 +18,8 @@ from wif_action.models import (
     UnreleasedCheck,
     Usage,
 )
-from wif_action.rendering import DEFAULT_MENTION, render
+from wif_action.rendering import render
+from wif_action.run_context import Run, mention_for
 
 _RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 
@@ -42,7 +43,9 @@ class Findings(BaseModel):
     on_latest: bool = False  # the customer is on the newest stable release
 
 
-def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: str = DEFAULT_MENTION) -> Answer:
+def resolve_answer(run: Run, findings: Findings) -> Answer:
+    """The answer from what the run concluded; its maintainers named as the run's options and registry say."""
+    journal = run.journal
     candidates = _supported(findings.candidates, journal)
     outcome = findings.outcome or _outcome_from(candidates)
     if outcome == Outcome.HIGH:
@@ -57,13 +60,18 @@ def resolve_answer(findings: Findings, journal: Journal, usage: Usage, mention: 
         candidates=sorted(candidates, key=lambda c: (not (outcome == Outcome.UNRELEASED and c.unreleased),
                                                      _RANK[c.confidence], c.objected)),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
-        skipped=journal.skipped, usage=usage, trace=journal.trace, rejected_claims=journal.rejected,
+        skipped=journal.skipped, usage=_usage(run), trace=journal.trace, rejected_claims=journal.rejected,
         question=findings.question, request=findings.request, max_releases=findings.max_releases,
         near_misses=_closest(findings.near_misses) if outcome == Outcome.NO_RESULT else [],
         unreleased_notes=findings.unreleased, latest=findings.on_latest,
     )
-    answer.message = render(answer, mention)
+    answer.message = render(answer, mention_for(run.options, run.registry, findings.repo))
     return answer
+
+
+def _usage(run: Run) -> Usage:
+    """What the run's engine spent, and how many GitHub requests it made."""
+    return run.tools.judge.usage().model_copy(update={"github_requests": run.tools.github.requests_made})
 
 
 def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]:

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from indexer.registry import SLUG, Registry
-from wif_action.journal import Journal
+from indexer.registry import SLUG
 from wif_action.models import Request
-from wif_action.ports import Judge, ReleaseCache, ToolError
+from wif_action.ports import ToolError
+from wif_action.run_context import Run
 from wif_action.subtasks.extract_request import NO_SDK_QUESTION
 from wif_action.subtasks.judging import judged
 
@@ -21,41 +21,39 @@ class RepositoryResult(BaseModel):
     inferred: bool = False  # no SDK was named; the repository was chosen from the request's wording
 
 
-def resolve_repository(
-    request: Request, registry: Registry, cache: ReleaseCache, judge: Judge, fallback: Judge | None,
-    journal: Journal,
-) -> RepositoryResult:
+def resolve_repository(run: Run, request: Request) -> RepositoryResult:
+    """The repository from the request's own slug, the run's registry, or (no SDK named) the cache."""
+    registry = run.registry
     repo = _explicit_repo(request.repo) or registry.lookup(request.sdk) or registry.lookup(request.repo)
     if repo is None and request.sdk and registry.choices(request.sdk):
-        repo = _disambiguate(request, registry.choices(request.sdk), judge, fallback, journal)
+        repo = _disambiguate(run, request, registry.choices(request.sdk))
     if repo is None and not (request.sdk or request.repo):
-        return _inferred(request, cache, judge, fallback, journal)
+        return _inferred(run, request)
     if repo is None:
         name = request.sdk or request.repo or "?"
         return RepositoryResult(
             outcome="needs_clarification",
             message=f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?",
         )
-    if not cache.has_repository(repo):  # a CacheReadError goes up: the workflow fails the run
+    if not run.tools.cache.has_repository(repo):  # a CacheReadError goes up: the workflow fails the run
         return RepositoryResult(
             outcome="failed", repo=repo,
             message=f"The release cache has no releases of {repo} yet (index it with `wif index --repo {repo}`).",
         )
-    journal.note(f"Repository: {repo} (from \u201c{request.sdk or request.repo}\u201d).")
+    run.journal.note(f"Repository: {repo} (from \u201c{request.sdk or request.repo}\u201d).")
     return RepositoryResult(outcome="ok", repo=repo)
 
 
-def _inferred(request: Request, cache: ReleaseCache, judge: Judge, fallback: Judge | None,
-              journal: Journal) -> RepositoryResult:
+def _inferred(run: Run, request: Request) -> RepositoryResult:
     """No SDK named: the cached repositories with a release of the customer's version are the choices, and the
     engine picks one only when the request's own words point at it ("WatchdogTermination" is in the notes of
     sentry-cocoa alone); otherwise the question stands. The trace says it was inferred."""
-    version = (request.version or "").strip()
+    version, cache = (request.version or "").strip(), run.tools.cache
     choices = [repo for repo in cache.repositories() if cache.find_release(repo, version)] if version else []
-    repo = _disambiguate(request, choices, judge, fallback, journal) if choices else None
+    repo = _disambiguate(run, request, choices) if choices else None
     if repo is None:
         return RepositoryResult(outcome="needs_clarification", message=NO_SDK_QUESTION)
-    journal.note(f"Repository: {repo} (inferred: the request names no SDK; of the cached repositories with a "
+    run.journal.note(f"Repository: {repo} (inferred: the request names no SDK; of the cached repositories with a "
                  f"release {version} ({', '.join(choices)}), its wording points at {repo}).")
     return RepositoryResult(outcome="ok", repo=repo, inferred=True)
 
@@ -65,12 +63,10 @@ def _explicit_repo(value: str | None) -> str | None:
     return value if SLUG.match(value) else None
 
 
-def _disambiguate(request: Request, choices: list[str], judge: Judge, fallback: Judge | None,
-                  journal: Journal) -> str | None:
+def _disambiguate(run: Run, request: Request, choices: list[str]) -> str | None:
     try:
-        choice = judged(journal, "resolve repository", judge, fallback,
-                        lambda j: j.resolve_repository_ambiguous(request.raw_text, choices))
+        choice = judged(run, "resolve repository", lambda j: j.resolve_repository_ambiguous(request.raw_text, choices))
     except ToolError as error:
-        journal.skip("resolve repository", error.reason)
+        run.journal.skip("resolve repository", error.reason)
         return None
     return choice if choice in choices else None

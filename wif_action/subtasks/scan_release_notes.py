@@ -8,13 +8,13 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, Field
 
-from indexer.registry import Registry
 from indexer.versions import display_version
-from wif_action.journal import Journal
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
-from wif_action.ports import AnalysisTools, Judge, ToolError, ToolUnavailable
+from wif_action.ports import Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
 from wif_action.subtasks.cited_prs import cited_pr, repository_names
@@ -36,26 +36,41 @@ class ScanResult(BaseModel):
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)
 
 
+@dataclass
+class _Scan:
+    """One scan's working set: the run, the PR evaluator, what it found so far, and the short names a line may
+    cite another repository by (`cited_prs.repository_names`)."""
+
+    run: Run
+    evaluator: PrEvaluator
+    result: ScanResult
+    names: dict[str, str]
+
+    def confirmed_high(self) -> bool:
+        """As many HIGHs as the run asks for (`max_high`): the scan stops."""
+        return _confirmed_high(self.result) >= self.run.options.max_high
+
+
 def scan_release_notes(run: Run, repo: str, user_release: Release, releases: list[Release],
-                       evaluator: PrEvaluator, known: list[Candidate] | None = None,
-                       registry: Registry | None = None) -> ScanResult:
-    """Reports "Scanned N of M releases…" on `run.progress` between batches. `registry` says which
+                       evaluator: PrEvaluator, known: list[Candidate] | None = None) -> ScanResult:
+    """Reports "Scanned N of M releases…" on `run.progress` between batches. `run.registry` says which
     platforms each bundled SDK ships for."""
-    tools, journal, max_high = run.tools, run.journal, run.options.max_high
-    result = ScanResult(candidates=list(known or []))
+    tools, journal = run.tools, run.journal
     question = evaluator.question
-    bundles = BundleFollower(run, repo, user_release, question.wants_functionality, question.platforms, registry)
-    names = repository_names(registry, repo, tools.cache.repositories())
+    bundles = BundleFollower(run, repo, user_release, question.wants_functionality, question.platforms)
+    names = repository_names([*run.registry.bundles(repo).values(), *tools.cache.repositories()])
+    scan = _Scan(run, evaluator, ScanResult(candidates=list(known or [])), names)
+    result = scan.result
     for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
         result.scanned += batch
-        entries = _new_entries(repo, user_release, tools.cache.entries([r.id for r in batch]), tools)
-        _scan_batch(batch, entries + bundles.entries(batch), tools, evaluator, journal, result, max_high, names)
+        entries = _new_entries(run, repo, user_release, tools.cache.entries([r.id for r in batch]))
+        _scan_batch(scan, batch, entries + bundles.entries(batch))
         if result.unavailable:
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
             break
-        if _confirmed_high(result) >= max_high:
+        if scan.confirmed_high():
             break
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
@@ -67,12 +82,12 @@ def _confirmed_high(result: ScanResult) -> int:
     return sum(1 for c in result.candidates if c.confidence == Confidence.HIGH)
 
 
-def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools, evaluator: PrEvaluator,
-                journal: Journal, result: ScanResult, max_high: int, names: dict[str, str]) -> None:
+def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None:
     if not entries:
         return
+    journal, result = scan.run.journal, scan.result
     try:
-        relevant = _relevant_entries(entries, batch, tools, evaluator, journal)
+        relevant = _relevant_entries(scan, entries, batch)
     except ToolError as error:
         journal.skip(f"filter notes of {_span(batch)}", error.reason)
         result.complete = False
@@ -82,19 +97,18 @@ def _scan_batch(batch: list[Release], entries: list[Entry], tools: AnalysisTools
     result.entries_reviewed += len(entries)  # judged, not merely read: all batches failing is not "no result"
     by_id = {entry.id: entry for entry in entries}
     for item in _oldest_first(relevant, by_id):
-        if _confirmed_high(result) >= max_high:
+        if scan.confirmed_high():
             break  # early exit: no candidate is processed after the last needed high-confidence match
         entry = by_id.get(item.entry.id)
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
-        _consider(entry, item.pr, evaluator, journal, result, names)
+        _consider(scan, entry, item.pr)
 
 
-def _relevant_entries(entries: list[Entry], batch: list[Release], tools: AnalysisTools, evaluator: PrEvaluator,
-                      journal: Journal) -> list[RelevantEntry]:
+def _relevant_entries(scan: _Scan, entries: list[Entry], batch: list[Release]) -> list[RelevantEntry]:
     """The judge's pick, asked for at most MAX_ENTRIES_PER_CALL entries at a time (raises ToolError)."""
-    question = evaluator.question
+    question = scan.evaluator.question
     relevant: list[RelevantEntry] = []
     for start in range(0, len(entries), MAX_ENTRIES_PER_CALL):
         chunk = entries[start:start + MAX_ENTRIES_PER_CALL]
@@ -102,7 +116,7 @@ def _relevant_entries(entries: list[Entry], batch: list[Release], tools: Analysi
         def pick(judge: Judge, chunk: list[Entry] = chunk) -> list[RelevantEntry]:
             return judge.filter_relevant_entries(chunk, question)
 
-        relevant += judged(journal, f"filter notes of {_span(batch)}", tools.judge, tools.fallback, pick)
+        relevant += judged(scan.run, f"filter notes of {_span(batch)}", pick)
     return relevant
 
 
@@ -121,16 +135,16 @@ def _shipped_in(entry: Entry) -> Release:
     return entry.bundled_in or entry.release
 
 
-def _new_entries(repo: str, user_release: Release, entries: list[Entry], tools: AnalysisTools) -> list[Entry]:
+def _new_entries(run: Run, repo: str, user_release: Release, entries: list[Entry]) -> list[Entry]:
     """Drop entries whose every PR the user already has (repeated beta entries, re-listed fixes)."""
-    has = tools.cache.prs_user_has(repo, [pr for entry in entries for pr in entry.prs], user_release)
+    has = run.tools.cache.prs_user_has(repo, [pr for entry in entries for pr in entry.prs], user_release)
     return [entry for entry in entries if not (entry.prs and all(pr in has for pr in entry.prs))]
 
 
-def _consider(entry: Entry, pr: int | None, evaluator: PrEvaluator, journal: Journal, result: ScanResult,
-              names: dict[str, str]) -> None:
+def _consider(scan: _Scan, entry: Entry, pr: int | None) -> None:
+    evaluator, journal, result = scan.evaluator, scan.run.journal, scan.result
     pr_repo = entry.release.repo
-    cited = cited_pr(entry, names) if pr is None and not entry.prs else None
+    cited = cited_pr(entry, scan.names) if pr is None and not entry.prs else None
     if cited is not None:  # "… in pydantic-core#1833": the change is that repository's PR
         pr_repo, pr = cited
         journal.note(f"Release-note line in {display_version(_shipped_in(entry).tag)} has no PR of its own; judging "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from indexer.registry import Registry
 from indexer.versions import display_version
 from wif_action.models import UNRELEASED_VERSION, Candidate, Release, UnreleasedCheck, UnreleasedNotes
 from wif_action.rendering import age
@@ -33,7 +32,7 @@ class UnreleasedResult(BaseModel):
 
 
 def check_unreleased(run: Run, repo: str, latest: Release | None, evaluator: PrEvaluator,
-                     known: list[Candidate], registry: Registry | None = None) -> UnreleasedResult:
+                     known: list[Candidate]) -> UnreleasedResult:
     """Judge the cached Unreleased notes of `repo`; `latest` is the newest published release (what a customer
     can have at most). The trace says what was checked, or why not."""
     notes = run.tools.cache.unreleased_notes(repo)
@@ -46,7 +45,7 @@ def check_unreleased(run: Run, repo: str, latest: Release | None, evaluator: PrE
     run.journal.read_version(UNRELEASED_VERSION)
     run.journal.urls_read.add(notes.url or "")
     run.progress.checkpoint("Checking the Unreleased notes on the default branch…")
-    scan = scan_release_notes(run, repo, latest, [notes.release], evaluator, known=known, registry=registry)
+    scan = scan_release_notes(run, repo, latest, [notes.release], evaluator, known=known)
     found = [c for c in scan.candidates if c.unreleased]
     check = UnreleasedCheck(checked=True, entries=scan.entries_reviewed, read_at=notes.read_at, url=notes.url,
                             after=after)
