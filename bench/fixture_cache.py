@@ -8,6 +8,7 @@ that `wif index` ends in, without the rate limit of a real or fake API.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -73,7 +74,14 @@ def all_fixture_repos() -> list[str]:
     return available_repos()
 
 
-if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else "cache.db"
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Build a release cache of every fixture repository (releases, "
+                                                 "notes, PR details and term counts), as `wif index` would.")
+    parser.add_argument("target", nargs="?", default="cache.db", help="cache file to (re)write (default: cache.db)")
+    target = parser.parse_args().target
     build_cache(target, [(repo, repo) for repo in available_repos()])
     print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
