@@ -4,7 +4,9 @@ Usage: python bench/verify_cases.py [CASES] [--db cache.db.example]
 
 For each `fix`/`feature` case: the customer's version V and the fix release R are stable releases of the
 repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
-or between V and R. For `already_has_fix`: each `must_not_claim` PR first ships at or before V. Why: a
+or between V and R. For `already_has_fix`: each `must_not_claim` PR first ships at or before V. For
+`bundled_fix`: the expected PR first ships in the bundled SDK's release `via`, which V does not bundle yet and R
+is the first release to bundle (through its notes' bump lines). Why: a
 hand- or helper-written case whose answer the data does not support measures nothing.
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from wif_action.models import Release  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 
@@ -33,11 +36,35 @@ def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
     fixed = cache.find_release(repo, expect["fixed_in"])
     if fixed is None or not fixed.stable or fixed.version_key <= user.version_key:
         return [f"fix release {expect['fixed_in']} is not a stable release after {user.version}"]
+    if case["category"] == "bundled_fix":
+        return bundled_problems(case, cache, user, fixed)
     found = []
     for pr in expect["prs"]:
         first = cache.first_stable_release_with_pr(repo, pr)
         if first is None or first.version_key != fixed.version_key:
             found.append(f"#{pr} first ships in {first.version if first else 'no stable release'}")
+    return found
+
+
+def bundled_problems(case: dict, cache: SqliteReleaseCache, user: Release, fixed: Release) -> list[str]:
+    """A bundled SDK's fix: its PR first ships in the bundled release `via`; the customer's release bundles an
+    older one, and `fixed_in` is the first release of the customer's SDK whose bump brings `via` in."""
+    repo, expect = case["repo"], case["expect"]
+    bundled, name_version = expect["pr_repo"], expect["via"].split()
+    via = cache.find_release(bundled, name_version[-1])
+    if via is None or not via.stable:
+        return [f"{expect['via']} is not a stable release of {bundled}"]
+    found = []
+    for pr in expect["prs"]:
+        first = cache.first_stable_release_with_pr(bundled, pr)
+        if first is None or first.version_key != via.version_key:
+            found.append(f"{bundled}#{pr} first ships in {first.version if first else 'no stable release'}")
+    has = cache.bundled_key_at(repo, bundled, user.version_key, inclusive=True)
+    if has is not None and has >= via.version_key:
+        found.append(f"{user.version} already bundles {expect['via']}")
+    first_host = cache.first_release_bundling(repo, bundled, via.version_key)
+    if first_host is None or first_host.version_key != fixed.version_key:
+        found.append(f"{expect['via']} is first bundled by {first_host.version if first_host else 'no release'}")
     return found
 
 
@@ -48,7 +75,8 @@ def main() -> int:
     args = parser.parse_args()
     cache = SqliteReleaseCache.open(args.db)
     cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
-    checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix") and c.get("repo")]
+    checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix", "bundled_fix")
+               and c.get("repo")]
     failed = 0
     for case in checked:
         for problem in problems(case, cache):
