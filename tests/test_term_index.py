@@ -18,7 +18,8 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from wif_action import lexicon
 from wif_action.engines.offline import OfflineJudge
-from wif_action.lexicon.terms import analyse, term_counts
+from wif_action.lexicon import terms
+from wif_action.lexicon.terms import analyse, clean, term_counts
 from wif_action.question import analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.term_index import encode, refresh
@@ -92,6 +93,25 @@ def test_the_index_time_counter_counts_exactly_what_term_counts_counts(conn: sql
         Counter(term.key for term in analyse(text)), ensure_ascii=False, separators=(",", ":"))]
     assert len(texts) > 10_000
     assert differing == []
+
+
+CLEANED = ["see https://example.com/a and http://x.y", "GH-12 fixed, owner/repo#34 and #5 by @alice-b",
+           "50 % faster, 3rd try, 2x, 10ms, 1.2.3 and v4.5-beta.1", "\u0661\u0662\u0663 % of Arabic-Indic digits",
+           "times out after 1,5 s", "near misses: a#1 b/#2 @/x e-mail@host 1. 12x3", "plain words only"]
+
+
+def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connection) -> None:
+    """`clean` applies each pattern only when the text holds a character its matches need: the text must come
+    out as from every pattern applied in turn, on every cached note and texts made to hit each pattern."""
+    def every_pattern(text: str) -> str:
+        text = text[:terms.MAX_ANALYSED_CHARS]
+        for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, terms._NOISE_NUMBER):
+            text = pattern.sub(" ", text)
+        return lexicon.pattern("timed_out").sub("timeout", text)
+
+    texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY + CLEANED
+    assert [text for text in texts if clean(text) != every_pattern(text)] == []
+    assert all(clean(text) != text for text in CLEANED[:-2])
 
 
 def test_a_changed_or_deleted_entry_loses_its_counts_whoever_writes_it(conn: sqlite3.Connection) -> None:

@@ -15,7 +15,7 @@ import json
 import sqlite3
 
 from wif_action import lexicon
-from wif_action.lexicon.terms import Term, term_counts
+from wif_action.lexicon.terms import term_counts
 
 TABLE = "entry_terms"  # schema m009 (indexer/schema.py)
 
@@ -34,7 +34,7 @@ def refresh(conn: sqlite3.Connection) -> int:
                          "where t.fingerprint is null or t.fingerprint != ?", [fingerprint]).fetchall()
     if not stale:
         return 0
-    chunks: dict[str, list[Term]] = {}
+    chunks: dict = {}  # each chunk's keys, worked out once for the whole run
     encoded: dict[str, str] = {}  # release notes repeat whole lines across releases: each text counted once
     rows = []
     for entry_id, text in stale:
