@@ -56,7 +56,6 @@ _TAIL_TOKEN = re.compile(
 )
 _TITLE_END = re.compile(r"\s{0,3}(?::|\s-\s)")  # "Title #1048: details", "Title #363 - details"
 _SPACES = re.compile(r"\s+")
-_NON_SPACE = re.compile(r"\S+")
 
 
 @dataclass
@@ -205,20 +204,20 @@ class _Renderer:
             raw = _IMAGE.sub(" ", raw)
         pos = 0
         for match in _TOKEN.finditer(raw):
-            if match.start() > pos:
-                self.emit(_clean_plain(raw[pos : match.start()]), plain=True)
-            if match.group("url") is not None:
+            start = match.start()
+            if start > pos:
+                self.emit(_clean_plain(raw[pos:start]), plain=True)
+            kind = match.lastgroup  # each alternative's last group names it, whatever the others hold
+            if kind == "url":
                 self.link(match.group("label"), match.group("url"))
-            elif match.group("rst_url") is not None:
+            elif kind == "rst_url":
                 self.link(match.group("rst_label"), match.group("rst_url"))
-            elif match.group("role_num") is not None:
+            elif kind == "role_num":
                 self.role(match.group("role").lower(), match.group("role_num"))
-            elif match.group("role_user") is not None:
+            elif kind == "role_user":
                 self.emit(f"@{match.group('role_user')}")
-            elif match.group("auto"):
-                self.url(match.group("auto"))
-            elif match.group("bare"):
-                self.url(match.group("bare"))
+            elif kind == "auto" or kind == "bare":
+                self.url(match.group(kind))
             else:
                 self.emit(match.group("code"))
             pos = match.end()
@@ -237,18 +236,23 @@ def _paren_depth(text: str, end: int) -> int:
 
 
 def _tail_start(text: str) -> int:
-    """Offset where the trailing group of refs/credits ("#12 by @x in #13") begins."""
-    tokens = list(_NON_SPACE.finditer(text))
+    """Offset where the trailing group of refs/credits ("#12 by @x in #13") begins. Read token by token from the
+    end (str.rsplit splits on the whitespace `\\s` matches): the group is a few tokens of a long line."""
     start = len(text)
-    for token in reversed(tokens):
-        if not _TAIL_TOKEN.fullmatch(token.group(0)):
-            break
-        start = token.start()
-    return start
+    rest = text
+    while True:
+        parts = rest.rsplit(None, 1)
+        if not parts or not _TAIL_TOKEN.fullmatch(parts[-1]):
+            return start
+        rest = rest.rstrip()
+        start = len(rest) - len(parts[-1])
+        rest = parts[0] if len(parts) == 2 else ""
 
 
 def _bare_refs(renderer: _Renderer, text: str) -> None:
     """Find ``#N`` / ``owner/repo#N`` / ``GH-N`` in plain spans of the rendered text."""
+    if "#" not in text and "GH-" not in text:  # every bare reference has one; the refs are in order already
+        return
     found: list[_Ref] = []
     for start, end in renderer.plain_spans:
         for match in _BARE_REF.finditer(text, start, end):
@@ -259,8 +263,9 @@ def _bare_refs(renderer: _Renderer, text: str) -> None:
             found.append(_Ref(kind, int(match.group("num")), match.start(), match.end()))
             if len(found) >= _MAX_REFS_PER_UNIT:
                 break
-    renderer.refs.extend(found)
-    renderer.refs.sort(key=lambda ref: ref.start)
+    if found:
+        renderer.refs.extend(found)
+        renderer.refs.sort(key=lambda ref: ref.start)
 
 
 def _is_citation(text: str, ref: _Ref, tail: int) -> bool:
@@ -367,8 +372,9 @@ def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
     one thing to link to."""
     own: list[str] = []
     foreign: list[str] = []
-    for match in _COMMIT_URL.finditer(raw[:_MAX_SCAN]):
-        (own if _same_repo(match.group(1), repo) else foreign).append(match.group(2).lower())
+    if "/commit" in raw:  # every commit URL has it
+        for match in _COMMIT_URL.finditer(raw[:_MAX_SCAN]):
+            (own if _same_repo(match.group(1), repo) else foreign).append(match.group(2).lower())
     found = list(own)
     candidates = [m.group(1) for m in _ENCLOSED_SHA.finditer(text)]
     candidates += [m.group(1) for m in _FULL_SHA.finditer(text)]
@@ -379,7 +385,7 @@ def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
         if not _looks_like_sha(token) or any(sha.startswith(token) for sha in foreign):
             continue
         found.append(token)
-    return _unique_shas(found)
+    return _unique_shas(found) if found else ()
 
 
 def _unique_shas(shas: list[str]) -> tuple[str, ...]:

@@ -152,11 +152,12 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
         count: bool | None = unit.count_refs
         if index > 0 and not nested_refs:
             count = None
-        text, unit_prs, unit_issues = _render_unit(" ".join(unit.lines), state.repo, count)
+        raw = " ".join(unit.lines)
+        text, unit_prs, unit_issues = _render_unit(raw, state.repo, count)
         text = _SPACES.sub(" ", text).strip()
         if index == 0:
             if unit.count_refs:
-                commits = commit_refs(" ".join(unit.lines), text, state.repo)
+                commits = commit_refs(raw, text, state.repo)
             text = _without_credit_prefix(text)
         if not unit.count_refs:  # explanatory paragraph: bounded, esp. after bold titles
             text = text[: max(0, prose_budget)]
@@ -371,16 +372,16 @@ def _handle_line(state: _State, line: str) -> None:
         if state.bullet is not None:
             state.bullet.blank = True
         return
-    if _SETEXT_UNDERLINE.match(stripped) and state.bullet is None and len(state.paragraph) == 1:
+    if state.bullet is None and len(state.paragraph) == 1 and _SETEXT_UNDERLINE.match(stripped):
         _push_heading(state, 1 if stripped[0] == "=" else 2, state.paragraph.pop())  # "Features\n--------"
         return
-    if _ADMONITION.match(stripped) and indent < 2:
+    if indent < 2 and stripped[0] in "!?" and _ADMONITION.match(stripped):
         _close_bullet(state)
         state.in_admonition = True
         return
     if _handle_structural(state, indent, stripped):
         return
-    bold_bullet = _BOLD_BULLET.match(stripped)
+    bold_bullet = _BOLD_BULLET.match(stripped) if stripped.startswith("**") else None
     bullet = _BULLET.match(stripped)
     if bold_bullet:
         content = bold_bullet.group(1).rstrip()
@@ -403,7 +404,7 @@ def _handle_line(state: _State, line: str) -> None:
 def _handle_structural(state: _State, indent: int, stripped: str) -> bool:
     """Headings, quotes, tables and HTML; True when the line was consumed."""
     inside = _in_bullet_body(state, indent)
-    heading = _heading_parts(stripped) if indent <= 3 or inside else None
+    heading = _heading_parts(stripped) if stripped[0] == "#" and (indent <= 3 or inside) else None
     if heading:
         if inside:
             _handle_text(state, indent, heading[1])
