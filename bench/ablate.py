@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import copy
 import json
+import math
 import os
 import re
 import sys
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action import lexicon, objections  # noqa: E402
+from wif_action import candidate_order, lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
@@ -109,6 +110,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
+    (candidate_order, "LEAD_MARGIN", math.inf),  # a MEDIUM naming far more of the problem leads the older ones
 ]
 
 

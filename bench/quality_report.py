@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.calibrate_offline import ShippedRunner, parse_setting  # noqa: E402
+from bench.calibrate_offline import ShippedRunner, judge_weights, parse_setting, thresholds  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -108,11 +108,15 @@ def objective(rows: list[dict]) -> float:
 
 
 def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str]) -> dict[str, list[dict]]:
-    """Every case in both modes through calibration's runner (the shipped workflow), constants set for the run."""
+    """Every case in both modes through calibration's runner (the shipped workflow), constants set for the run
+    and while the answers are judged (the top-candidate rule's `candidate_order.LEAD_MARGIN` is read then too)."""
     setting = parse_setting(assignments)
-    return {mode: [row(case, result) for case, result in zip(cases, runner.results(cases, mode, setting),
-                                                               strict=True)]
-            for mode in MODES}
+    rows: dict[str, list[dict]] = {}
+    for mode in MODES:
+        results = runner.results(cases, mode, setting)
+        with thresholds(judge_weights(setting)[1]):
+            rows[mode] = [row(case, result) for case, result in zip(cases, results, strict=True)]
+    return rows
 
 
 def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,

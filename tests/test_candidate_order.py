@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from indexer.redaction import Redactor
-from wif_action.candidate_order import candidate_order, top_candidate
+from wif_action import candidate_order as rule
+from wif_action.candidate_order import candidate_order, clear_leader, top_candidate
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
 from wif_action.models import Answer, AskInput, Candidate, Confidence, Outcome
@@ -20,9 +21,10 @@ from wif_action.run_records.store import RunStore
 REPO = "acme/sdk"
 
 
-def candidate(version: str, pr: int, confidence: Confidence, *, objected: bool = False) -> Candidate:
+def candidate(version: str, pr: int, confidence: Confidence, *, objected: bool = False,
+              strength: float | None = None) -> Candidate:
     return Candidate(version=version, tag=version, pr=pr, url=f"https://github.com/{REPO}/pull/{pr}",
-                     confidence=confidence, reason=f"reason {pr}", objected=objected)
+                     confidence=confidence, reason=f"reason {pr}", objected=objected, strength=strength)
 
 
 # Each: the candidates as an engine could hand them over (the objected one first and oldest), the PR that leads.
@@ -30,6 +32,10 @@ CASES = {
     "high": ([candidate("1.1.0", 11, Confidence.HIGH, objected=True), candidate("1.2.0", 12, Confidence.HIGH)], 12),
     "medium": ([candidate("1.1.0", 11, Confidence.MEDIUM, objected=True),
                 candidate("1.3.0", 13, Confidence.MEDIUM), candidate("1.2.0", 12, Confidence.MEDIUM)], 12),
+    # a MEDIUM naming LEAD_MARGIN times as much of the problem as the other leads (the objected one is not counted)
+    "clear leader": ([candidate("1.1.0", 11, Confidence.MEDIUM, objected=True, strength=90.0),
+                      candidate("1.2.0", 12, Confidence.MEDIUM, strength=10.0),
+                      candidate("1.3.0", 13, Confidence.MEDIUM, strength=10.0 * rule.LEAD_MARGIN)], 13),
 }
 
 
@@ -44,13 +50,14 @@ def recorded_top(tmp_path: Path, answer: Answer) -> tuple[str, int]:
 @pytest.mark.parametrize("level", CASES)
 def test_an_objected_candidate_does_not_lead_in_the_answer_the_record_or_the_evaluation(tmp_path, level) -> None:
     candidates, expected = CASES[level]
-    answer = Answer(outcome=Outcome(level), repo=REPO, user_version="1.0.0", candidates=candidates)
+    outcome = Outcome.HIGH if level == "high" else Outcome.MEDIUM
+    answer = Answer(outcome=outcome, repo=REPO, user_version="1.0.0", candidates=candidates)
     message = render(answer)
     assert message.splitlines()[0].count(f"/pull/{expected})") == 1  # the headline names it
     assert recorded_top(tmp_path, answer) == (f"1.{expected - 10}.0", expected)
-    claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, objected=c.objected)
-              for c in candidates]
-    top = eval_top(CaseResult(id="x", outcome=level, candidates=claims))
+    claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, objected=c.objected,
+                    strength=c.strength) for c in candidates]
+    top = eval_top(CaseResult(id="x", outcome=outcome.value, candidates=claims))
     assert top is not None and top.pr == expected
 
 
@@ -63,3 +70,36 @@ def test_order_highs_as_found_then_the_rest_oldest_first_objected_last_at_each_l
     only_objected = [candidate("1.3.0", 13, Confidence.MEDIUM, objected=True),
                      candidate("1.2.0", 12, Confidence.MEDIUM, objected=True)]
     assert top_candidate(only_objected) == only_objected[1]  # then the oldest still leads
+
+
+def medium(version: str, pr: int, strength: float | None) -> Candidate:
+    return candidate(version, pr, Confidence.MEDIUM, strength=strength)
+
+
+def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_strength() -> None:
+    older, margin = medium("1.1.0", 11, 10.0), rule.LEAD_MARGIN
+    at = medium("1.3.0", 13, 10.0 * margin)
+    below = medium("1.3.0", 13, 10.0 * margin - 0.01)
+    assert [c.pr for c in candidate_order([at, older])] == [13, 11]
+    assert [c.pr for c in candidate_order([below, older])] == [11, 13]
+    # the runner-up decides, not the oldest: two strong later ones, neither clearly ahead of the other
+    assert clear_leader([older, at, medium("1.2.0", 12, 10.0 * margin - 1)]) is None
+
+
+def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(monkeypatch) -> None:
+    strong, weak = medium("1.3.0", 13, 100.0), medium("1.1.0", 11, 1.0)
+    assert clear_leader([strong, weak, candidate("1.5.0", 15, Confidence.HIGH)]) is None  # a HIGH leads anyway
+    assert clear_leader([strong, weak, medium("1.2.0", 12, None)]) is None  # an engine that measures none
+    assert clear_leader([strong]) is None
+    unreleased = candidate("unreleased", 19, Confidence.MEDIUM, strength=100.0).model_copy(update={"tag": ""})
+    assert clear_leader([unreleased, weak]) is None  # a released MEDIUM leads a MEDIUM answer
+    monkeypatch.setattr(rule, "LEAD_MARGIN", float("inf"))  # how bench/ablate.py switches the rule off
+    assert [c.pr for c in candidate_order([strong, weak])] == [11, 13]
+
+
+def test_the_answer_says_why_a_later_candidate_leads() -> None:
+    candidates = [medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 10.0 * rule.LEAD_MARGIN)]
+    answer = Answer(outcome=Outcome.MEDIUM, repo=REPO, user_version="1.0.0", candidates=candidates)
+    assert "Candidates (the one naming clearly the most of the problem first, then oldest first):" in render(answer)
+    answer.candidates[1].strength = 10.0
+    assert "Candidates (oldest first):" in render(answer)

@@ -163,6 +163,16 @@ def test_a_specific_match_is_high_and_verified_with_a_one_sentence_reason(cache,
     assert judge.verify_pr_match(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confirmed
 
 
+def test_the_score_measures_how_much_of_the_problem_the_headline_names(cache, judge) -> None:
+    """`Score.strength` (what `candidate_order.clear_leader` compares): more of the problem named, more strength."""
+    pr, entry = pull(cache, 110), entry_with(cache, 110)
+    full = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).strength
+    vague = pr.model_copy(update={"title": "Crash in setState"})
+    part = judge.score_pr_confidence(vague, entry.model_copy(update={"text": "Crash in setState"}),
+                                     asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).strength
+    assert full is not None and part is not None and full > part > 0
+
+
 def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
     problem = "Crash on app start when the device is low on storage, in the StorageGuard module."
     verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), asked(problem, problem))

@@ -28,20 +28,50 @@ class Ranked(Protocol):
     @property
     def version(self) -> str: ...
 
+    @property
+    def strength(self) -> float | None: ...
+
 
 R = TypeVar("R", bound=Ranked)
 UNRELEASED = "unreleased"  # the version of a candidate from the default branch's Unreleased notes
+# A MEDIUM leads out of release order when its headline names at least this many times as much of the problem
+# as every other MEDIUM nothing objects to (`Candidate.strength`). Chosen by leave-one-repository-out CV
+# (bench/quality_report.py --grid wif_action.candidate_order.LEAD_MARGIN=…,inf; inf switches the rule off).
+LEAD_MARGIN = 1.8
 
 
 def candidate_order(candidates: Iterable[R]) -> list[R]:
-    """HIGH candidates first, in the order found; then the others, oldest release first. At each of the two
-    levels a candidate an objection marks (`objections.py`: other platform, opposite direction, …) comes
-    after those nothing objects to, so it never leads while another candidate of its level stands."""
+    """HIGH candidates first, in the order found; then the others, oldest release first — unless one of them
+    is the clear match (`clear_leader`), which then leads them. At each of the two levels a candidate an
+    objection marks (`objections.py`: other platform, opposite direction, …) comes after those nothing objects
+    to, so it never leads while another candidate of its level stands."""
     def key(candidate: R) -> tuple[bool, bool, str]:
         high = candidate.confidence == "high"
         return not high, candidate.objected, "" if high else release_order(candidate)
 
-    return sorted(candidates, key=key)
+    ordered = sorted(candidates, key=key)
+    leader = clear_leader(ordered)
+    return ordered if leader is None else [leader, *(c for c in ordered if c is not leader)]
+
+
+def clear_leader(candidates: Iterable[R]) -> R | None:
+    """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `LEAD_MARGIN`
+    times as much of the problem as any other such MEDIUM; None when there is a HIGH, fewer than two, any
+    without a measured strength (an engine that gives none), or no clear winner.
+
+    Why: oldest first answers "the first release that may fix it" when the candidates are alike; when one
+    names far more of the problem than the rest, the older ones are mostly the same area, not the fix."""
+    pool = list(candidates)
+    if any(c.confidence == "high" for c in pool):
+        return None
+    peers = [c for c in pool if not c.objected]
+    peers = [c for c in peers if c.version != UNRELEASED] or peers  # one the customer can have today leads
+    strengths = [c.strength for c in peers]
+    if len(peers) < 2 or any(s is None for s in strengths):
+        return None
+    ranked = sorted(peers, key=lambda c: -(c.strength or 0.0))
+    best, runner_up = ranked[0].strength or 0.0, ranked[1].strength or 0.0
+    return ranked[0] if best > 0 and best >= LEAD_MARGIN * runner_up else None
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:

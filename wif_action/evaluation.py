@@ -75,6 +75,7 @@ class Claim(BaseModel):
     repo: str | None = None  # the PR's repository
     objected: bool = False  # a check of wif_action/objections.py objected: rendered last
     commit: str | None = None
+    strength: float | None = None  # the engine's evidence strength (`Candidate.strength`)
 
 
 class CaseResult(BaseModel):

@@ -149,6 +149,8 @@ class Score(BaseModel):
 
     confidence: Confidence
     reason: str
+    strength: float | None = None  # how much of the problem the PR's headline names, comparable within one run
+    # (offline: the idf-weighted problem vocabulary it names); None: the engine measures none
 
 
 class Verdict(BaseModel):
@@ -191,6 +193,7 @@ class Candidate(BaseModel):
     via: Via | None = None
     commit: str | None = None
     objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
+    strength: float | None = None  # the engine's `Score.strength` (before any check lowered its level)
     unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release
 
 

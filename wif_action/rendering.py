@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from wif_action.candidate_order import candidate_order
+from wif_action.candidate_order import candidate_order, clear_leader
 from wif_action.models import Answer, Candidate, Confidence, NearMiss, Outcome
 
 DEFAULT_MENTION = "SDK maintainers"
@@ -55,6 +55,13 @@ def _high(answer: Answer, mention: str, question: str) -> str:
     return "\n".join(lines)
 
 
+def _candidates_heading(mediums: list[Candidate]) -> str:
+    """Says how the list is ordered, so nobody reads the first line as merely the oldest."""
+    first = "the one naming clearly the most of the problem first, then " if clear_leader(mediums) else ""
+    last = "; any with a reason against them last" if any(c.objected for c in mediums) else ""
+    return f"Candidates ({first}oldest first{last}):"
+
+
 def _medium(answer: Answer, mention: str, question: str) -> str:
     mediums = candidate_order(answer.candidates)
     first, home = mediums[0], answer.repo
@@ -62,8 +69,7 @@ def _medium(answer: Answer, mention: str, question: str) -> str:
              f"({_pr_link(first, home)}),",
              f"but I'm not fully certain. Deferring to {mention} to confirm.", ""]
     if len(mediums) > 1:
-        lines.append("Candidates (oldest first; any with a reason against them last):"
-                     if any(c.objected for c in mediums) else "Candidates (oldest first):")
+        lines.append(_candidates_heading(mediums))
         lines += [f"- {_where(c)} {_pr_link(c, answer.repo)}: {c.reason}" for c in mediums]
     else:
         lines.append(f"> {_pr_link(first, answer.repo)}: {first.reason}")

@@ -91,6 +91,7 @@ class PrEvaluator:
         score = self._score(pull, entry)
         if score is None:
             return None
+        strength = score.strength  # the engine's measure; the checks below may lower the level, not the evidence
         if score.confidence == Confidence.HIGH:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
@@ -108,7 +109,7 @@ class PrEvaluator:
         return Candidate(version=version, tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=pull.repo, via=via,
-                         objected=objected, commit=pull.commit, unreleased=release.unreleased)
+                         objected=objected, commit=pull.commit, unreleased=release.unreleased, strength=strength)
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
