@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,7 @@ def test_a_commit_the_run_never_read_is_dropped() -> None:
     journal.read_commit("92e109c", f"https://github.com/{REPO}/commit/92e109c")
     made_up = Candidate(version="1.2.0", tag="v1.2.0", pr=None, commit="ffff111",
                         url=f"https://github.com/{REPO}/commit/ffff111", confidence=Confidence.HIGH, reason="r")
-    read = made_up.model_copy(update={"commit": "92e109c", "url": f"https://github.com/{REPO}/commit/92e109c"})
+    read = replace(made_up, commit="92e109c", url=f"https://github.com/{REPO}/commit/92e109c")
     answer = resolve_answer(_run(journal), Findings(repo=REPO, candidates=[made_up, read]))
     assert [c.commit for c in answer.candidates] == ["92e109c"]
     assert any("commit ffff111 was not read" in line for line in journal.rejected)
@@ -159,5 +160,5 @@ def test_a_line_citing_only_a_commit_is_at_most_medium_and_a_pr_line_is_not_capp
     commit_line = PullRequest(repo=REPO, number=0, title="Fix retries", merged=True, url="u", commit="4c5d6e7")
     capped = more_than_the_note(high, commit_line, None, None)  # type: ignore[arg-type]
     assert capped is not None and capped.confidence == Confidence.MEDIUM and "only a commit" in capped.reason
-    pr_line = commit_line.model_copy(update={"commit": None, "number": 12})
+    pr_line = replace(commit_line, commit=None, number=12)
     assert more_than_the_note(high, pr_line, None, None) is None  # type: ignore[arg-type]

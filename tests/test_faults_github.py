@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,8 @@ ASK_FAULTS = {
     "issue-is-a-list": (raw(r"/issues/5397$", b"[1, 2]"), "unexpected", None),
     "pull-fields-of-the-wrong-type": (raw(r"/pulls/\d+$", b'{"number": "x", "title": {}, "merged_at": 5}'),
                                       "unexpected", None),
+    "pull-merged-at-not-a-string": (raw(r"/pulls/\d+$", b'{"number": 1, "title": "t", "state": "closed", '
+                                                         b'"merged_at": 5}'), "unexpected", None),
 }
 
 
@@ -167,7 +170,7 @@ def test_ask_compare_faults_skip_the_release_search(cocoa_db, github):
                             "merged_at": "2025-04-01T00:00:00Z"})
     github.add_issue(COCOA, 990002, title="Watchdog tags empty", closed_by_pr=990001)
     github.add_fault("GET", r"/compare/", status=502, times=None)
-    inputs = EXAMPLE_B.model_copy(update={"links": [f"https://github.com/{COCOA}/issues/990002"]})
+    inputs = replace(EXAMPLE_B, links=[f"https://github.com/{COCOA}/issues/990002"])
     answer = ask_github(cocoa_db, github.url, inputs=inputs)
     assert_defined(answer)
     assert "find the release of PR #990001: GitHub kept failing (HTTP 502)" in skipped(answer)

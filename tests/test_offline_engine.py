@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -119,7 +120,7 @@ def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
 
 def test_fix_beats_feature_for_a_bug_but_not_for_missing_functionality(cache, judge) -> None:
     fix = entry_with(cache, 121)
-    feature = fix.model_copy(update={"id": 9999, "section": "feature", "prs": [120], "text": fix.text + " too"})
+    feature = replace(fix, id=9999, section="feature", prs=[120], text=fix.text + " too")
     bug = "Transactions whose name is empty are dropped."
     ranked = judge.filter_relevant_entries([feature, fix], asked(bug, bug))
     assert ranked[0].pr == 121  # the same words in a feature entry count half
@@ -183,7 +184,7 @@ def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
 def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) -> None:
     """The same strong match is HIGH as a fix and LOW (not a candidate) as CI/docs/tests/samples/internal work."""
     fix = pull(cache, 110)
-    tooling = fix.model_copy(update={"title": prefix + "Crash with AVAssetDownloadTask in setState"})
+    tooling = replace(fix, title=prefix + "Crash with AVAssetDownloadTask in setState")
     entry = entry_with(cache, 110)
     assert judge.score_pr_confidence(fix, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confidence == Confidence.HIGH
     score = judge.score_pr_confidence(tooling, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
@@ -196,8 +197,8 @@ def test_a_change_that_never_ships_to_users_is_never_high(cache, judge, prefix) 
 def test_under_a_mixed_heading_the_pr_title_says_whether_it_is_a_feature(cache, judge, title, high) -> None:
     """"Various fixes & improvements" files everything as `other`; a bug is fixed by a fix, and a PR titled
     "feat(…): …" is a feature (HIGH only when the problem asks for missing functionality)."""
-    pr = pull(cache, 110).model_copy(update={"title": title})
-    entry = entry_with(cache, 110).model_copy(update={"section": "other"})
+    pr = replace(pull(cache, 110), title=title)
+    entry = replace(entry_with(cache, 110), section="other")
     level = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).confidence
     assert (level == Confidence.HIGH) is high
 
@@ -233,7 +234,7 @@ def test_reasons_never_name_numbers_that_look_like_versions_or_prs(cache, judge)
 
 def test_huge_problem_and_pr_body_complete(cache, judge) -> None:
     problem = ("The app crashes with AVAssetDownloadTask in setState. " * 20_000)[:1_000_000]
-    big = pull(cache, 110).model_copy(update={"body": "Detailed notes. " * 13_000})
+    big = replace(pull(cache, 110), body="Detailed notes. " * 13_000)
     assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem))
     assert judge.score_pr_confidence(big, entry_with(cache, 110), asked(problem, problem)).reason
     assert judge.verify_pr_match(big, entry_with(cache, 110), asked(problem, problem)).reason
@@ -242,7 +243,7 @@ def test_huge_problem_and_pr_body_complete(cache, judge) -> None:
 
 def test_without_cache_statistics_the_batch_is_used() -> None:
     judge = OfflineJudge(None, load_registry())
-    release = {"id": 1, "repo": REPO, "tag": "1.0.0", "version": "1.0.0", "version_key": "k"}
+    release = Release(id=1, repo=REPO, tag="1.0.0", version="1.0.0", version_key="k")
     entries = [Entry(id=i, release=release, section="fix", text=text, prs=[i])
                for i, text in enumerate(["Fix crash with AVAssetDownloadTask", "Fix tags", "Fix user context"])]
     found = judge.filter_relevant_entries(entries, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
@@ -556,7 +557,7 @@ def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> 
     problem = "Transactions whose name is empty are dropped."
 
     def batch(size: int) -> list[Entry]:
-        return [base.model_copy(update={"id": 5000 + i, "prs": [5000 + i], "text": f"{base.text} ({i})"})
+        return [replace(base, id=5000 + i, prs=[5000 + i], text=f"{base.text} ({i})")
                 for i in range(size)]
 
     assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH), asked(problem, problem))) == MAX_PER_BATCH

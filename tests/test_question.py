@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_the_customer_is_the_resolved_repository_the_version_and_the_platform_na
     customer = question_of(request, registry, "getsentry/sentry-cocoa").customer
     assert (customer.sdk, customer.repo, customer.version) == ("iOS", "getsentry/sentry-cocoa", "8.48.0")
     assert (customer.platforms, customer.platform_source) == (("ios",), "request")
-    unnamed = question_of(request.model_copy(update={"raw_text": "crash on launch"}), registry,
+    unnamed = question_of(replace(request, raw_text="crash on launch"), registry,
                           "getsentry/sentry-java").customer
     assert (unnamed.platforms, unnamed.platform_source) == (("android",), "sdk")
     assert question_of(request).customer.repo is None  # before a repository is resolved

@@ -68,8 +68,8 @@ def _public_callables() -> list[tuple[str, Any]]:
         for name, value in _own(module):
             if name.startswith("_"):
                 continue
-            if inspect.isclass(value) and (hasattr(value, "model_fields") or issubclass(value, Exception)):
-                continue  # a pydantic result or an error carries data, not collaborators
+            if inspect.isclass(value) and issubclass(value, Exception):
+                continue  # an error carries data, not collaborators (a result dataclass is checked: its fields)
             found.append((f"{module.__name__.rsplit('.', 1)[-1]}.{name}", value))
     return found
 
@@ -99,7 +99,7 @@ def test_no_subtask_function_takes_more_than_six_parameters() -> None:
         for name, value in _own(module):
             functions = [(name, value)] if inspect.isfunction(value) else [
                 (f"{name}.{attribute}", member) for attribute, member in vars(value).items()
-                if inspect.isfunction(member) and not hasattr(value, "model_fields")
+                if inspect.isfunction(member)
                 and not (attribute == "__init__" and hasattr(value, "__dataclass_fields__"))]
             for label, function in functions:
                 count = len([p for p in inspect.signature(function).parameters if p not in ("self", "cls")])

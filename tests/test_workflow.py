@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -264,8 +265,8 @@ def test_linked_issue_resolves_to_the_pr_whose_commit_closed_it(example_cache_pa
     # #5569 only mentions the issue; #5242's merge commit closed it.
     fake_github.add_issue(COCOA, 9999, title="Tags empty on watchdog terminations", closed_by_pr=5242,
                           cross_referenced_prs=[5569])
-    answer, _ = ask(example_cache_path, fake_github.url, EXAMPLE_B.model_copy(
-        update={"links": ["https://github.com/getsentry/sentry-cocoa/issues/9999"]}))
+    answer, _ = ask(example_cache_path, fake_github.url, replace(
+        EXAMPLE_B, links=["https://github.com/getsentry/sentry-cocoa/issues/9999"]))
     assert answer.outcome == Outcome.HIGH
     assert answer.candidates[0].pr == 5242 and answer.candidates[0].source == "link"
     assert not any(c.pr == 5569 for c in answer.candidates)

@@ -1,7 +1,7 @@
 """WIF as a library: `open_cache` and `ask`, for a team's own bot, script or notebook.
 
 Why a library and not only a CLI: a bot that already runs Python should not shell out and parse
-text. `ask` returns the same pydantic `Answer` that `wif ask --json` prints (`answer.public_json()`
+text. `ask` returns the same `Answer` (a dataclass) that `wif ask --json` prints (`answer.public_json()`
 is that object), and `wif ask` itself is a thin layer over this module, so both behave alike.
 
     from wif_action import ask, open_cache

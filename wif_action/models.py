@@ -2,13 +2,21 @@
 
 Every subtask returns one of these with an explicit outcome, so the workflow
 can sequence them without inspecting free text.
+
+Plain dataclasses, not pydantic models: they only hold data the code itself built (from the cache, a
+GitHub reply it checked, an engine), and importing pydantic and building its validators cost an offline
+answer ~75 ms. The LLM's structured outputs stay pydantic models in `engines/openai_engine.py`.
+`to_json` is the `--json` shape; `from_json` rebuilds one from it (the Action's redaction round trip).
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from pydantic import BaseModel, Field
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+from typing import Any, TypeVar
 
 
 class Outcome(StrEnum):
@@ -28,19 +36,20 @@ class Confidence(StrEnum):
     LOW = "low"
 
 
-
-class Request(BaseModel):
+@dataclass(kw_only=True)
+class Request:
     """What the support engineer asked, after extraction."""
 
     sdk: str | None = None
     repo: str | None = None
     version: str | None = None
     problem: str = ""
-    links: list[str] = Field(default_factory=list)
+    links: list[str] = field(default_factory=list)
     raw_text: str = ""
 
 
-class Release(BaseModel):
+@dataclass(kw_only=True)
+class Release:
     """A cached release; `tag` is exactly as on GitHub, `version` is normalised."""
 
     id: int
@@ -65,7 +74,8 @@ def unreleased_release(repo: str, repo_id: int = 0, read_at: str | None = None, 
                    published_at=read_at, url=url, stable=False, unreleased=True)
 
 
-class UnreleasedNotes(BaseModel):
+@dataclass(kw_only=True)
+class UnreleasedNotes:
     """What the cache holds of a repository's Unreleased notes: `status` ok / no_changelog / no_section /
     not_text; `release` is the pseudo-release their entries belong to."""
 
@@ -78,7 +88,8 @@ class UnreleasedNotes(BaseModel):
     release: Release
 
 
-class UnreleasedCheck(BaseModel):
+@dataclass(kw_only=True)
+class UnreleasedCheck:
     """Whether the run judged the Unreleased notes, and if not why (the trace and `--json` say it)."""
 
     checked: bool = False
@@ -89,7 +100,8 @@ class UnreleasedCheck(BaseModel):
     why_not: str = ""
 
 
-class Entry(BaseModel):
+@dataclass(kw_only=True)
+class Entry:
     """One parsed release-note line of a cached release."""
 
     id: int
@@ -97,17 +109,18 @@ class Entry(BaseModel):
     section: str
     heading: str = ""
     text: str
-    prs: list[int] = Field(default_factory=list)
-    issues: list[int] = Field(default_factory=list)
+    prs: list[int] = field(default_factory=list)
+    issues: list[int] = field(default_factory=list)
     position: int = 0
-    commits: list[str] = Field(default_factory=list)  # commit hashes the line cites (used when it cites no PR)
+    commits: list[str] = field(default_factory=list)  # commit hashes the line cites (used when it cites no PR)
     # Set on an entry of a bundled SDK's release (its `release`) brought in by a bump of the customer's SDK:
     # the customer's release that first ships it, and the bump line that says so.
     bundled_in: Release | None = None
     bump: str = ""
 
 
-class BundleBump(BaseModel):
+@dataclass(kw_only=True)
+class BundleBump:
     """A host release's bump of a bundled SDK ("Bump Cocoa SDK from v8.13.0 to v8.14.2")."""
 
     release: Release
@@ -120,7 +133,8 @@ class BundleBump(BaseModel):
     text: str
 
 
-class RelevantEntry(BaseModel):
+@dataclass(kw_only=True)
+class RelevantEntry:
     """An entry an engine judged relevant to the problem, with the PR to look at."""
 
     entry: Entry
@@ -129,7 +143,8 @@ class RelevantEntry(BaseModel):
     reason: str = ""
 
 
-class PullRequest(BaseModel):
+@dataclass(kw_only=True)
+class PullRequest:
     repo: str
     number: int
     title: str
@@ -144,7 +159,8 @@ class PullRequest(BaseModel):
     commit: str | None = None
 
 
-class Score(BaseModel):
+@dataclass(kw_only=True)
+class Score:
     """A confidence with the one-sentence reason that cites the PR title or description."""
 
     confidence: Confidence
@@ -152,33 +168,40 @@ class Score(BaseModel):
     strength: float | None = None  # how much of the problem the PR's headline names, comparable within one run
     # (offline: the idf-weighted problem vocabulary it names); None: the engine measures none
 
+    def __post_init__(self) -> None:
+        self.confidence = Confidence(self.confidence)
 
-class Verdict(BaseModel):
+
+@dataclass(kw_only=True)
+class Verdict:
     """The adversarial second check of a HIGH candidate."""
 
     confirmed: bool
     reason: str
 
 
-class IssueResolution(BaseModel):
+@dataclass(kw_only=True)
+class IssueResolution:
     """What a linked issue (or PR) URL resolves to."""
 
     repo: str
     number: int
     is_pull: bool = False
-    closing_prs: list[int] = Field(default_factory=list)
+    closing_prs: list[int] = field(default_factory=list)
     closing_commit: str | None = None
     state: str = ""
 
 
-class Via(BaseModel):
+@dataclass(kw_only=True)
+class Via:
     """The bundled SDK release a fix reached the customer's SDK through."""
 
     repo: str
     version: str
 
 
-class Candidate(BaseModel):
+@dataclass(kw_only=True)
+class Candidate:
     """`version`/`tag` are always the customer's SDK release; `repo` is the PR's repository."""
 
     version: str
@@ -196,15 +219,20 @@ class Candidate(BaseModel):
     strength: float | None = None  # the engine's `Score.strength` (before any check lowered its level)
     unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release
 
+    def __post_init__(self) -> None:
+        self.confidence = Confidence(self.confidence)
 
-class Checked(BaseModel):
+
+@dataclass(kw_only=True)
+class Checked:
     first: str
     last: str
     releases: int
     entries: int = 0  # release-note entries judged in those releases
 
 
-class NearMiss(BaseModel):
+@dataclass(kw_only=True)
+class NearMiss:
     """A PR the run judged and found too weak to be the fix: shown with a no_result, so people see why."""
 
     version: str
@@ -215,7 +243,8 @@ class NearMiss(BaseModel):
     commit: str | None = None
 
 
-class ExtractedRequest(BaseModel):
+@dataclass(kw_only=True)
+class ExtractedRequest:
     """What the run understood the question to be, and where each field came from
     ("given": a structured input; "message": read from the free text; "link": the linked issue's repository;
     "registry": the repository the SDK name resolved to; "inferred": no SDK named, chosen from the wording)."""
@@ -224,16 +253,18 @@ class ExtractedRequest(BaseModel):
     repo: str | None = None
     version: str | None = None
     problem: str = ""
-    links: list[str] = Field(default_factory=list)
-    sources: dict[str, str] = Field(default_factory=dict)
+    links: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
 
 
-class Skipped(BaseModel):
+@dataclass(kw_only=True)
+class Skipped:
     step: str
     reason: str
 
 
-class Usage(BaseModel):
+@dataclass(kw_only=True)
+class Usage:
     github_requests: int = 0
     llm_calls: int = 0
     prompt_tokens: int = 0
@@ -243,31 +274,35 @@ class Usage(BaseModel):
     cost_usd: float | None = None  # at the configured models' prices; None when a price is unknown
 
 
-class Answer(BaseModel):
+@dataclass(kw_only=True)
+class Answer:
     """The result of one question; `message` is the Markdown shown to people."""
 
     outcome: Outcome
     repo: str | None = None
     user_version: str | None = None
-    candidates: list[Candidate] = Field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
     checked: Checked | None = None
     prs_evaluated: int = 0
-    skipped: list[Skipped] = Field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
     message: str = ""
-    usage: Usage = Field(default_factory=Usage)
-    trace: list[str] = Field(default_factory=list)
-    rejected_claims: list[str] = Field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    trace: list[str] = field(default_factory=list)
+    rejected_claims: list[str] = field(default_factory=list)
     question: str = ""  # the clarification / failure text, so each channel can re-render the message
-    near_misses: list[NearMiss] = Field(default_factory=list)
+    near_misses: list[NearMiss] = field(default_factory=list)
     request: ExtractedRequest | None = None
     max_releases: int = 100  # the release-count guard this run applied
     unreleased_notes: UnreleasedCheck | None = None
     latest: bool = False  # the customer's version is the newest stable release
 
+    def __post_init__(self) -> None:
+        self.outcome = Outcome(self.outcome)
+
     def public_json(self) -> dict:
         """The `--json` object of `wif ask` (the documented keys, nothing internal). A candidate from the
         Unreleased notes has `version` null and `unreleased` true: it is in no release yet."""
-        data = self.model_dump(mode="json")
+        data = to_json(self)
         for candidate in data["candidates"]:
             if candidate["unreleased"]:
                 candidate["version"] = candidate["tag"] = None
@@ -280,12 +315,56 @@ class Answer(BaseModel):
         }
 
 
-class AskInput(BaseModel):
+@dataclass(kw_only=True)
+class AskInput:
     """What a trigger passes in: structured fields (dispatch) and/or free text (/wif, Slack)."""
 
     sdk: str | None = None
     repo: str | None = None
     version: str | None = None
     problem: str | None = None
-    links: list[str] = Field(default_factory=list)
+    links: list[str] = field(default_factory=list)
     message: str | None = None
+
+
+def to_json(value: Any) -> Any:
+    """`value` as JSON data: a dataclass as an object of its fields (in declaration order), an enum as its value."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list | tuple):
+        return [to_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: to_json(item) for key, item in value.items()}
+    return value
+
+
+T = TypeVar("T")
+
+
+def from_json(kind: type[T], data: Any) -> T:
+    """The `kind` (a dataclass of this module) that `to_json` turned into `data`; a key it does not
+    declare is an error."""
+    return typing.cast(T, _value(kind, data))
+
+
+def _value(kind: Any, data: Any) -> Any:
+    if data is None or kind is Any:
+        return data
+    origin = typing.get_origin(kind)
+    if origin is types.UnionType or origin is typing.Union:
+        kinds = [k for k in typing.get_args(kind) if k is not type(None)]
+        return _value(kinds[0], data) if len(kinds) == 1 else data
+    if origin is list:
+        return [_value(typing.get_args(kind)[0], item) for item in data]
+    if origin is dict:
+        return {key: _value(typing.get_args(kind)[1], item) for key, item in data.items()}
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        if unknown := sorted(set(data) - set(hints)):
+            raise TypeError(f"{kind.__name__} has no field {', '.join(unknown)}")
+        return kind(**{key: _value(hints[key], item) for key, item in data.items()})
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind(data)
+    return data

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
@@ -100,12 +100,12 @@ class Workflow:
     def _analyze(self, inputs: AskInput, run: Run) -> Findings:
         extracted = self._step("extract_request", lambda: extract_request(run, inputs))
         request = extracted.request
-        understood = ExtractedRequest(**request.model_dump(include={"sdk", "repo", "version", "problem", "links"}),
-                                      sources=extracted.sources)
+        understood = ExtractedRequest(sdk=request.sdk, repo=request.repo, version=request.version,
+                                      problem=request.problem, links=list(request.links), sources=extracted.sources)
         findings = Findings(user_version=request.version, question=extracted.question, request=understood,
                             max_releases=run.options.max_releases)
         if extracted.outcome != "ok" and not (request.sdk or request.repo or request.version):
-            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION})
+            return replace(findings, outcome=Outcome.NEEDS_CLARIFICATION)
         repository = self._step("resolve_repository", lambda: resolve_repository(run, request))
         findings.repo = repository.repo
         if repository.repo and understood.repo is None:
@@ -113,9 +113,9 @@ class Workflow:
             understood.sources["repo"] = "inferred" if repository.inferred else "registry"
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
-        question = missing_field_question(request.model_copy(update={"repo": repository.repo}))
+        question = missing_field_question(replace(request, repo=repository.repo))
         if question:
-            return findings.model_copy(update={"outcome": Outcome.NEEDS_CLARIFICATION, "question": question})
+            return replace(findings, outcome=Outcome.NEEDS_CLARIFICATION, question=question)
         return self._analyze_repository(run, request, repository.repo, findings)
 
     def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:
@@ -127,8 +127,8 @@ class Workflow:
             journal.read_version(version, user_release.version, display_version(user_release.tag))
         links = self._links(run, request, repo, user_release, evaluator)  # needs a user release
         if links.outcome == "high":
-            return findings.model_copy(update={"candidates": links.candidates, "user_release": user_release,
-                                               "prs_evaluated": evaluator.evaluated})
+            return replace(findings, candidates=links.candidates, user_release=user_release,
+                                               prs_evaluated=evaluator.evaluated)
         span = self._step("fetch_release_range", lambda: fetch_release_range(run, repo, version))
         findings.user_release = span.user_release
         if span.outcome == "already_latest":  # before saying so: was it fixed on the default branch?
@@ -136,7 +136,7 @@ class Workflow:
         if span.outcome != "ok":
             outcome = Outcome(span.outcome)
             return self._stop(findings, outcome, span.message) if span.message else \
-                findings.model_copy(update={"outcome": outcome})
+                replace(findings, outcome=outcome)
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
         scan = self._step("scan_release_notes", lambda: scan_release_notes(
@@ -146,11 +146,11 @@ class Workflow:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
                       else "the release notes could not be read or judged.")
             return self._stop(findings, Outcome.FAILED, reason)
-        findings = findings.model_copy(update={"candidates": scan.candidates, "scanned": scan.scanned,
-                                               "entries_reviewed": scan.entries_reviewed})
+        findings = replace(findings, candidates=scan.candidates, scanned=scan.scanned,
+                                               entries_reviewed=scan.entries_reviewed)
         if not any(c.confidence == Confidence.HIGH for c in scan.candidates) and scan.complete:
             return self._unreleased(run, repo, span.latest, evaluator, scan.candidates, findings)
-        return findings.model_copy(update={"prs_evaluated": evaluator.evaluated, "near_misses": evaluator.near_misses})
+        return replace(findings, prs_evaluated=evaluator.evaluated, near_misses=evaluator.near_misses)
 
     def _unreleased(self, run: Run, repo: str, latest: Release | None, evaluator: PrEvaluator,
                     known: list[Candidate], findings: Findings) -> Findings:
@@ -165,7 +165,7 @@ class Workflow:
                   "on_latest": on_latest}
         if judged_nothing:
             update["outcome"] = Outcome.ALREADY_LATEST
-        return findings.model_copy(update=update)
+        return replace(findings, **update)
 
     def _links(self, run: Run, request: Request, repo: str, user_release: Release | None,
                evaluator: PrEvaluator) -> LinkResult:
@@ -176,7 +176,7 @@ class Workflow:
 
     @staticmethod
     def _stop(findings: Findings, outcome: Outcome, message: str) -> Findings:
-        return findings.model_copy(update={"outcome": outcome, "question": message})
+        return replace(findings, outcome=outcome, question=message)
 
     def mention_for(self, repo: str | None) -> str:
         """How answers about `repo` name its maintainers (the registry's GitHub team, if any)."""

@@ -22,7 +22,7 @@ from wif_action.delivery.outputs import answer_outputs, append_summary, summary_
 from wif_action.delivery.sanitize import github_mention, sanitize, slack_mention
 from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.delivery.slack_progress import SlackDelivery
-from wif_action.models import Answer, AskInput, Skipped
+from wif_action.models import Answer, AskInput, Skipped, from_json, to_json
 from wif_action.rendering import DEFAULT_MENTION
 from wif_action.tools.progress import ConsoleProgress, FanOutProgress, RecordingProgress
 
@@ -141,7 +141,7 @@ class ActionRun:
 
     def redacted(self, answer: Answer) -> Answer:
         """The answer with any secret of this run removed (an upstream may have echoed one)."""
-        return Answer.model_validate(self.redactor.value(answer.model_dump(mode="json")))
+        return from_json(Answer, self.redactor.value(to_json(answer)))
 
     def deliver(self, text: AnswerText) -> None:
         """Slack reply and issue comment first (their failures become skipped steps), then outputs."""

@@ -7,7 +7,7 @@ must appear as a skipped step. Rendering is a pure function of the Answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from wif_action.delivery.sanitize import sanitize
 from wif_action.models import Answer, Outcome, Skipped
@@ -36,7 +36,7 @@ class AnswerText:
 
     def final(self) -> Answer:
         """The answer with delivery's skipped steps and the default-channel message."""
-        answer = self.answer.model_copy(update={"skipped": [*self.answer.skipped, *self.delivery_skipped]})
+        answer = replace(self.answer, skipped=[*self.answer.skipped, *self.delivery_skipped])
         answer.message = self.markdown()
         return answer
 
@@ -47,5 +47,5 @@ class AnswerText:
 
     def _render(self, mention: str) -> str:
         skipped = [*self.answer.skipped, *self.delivery_skipped]
-        return render(self.answer.model_copy(update={"skipped": skipped}), mention)
+        return render(replace(self.answer, skipped=skipped), mention)
 

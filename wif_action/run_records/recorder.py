@@ -20,7 +20,7 @@ from indexer.redaction import Redactor
 from indexer.store import now
 from wif_action.candidate_order import top_candidate
 from wif_action.events import Event, LlmCalled, RunFinished, RunStarted, StepFinished, StepStarted
-from wif_action.models import Answer, AskInput
+from wif_action.models import Answer, AskInput, to_json
 from wif_action.run_records.store import RunStore
 from wif_action.run_records.summary import summarise
 from wif_action.run_records.tables import clip
@@ -126,7 +126,7 @@ class RunRecorder:
 
     # -- rows --------------------------------------------------------------------------------------
     def _start_row(self, inputs: AskInput) -> dict[str, Any]:
-        data = self.redactor.value(inputs.model_dump(mode="json", exclude_defaults=True))
+        data = self.redactor.value(_given(inputs))
         return {
             "source": self.context.source, "engine": self.context.engine, "cache": self.context.cache,
             "wif_version": _wif_version(), "inputs": _json(data), "repo": inputs.repo or inputs.sdk,
@@ -209,3 +209,9 @@ def _wif_version() -> str:
         return metadata.version("wif")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _given(inputs: AskInput) -> dict[str, Any]:
+    """The inputs a trigger set (those that differ from the defaults), as JSON."""
+    defaults = to_json(AskInput())
+    return {key: value for key, value in to_json(inputs).items() if value != defaults[key]}

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from wif_action.models import Entry, IssueResolution, PullRequest, Release, RelevantEntry, Request, Score, Verdict
 from wif_action.question import Question
 from wif_action.run_records.tables import clip
@@ -24,8 +22,9 @@ def summarise(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return repr(clip(value, _TEXT_LIMIT))
-    if isinstance(value, BaseModel):
-        return _model(value)
+    describe = _DESCRIBE.get(type(value))  # a model of wif_action/models.py
+    if describe:
+        return str(describe(value))
     if isinstance(value, Question):  # the problem says which question; its analysis is derived from it
         return f"question {summarise(value.problem)}"
     if isinstance(value, list | tuple | set | frozenset):
@@ -57,11 +56,6 @@ def _collection(items: list) -> str:
 def _release_span(releases: list[Release]) -> str:
     tags = list(dict.fromkeys(r.tag for r in releases))
     return tags[0] if len(tags) == 1 else f"{tags[0]}–{tags[-1]}"
-
-
-def _model(value: BaseModel) -> str:
-    describe = _DESCRIBE.get(type(value))
-    return describe(value) if describe else type(value).__name__
 
 
 _DESCRIBE: dict[type, Any] = {

@@ -10,7 +10,7 @@ previous stable host release bundled; one whose versions do not parse is noted a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
@@ -78,7 +78,7 @@ class BundleFollower:
         if not releases:
             return []
         journal.read_version(*(r.version for r in releases), *(display_version(r.tag) for r in releases))
-        entries = [e.model_copy(update={"bundled_in": bump.release, "bump": bump.text})
+        entries = [replace(e, bundled_in=bump.release, bump=bump.text)
                    for e in cache.entries([r.id for r in releases], self._sections())]
         journal.note(f"{host} bundles {_short(bundled)} {_span(releases)} (\u201c{bump.text[:160]}\u201d): "
                      f"{len(entries)} entries of {len(releases)} releases judged with {host}'s own.")

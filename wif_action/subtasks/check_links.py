@@ -12,10 +12,8 @@ bump brings it in.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from indexer.github_refs import parse_link
 from indexer.versions import display_version
@@ -28,9 +26,10 @@ MAX_LINKS = 3
 MAX_PRS_PER_LINK = 3
 
 
-class LinkResult(BaseModel):
+@dataclass(kw_only=True)
+class LinkResult:
     outcome: Literal["high", "fall_through"]
-    candidates: list[Candidate] = Field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -125,8 +124,8 @@ def _follow_pr(asked: _Asked, link_repo: str, issue: int, pr: int) -> Candidate 
     entry = next((e for e in tools.cache.entries([release.id]) if pr in e.prs), None)
     candidate = evaluator.evaluate(pr, entry, release, source="link", repo=link_repo)
     if candidate and link_repo != repo and candidate.confidence == Confidence.HIGH:
-        candidate = candidate.model_copy(update={"confidence": Confidence.MEDIUM,
-                                                 "reason": candidate.reason + f" (a fix in {link_repo})"})
+        candidate = replace(candidate, confidence=Confidence.MEDIUM,
+                                                 reason=candidate.reason + f" (a fix in {link_repo})")
     return candidate
 
 
@@ -176,7 +175,7 @@ def _follow_bundled_pr(asked: _Asked, link_repo: str, issue: int, pr: int) -> Ca
     entry = _bundled_entry(tools, link_repo, pr, bundled, host)
     candidate = asked.evaluator.evaluate(pr, entry, host, source="link", repo=link_repo)
     if candidate is not None and candidate.via is None:
-        candidate = candidate.model_copy(update={"via": Via(repo=link_repo, version=shown)})
+        candidate = replace(candidate, via=Via(repo=link_repo, version=shown))
     return candidate
 
 
@@ -186,7 +185,7 @@ def _bundled_entry(tools: AnalysisTools, link_repo: str, pr: int, bundled: Relea
     if entry is None:
         return None
     bump = next((b.text for b in tools.cache.bundle_bumps([host.id]) if b.bundled_repo == link_repo), "")
-    return entry.model_copy(update={"bundled_in": host, "bump": bump})
+    return replace(entry, bundled_in=host, bump=bump)
 
 
 def _first_release(asked: _Asked, repo: str, pr: int, user_release: Release | None) -> Release | None:

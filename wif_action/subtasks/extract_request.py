@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from indexer.github_refs import find_links, parse_link
 from wif_action.journal import Journal
@@ -17,11 +16,12 @@ MAX_TEXT = 20_000
 NO_SDK_QUESTION = "Which SDK is this about? I couldn't find an SDK I know in the request."
 
 
-class ExtractResult(BaseModel):
+@dataclass(kw_only=True)
+class ExtractResult:
     outcome: Literal["ok", "needs_clarification"]
     request: Request
     question: str = ""
-    sources: dict[str, str] = Field(default_factory=dict)  # field → "given", "message" or "link"
+    sources: dict[str, str] = field(default_factory=dict)  # field → "given", "message" or "link"
 
 
 def extract_request(run: Run, inputs: AskInput) -> ExtractResult:

@@ -6,9 +6,8 @@ a COUNT, computed before any release notes are read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from indexer.versions import display_version, parse_tag
 from wif_action.models import Release
@@ -16,10 +15,11 @@ from wif_action.ports import ReleaseCache
 from wif_action.run_context import Run
 
 
-class RangeResult(BaseModel):
+@dataclass(kw_only=True)
+class RangeResult:
     outcome: Literal["ok", "too_old", "already_latest", "needs_clarification"]
     user_release: Release | None = None
-    releases: list[Release] = Field(default_factory=list)
+    releases: list[Release] = field(default_factory=list)
     count: int = 0
     latest: Release | None = None
     message: str = ""

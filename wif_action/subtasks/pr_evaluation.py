@@ -8,6 +8,7 @@ rejected one becomes MEDIUM with the verifier's reason.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from indexer.versions import display_version
 from wif_action.models import (
@@ -115,7 +116,7 @@ class PrEvaluator:
     def _bounded(pull: PullRequest) -> PullRequest:
         """Cap what any engine is handed; an engine that needs less (the OpenAI one: ~20k tokens)
         summarises the body itself, once per PR, so score and verify share the summary."""
-        return pull.model_copy(update={"body": pull.body[:MAX_BODY_CHARS]})
+        return replace(pull, body=pull.body[:MAX_BODY_CHARS])
 
     def _score(self, pull: PullRequest, entry: Entry | None) -> Score | None:
         question = self.question
@@ -143,7 +144,7 @@ class PrEvaluator:
         """Reject a reason that names a version or PR the run never read; blank any it quotes."""
         unread = self._unread(score.reason, pull, entry)
         if not unread:
-            return score.model_copy(update={"reason": self._shown(score.reason, entry)})
+            return replace(score, reason=self._shown(score.reason, entry))
         self.journal.rejected.append(f"score of {_label(pull)} named {', '.join(unread)}")
         self.journal.skip(f"score {_label(pull)}", "the engine's answer named data the run never read; ignored")
         confidence = Confidence.MEDIUM if score.confidence == Confidence.HIGH else score.confidence

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
 from wif_action.journal import Journal
@@ -24,19 +24,20 @@ from wif_action.run_context import Run, mention_for
 _RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 
 
-class Findings(BaseModel):
+@dataclass(kw_only=True)
+class Findings:
     """Everything the earlier subtasks concluded, as input to the answer."""
 
     outcome: Outcome | None = None
     repo: str | None = None
     user_version: str | None = None
     user_release: Release | None = None
-    candidates: list[Candidate] = Field(default_factory=list)
-    scanned: list[Release] = Field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    scanned: list[Release] = field(default_factory=list)
     prs_evaluated: int = 0
     question: str = ""
     entries_reviewed: int = 0
-    near_misses: list[NearMiss] = Field(default_factory=list)
+    near_misses: list[NearMiss] = field(default_factory=list)
     request: ExtractedRequest | None = None
     max_releases: int = 100  # the release-count guard the run applied (named by a too_old answer)
     unreleased: UnreleasedCheck | None = None  # whether the Unreleased notes were judged, or why not
@@ -71,7 +72,7 @@ def resolve_answer(run: Run, findings: Findings) -> Answer:
 
 def _usage(run: Run) -> Usage:
     """What the run's engine spent, and how many GitHub requests it made."""
-    return run.tools.judge.usage().model_copy(update={"github_requests": run.tools.github.requests_made})
+    return replace(run.tools.judge.usage(), github_requests=run.tools.github.requests_made)
 
 
 def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]:

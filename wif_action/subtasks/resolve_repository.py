@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel
 
 from indexer.registry import SLUG
 from wif_action.models import Request
@@ -14,7 +13,8 @@ from wif_action.subtasks.extract_request import NO_SDK_QUESTION
 from wif_action.subtasks.judging import judged
 
 
-class RepositoryResult(BaseModel):
+@dataclass(kw_only=True)
+class RepositoryResult:
     outcome: Literal["ok", "needs_clarification", "failed"]
     repo: str | None = None
     message: str = ""

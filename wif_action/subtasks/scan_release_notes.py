@@ -8,9 +8,7 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 from indexer.versions import display_version
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
@@ -28,9 +26,10 @@ MAX_MEDIUM = 5
 MAX_ENTRIES_PER_CALL = 300
 
 
-class ScanResult(BaseModel):
-    candidates: list[Candidate] = Field(default_factory=list)
-    scanned: list[Release] = Field(default_factory=list)
+@dataclass(kw_only=True)
+class ScanResult:
+    candidates: list[Candidate] = field(default_factory=list)
+    scanned: list[Release] = field(default_factory=list)
     entries_reviewed: int = 0
     complete: bool = True
     unavailable: str = ""  # why nothing more can be judged this run (the engine gave up, the deadline)

@@ -10,7 +10,7 @@ released, and the scan had its chance at them.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass, field
 
 from indexer.versions import display_version
 from wif_action.models import UNRELEASED_VERSION, Candidate, Release, UnreleasedCheck, UnreleasedNotes
@@ -26,9 +26,10 @@ _WHY_NOT = {
 }
 
 
-class UnreleasedResult(BaseModel):
+@dataclass(kw_only=True)
+class UnreleasedResult:
     check: UnreleasedCheck
-    candidates: list[Candidate] = Field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
 
 
 def check_unreleased(run: Run, repo: str, latest: Release | None, evaluator: PrEvaluator,

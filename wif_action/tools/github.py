@@ -94,11 +94,12 @@ class GitHubClient:
             return PullRequest(
                 repo=repo, number=int(data.get("number") or number), title=_text(data.get("title")),
                 body=_text(data.get("body")), state=_text(data.get("state")),
-                merged=bool(data.get("merged") or data.get("merged_at")), merged_at=data.get("merged_at"),
-                merge_commit_sha=data.get("merge_commit_sha"),
+                merged=bool(data.get("merged") or data.get("merged_at")),
+                merged_at=_text(data.get("merged_at")) or None,
+                merge_commit_sha=_text(data.get("merge_commit_sha")) or None,
                 url=_github_html_url(data.get("html_url"), repo, "pull", number),
             )
-        except (TypeError, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        except (TypeError, ValueError) as error:  # a field of the wrong type, a number that is not one
             raise ToolError("github", f"GitHub sent an unexpected response for {path}") from error
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
