@@ -5,18 +5,22 @@ PRs and its own top-candidate rule), so its numbers described code that does not
 through `wif eval`'s own `run_case` — the workflow `wif ask` runs: links fast path, batches, bundled SDKs,
 cited PRs, objections, the one top-candidate rule (`wif_action/candidate_order.py`) — offline engine,
 GitHub served by the fake server (tests/fakes), so nothing reaches the network. A threshold is changed for
-the run, never by copying code: a judge threshold (`--set scoring.MEDIUM_MASS=9`, a `scoring.Thresholds` field)
-is passed to the judge in another `Thresholds` object through the composition root (`AppConfig.weights`); any
-other constant is set on the shipped module for the run (`--set relevance.MAX_PER_BATCH=3`).
+the run, never by copying code. Every weight lives in lexicon.toml `[weight]`: `--set weight.max_per_batch=3`
+runs with that table changed (`lexicon.use`), and a judge threshold (`--set weight.medium_mass=9`, or the older
+spelling `scoring.MEDIUM_MASS=9`: a `scoring.Thresholds` field) is passed to the judge in another `Thresholds`
+object through the composition root (`AppConfig.weights`); any other `module.NAME` is set on the shipped module
+for the run.
 
     python bench/calibrate_offline.py --input fields
     python bench/calibrate_offline.py --input message --set scoring.HIGH_COVERAGE=0.3 -v --only cocoa
+    python bench/calibrate_offline.py --input fields --set weight.max_per_batch=3
     python bench/calibrate_offline.py --cases bench/data/holdout_cases.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import sys
 import tempfile
@@ -32,6 +36,7 @@ if str(ROOT) not in sys.path:
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.unreleased_eval import withheld_github  # noqa: E402
+from wif_action import lexicon  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline.scoring import SHIPPED, Thresholds  # noqa: E402
@@ -65,14 +70,14 @@ def labelled(paths: list[Path]) -> list[Case]:
 
 
 def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, float]]:
-    """The judge's thresholds with this setting's `scoring.NAME` values (passed to the judge, not set on the
-    module), and the rest of the setting (module constants, set for the run by `thresholds`)."""
+    """The judge's thresholds with this setting's `scoring.NAME` / `weight.name` values of `Thresholds` fields
+    (passed to the judge, not set on the module), and the rest of the setting (set for the run by `thresholds`)."""
     names = {item.name for item in fields(Thresholds)}
     chosen: dict[str, float] = {}
     rest: dict[str, float] = {}
     for target, value in setting.items():
         module_name, _, name = target.rpartition(".")
-        if module_name.rpartition(".")[2] == "scoring" and name.lower() in names:
+        if module_name.rpartition(".")[2] in ("scoring", "weight") and name.lower() in names:
             chosen[name.lower()] = value
         else:
             rest[target] = value
@@ -81,20 +86,36 @@ def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, f
 
 @contextmanager
 def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
-    """`module.NAME` (a module of wif_action.engines.offline, or a dotted module path) → value, set on the
-    shipped module for the block."""
+    """For the block: `weight.name` → the lexicon's `[weight]` table with that value (`lexicon.use`); `module.NAME`
+    (a module of wif_action.engines.offline, or a dotted module path) → set on the shipped module."""
     saved = []
+    packaged = lexicon.data()
+    tables = copy.deepcopy(packaged)  # data() is the cached table itself: edit a copy
+    changed = False
     for target, value in setting.items():
         module_name, _, name = target.rpartition(".")
+        if module_name == "weight":
+            if name not in tables["weight"]:
+                raise SystemExit(f"lexicon.toml [weight] has no '{name}'")
+            tables["weight"][name] = value
+            changed = True
+            continue
         module = importlib.import_module(module_name if "." in module_name else f"{OFFLINE}.{module_name}")
+        if not hasattr(module, name):
+            raise SystemExit(f"{module.__name__} has no {name}: weights are set as weight.NAME "
+                             "(lexicon.toml [weight])")
         old = getattr(module, name)
         saved.append((module, name, old))
         setattr(module, name, type(old)(value))
+    if changed:
+        lexicon.use(tables)
     try:
         yield
     finally:
         for module, name, old in reversed(saved):
             setattr(module, name, old)
+        if changed:
+            lexicon.use(packaged)
 
 
 class ShippedRunner:
@@ -190,7 +211,7 @@ def parse_setting(assignments: list[str]) -> dict[str, float]:
     for assignment in assignments:
         target, equals, value = assignment.partition("=")
         if not equals or "." not in target:
-            raise SystemExit(f"--set wants MODULE.NAME=VALUE (e.g. relevance.MAX_PER_BATCH=3), got '{assignment}'")
+            raise SystemExit(f"--set wants MODULE.NAME=VALUE (e.g. weight.max_per_batch=3), got '{assignment}'")
         setting[target] = float(value)
     return setting
 
@@ -203,7 +224,8 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=CACHE, help="release cache (default: cache.db.example)")
     parser.add_argument("--only", help="run cases whose id contains this text")
     parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
-                        help="a threshold of wif_action.engines.offline set for this run (repeatable)")
+                        help="a weight (weight.NAME, lexicon.toml [weight]) or a module constant set for this run "
+                             "(repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each case's expected answer")
     args = parser.parse_args()
     cases = [case for case in labelled(args.cases or [CASES]) if not args.only or args.only in case.id]

@@ -35,33 +35,32 @@ sys.path.insert(0, str(ROOT))
 from bench.calibrate_offline import CASES, Scored, ShippedRunner, labelled  # noqa: E402
 from bench.fixture_cache import all_fixture_repos, build_cache  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
-from wif_action.engines.offline import OfflineJudge, relevance, scoring  # noqa: E402
+from wif_action import lexicon  # noqa: E402
+from wif_action.engines.offline import OfflineJudge  # noqa: E402
 from wif_action.evaluation import Case  # noqa: E402
 from wif_action.models import Request  # noqa: E402
 from wif_action.question import question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 # The thresholds the procedure may choose between: (module, name) → candidate values.
-GRID: dict[tuple[object, str], tuple[float, ...]] = {
-    (relevance, "MIN_RELEVANCE"): (0.0, 3.5, 7.0),
-    (relevance, "RELATIVE_TO_BEST"): (0.35, 0.5),
-    (relevance, "MAX_PER_BATCH"): (2, 3, 4),
-    (scoring, "HIGH_COVERAGE"): (0.25, 0.35),
-    (scoring, "STRONG_COVERAGE"): (0.3, 0.35),
+# lexicon.toml [weight] names (`weight.NAME`, what `ShippedRunner.run` sets for a run).
+GRID: dict[str, tuple[float, ...]] = {
+    "weight.min_relevance": (0.0, 3.5, 7.0),
+    "weight.relative_to_best": (0.35, 0.5),
+    "weight.max_per_batch": (2, 3, 4),
+    "weight.high_coverage": (0.25, 0.35),
+    "weight.strong_coverage": (0.3, 0.35),
 }
 
 
 def settings() -> list[dict[str, float]]:
-    """Every combination of the grid, as `module.NAME` → value (what `ShippedRunner.run` sets)."""
-    keys = [f"{module.__name__.rpartition('.')[2]}.{name}" for module, name in GRID]  # type: ignore[attr-defined]
-    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*GRID.values())]
+    """Every combination of the grid, as `weight.NAME` → value (what `ShippedRunner.run` sets)."""
+    return [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
 
 
 def shipped(target: str) -> float:
-    module, _, name = target.rpartition(".")
-    if module == "scoring":  # the judge's thresholds are one value passed to it (`scoring.Thresholds`)
-        return float(getattr(scoring.SHIPPED, name.lower()))
-    return float(getattr(relevance, name))
+    """The shipped value of a grid's `weight.NAME` (its one home: lexicon.toml [weight])."""
+    return lexicon.weight(target.rpartition(".")[2])
 
 
 def objective(results: list[Scored]) -> float:

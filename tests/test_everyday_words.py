@@ -53,7 +53,7 @@ def test_the_share_is_per_repository():
 
 def test_in_a_handful_of_notes_no_word_is_everyday():
     """A repository with five notes: every word is in a fifth of them, which says nothing about everyday use
-    (scoring.SHIPPED.common_share counts against at least evidence.COMMON_MIN_NOTES notes)."""
+    (scoring.SHIPPED.common_share counts against at least lexicon.toml's common_min_notes notes)."""
     assert _level(["uploads timeout proxy url port"] * 2 + ["release health"] * 3) == Confidence.HIGH
 
 

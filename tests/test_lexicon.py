@@ -110,6 +110,52 @@ def test_weights_and_section_weights_are_numbers() -> None:
     assert lexicon.section_weights()["fix"] == 1.0
 
 
+# The judge's modules (where a weight could hide as a constant): the offline engine, the analysis of a question
+# and of names, the engine-independent checks.
+JUDGE = ("wif_action/engines/offline/", "wif_action/lexicon/names.py", "wif_action/lexicon/terms.py",
+         "wif_action/question.py", "wif_action/objections.py", "wif_action/platforms.py", "wif_action/direction.py",
+         "wif_action/problem_kind.py", "wif_action/candidate_order.py")
+# Below the lexicon's layer (the shared model), so it cannot read the table: the top-candidate rule's margin, which
+# rendering, evaluation and the run recorder share. Named here so it is a known exception, not a silent one.
+BELOW_THE_LEXICON = {("wif_action/candidate_order.py", "LEAD_MARGIN")}
+
+
+def _numeric_constant(value: ast.AST) -> bool:
+    """A number (or arithmetic on numbers), or a copy of a lexicon weight taken at import (`lexicon.weight(…)`)."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, int | float) and not isinstance(value.value, bool)
+    if isinstance(value, ast.BinOp | ast.UnaryOp):
+        return any(_numeric_constant(node) for node in ast.iter_child_nodes(value))
+    return any(isinstance(node, ast.Attribute) and node.attr in ("weight", "section_weights")
+               for node in ast.walk(value))
+
+
+def _weight_constants(path: Path) -> list[str]:
+    """Module-level numeric constants (a dataclass field's default, `scale: float = 1.0`, is data, not a weight)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module_level = ast.Module(body=[node for node in tree.body if not isinstance(node, ast.ClassDef)], type_ignores=[])
+    return [name for name, value in _constants(module_level)
+            if _numeric_constant(value) and not name.startswith("MAX_")]
+
+
+def test_the_judges_weights_live_in_one_table() -> None:
+    """Every numeric weight or judgement limit is lexicon.toml [weight], read where used: no module of the judge
+    keeps one as a constant (nor a copy taken at import, which `lexicon.use()` and calibration would not reach).
+    Bounds on work — input sizes, `MAX_*` — stay beside their code."""
+    offenders = [f"{relative}: {name}" for relative, name in
+                 ((path.relative_to(ROOT).as_posix(), name) for path in _python_files()
+                  if path.relative_to(ROOT).as_posix().startswith(JUDGE) for name in _weight_constants(path))
+                 if (relative, name) not in BELOW_THE_LEXICON]
+    assert not offenders, "numeric weights belong in lexicon.toml [weight]:\n" + "\n".join(offenders)
+
+
+def test_the_weight_check_catches_a_constant_and_a_copy(tmp_path: Path) -> None:
+    module = tmp_path / "judge.py"
+    module.write_text('HEADLINE = 300\nK1 = lexicon.weight("k1")\nN = int(lexicon.weight("n"))\nMAX_CHARS = 10\n'
+                      'FLAG = True\nNAME = "x"\n')
+    assert _weight_constants(module) == ["HEADLINE", "K1", "N"]
+
+
 def _python_files() -> list[Path]:
     return [path for folder in ("wif_action", "indexer") for path in (ROOT / folder).rglob("*.py")]
 

@@ -11,7 +11,8 @@ import pytest
 from indexer.registry import load_registry
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
-from wif_action.engines.offline import OfflineJudge, relevance, scoring
+from wif_action import lexicon
+from wif_action.engines.offline import OfflineJudge, scoring
 from wif_action.engines.offline.change_kind import ships_to_users
 from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
@@ -114,7 +115,7 @@ def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
     found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert found and found[0].pr == 110
     assert "AVAssetDownloadTask" in found[0].reason or "setState" in found[0].reason
-    assert len(found) <= relevance.MAX_PER_BATCH and all(a.relevance >= b.relevance
+    assert len(found) <= lexicon.weight("max_per_batch") and all(a.relevance >= b.relevance
                                                          for a, b in itertools.pairwise(found))
 
 
@@ -551,8 +552,8 @@ def test_alternatives_are_words_joined_by_a_slash(text, groups):
 
 
 def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> None:
-    """Equally relevant entries beyond the cap are not judged (each costs a PR lookup); up to it, all are."""
-    from wif_action.engines.offline.relevance import MAX_PER_BATCH
+    """Equally relevant entries beyond the cap are not judged (each costs a PR lookup); up to it, all are. The cap
+    is read from lexicon.toml [weight] where it is used: another table (`lexicon.use`) is another cap."""
     base = entry_with(cache, 121)
     problem = "Transactions whose name is empty are dropped."
 
@@ -560,5 +561,13 @@ def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> 
         return [replace(base, id=5000 + i, prs=[5000 + i], text=f"{base.text} ({i})")
                 for i in range(size)]
 
-    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH), asked(problem, problem))) == MAX_PER_BATCH
-    assert len(judge.filter_relevant_entries(batch(MAX_PER_BATCH + 1), asked(problem, problem))) == MAX_PER_BATCH
+    shipped = int(lexicon.weight("max_per_batch"))
+    assert len(judge.filter_relevant_entries(batch(shipped), asked(problem, problem))) == shipped
+    assert len(judge.filter_relevant_entries(batch(shipped + 1), asked(problem, problem))) == shipped
+    tables = lexicon.data()
+    changed = {**tables, "weight": {**tables["weight"], "max_per_batch": shipped - 1}}
+    lexicon.use(changed)
+    try:
+        assert len(judge.filter_relevant_entries(batch(shipped), asked(problem, problem))) == shipped - 1
+    finally:
+        lexicon.use(None)

@@ -20,7 +20,6 @@ from wif_action.platforms import named_platforms
 from wif_action.problem_kind import feature_sections
 from wif_action.question import Question
 
-HEADLINE_CHARS = 300  # the start of a release note is its headline (as the offline judge reads it)
 Check = Callable[[Score, PullRequest, Entry | None, Question], Score | None]
 
 
@@ -140,7 +139,8 @@ def of_the_failure_asked(score: Score, pull: PullRequest, entry: Entry | None, q
     asked = _families(question.problem_keys & classes)
     if not asked:
         return None
-    headline = f"{entry.text[:HEADLINE_CHARS] if entry is not None else ''}\n{pull.title}"
+    cut = int(lexicon.weight("headline_chars"))  # the start of a note is its headline, as the offline judge reads it
+    headline = f"{entry.text[:cut] if entry is not None else ''}\n{pull.title}"
     named = _families(frozenset(term.key for term in analyse(headline)) & classes - lexicon.remedy_terms())
     if asked & named:
         return None

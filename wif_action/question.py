@@ -13,7 +13,7 @@ from indexer.github_refs import find_links
 from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.direction import Complaint, complaints
-from wif_action.lexicon.names import PACKAGE_WEIGHT, alias_kind_weight
+from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
 from wif_action.models import Request
 from wif_action.platforms import named_platforms, repository_platforms
@@ -106,6 +106,6 @@ def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:
         return keys
     for alias, repo in registry.find_in_text(request_text[:MAX_ANALYSED_CHARS]):
         own = {term.key for term in analyse(repo.replace("/", " ").replace("-", " "))}
-        package = alias_kind_weight(alias, repo)[0] >= PACKAGE_WEIGHT
+        package = is_package_weight(alias_kind_weight(alias, repo)[0])
         keys |= {term.key for term in analyse(alias) if not package or term.key in own}
     return keys

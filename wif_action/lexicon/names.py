@@ -10,7 +10,12 @@ import re
 
 from wif_action import lexicon
 
-PACKAGE_WEIGHT = 3.0  # a name only one SDK has ("@sentry/react-native", "sentry_flutter")
+# The weights of the three kinds of name: lexicon.toml [weight] alias_package, alias_sdk_phrase, alias_platform.
+
+
+def is_package_weight(weight: float) -> bool:
+    """A mention of this weight is a package name only one SDK has ("@sentry/react-native", "sentry_flutter")."""
+    return weight >= lexicon.weight("alias_package")
 
 
 def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
@@ -21,9 +26,9 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
     """
     name = repo.split("/", 1)[-1].lower()
     if re.search(r"[@/_:]|\w\.\w|-", alias) or "sentry" in alias or alias == name:
-        return PACKAGE_WEIGHT, True
+        return lexicon.weight("alias_package"), True
     if alias.endswith(" sdk"):
-        return 2.0, True
+        return lexicon.weight("alias_sdk_phrase"), True
     if alias in name and alias not in lexicon.words("version_named"):
-        return 2.0, True
-    return 1.0, False
+        return lexicon.weight("alias_sdk_phrase"), True
+    return lexicon.weight("alias_platform"), False

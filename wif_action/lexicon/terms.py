@@ -20,15 +20,8 @@ from wif_action.lexicon.stemmer import stem
 MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
 MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
 
-# Query-side weights of the kinds of terms (lexicon.toml, [weight]).
-IDENTIFIER_WEIGHT = lexicon.weight("identifier")
-PART_WEIGHT = lexicon.weight("part")
-BIGRAM_WEIGHT = lexicon.weight("bigram")
-SYNONYM_WEIGHT = lexicon.weight("synonym")
-WEAK_FACTOR = lexicon.weight("weak_factor")
-QUOTED_GAIN = lexicon.weight("quoted_gain")
-REPEAT_GAIN = lexicon.weight("repeat_gain")
-REQUEST_FACTOR = lexicon.weight("request_factor")
+# Query-side weights of the kinds of terms: lexicon.toml [weight] (identifier, part, bigram, synonym, weak_factor,
+# quoted_gain, repeat_gain, request_factor), read where used; the two bounds on work above stay here.
 
 _URL = re.compile(r"https?://\S+")
 # An absolute path of two or more segments ("/api/v1/cart", "/hubs/*"): the customer's own routes and files.
@@ -90,12 +83,13 @@ def _word_terms(part: str, kind: str = "word") -> list[Term]:
     key = stem(lower) if lower.isalpha() else lower
     if key in stopwords:
         return []
-    weight = (PART_WEIGHT if kind == "part" else 1.0) * (WEAK_FACTOR if key in lexicon.weak_words() else 1.0)
+    weight = (lexicon.weight("part") if kind == "part" else 1.0) * \
+        (lexicon.weight("weak_factor") if key in lexicon.weak_words() else 1.0)
     terms = [Term(key, lower, weight, kind)]
     synonyms = lexicon.synonyms()
     folded = synonyms.get(key) or synonyms.get(lower) or _status_class(lower)
     if folded and folded != key:
-        terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), SYNONYM_WEIGHT, "synonym"))
+        terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), lexicon.weight("synonym"), "synonym"))
     return terms
 
 
@@ -137,7 +131,7 @@ def _segment_terms(segment: str, kind: str) -> list[Term]:
 
 
 def _identifier(text: str) -> Term:
-    return Term(text.lower(), text, IDENTIFIER_WEIGHT, "identifier")
+    return Term(text.lower(), text, lexicon.weight("identifier"), "identifier")
 
 
 def _chunk_terms(chunk: str) -> list[Term]:
@@ -153,7 +147,8 @@ def _chunk_terms(chunk: str) -> list[Term]:
     for term in list(terms):
         folded = lexicon.synonyms().get(term.key) if term.kind == "identifier" else None
         if folded:
-            terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), SYNONYM_WEIGHT, "synonym"))
+            terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), lexicon.weight("synonym"),
+                              "synonym"))
     return terms
 
 
@@ -175,7 +170,8 @@ def analyse(text: str, chunks: dict[str, list[Term]] | None = None) -> list[Term
             if previous is not None and previous.key != term.key:
                 weak = previous.key in lexicon.weak_words() and term.key in lexicon.weak_words()
                 terms.append(Term(f"{previous.key} {term.key}", f"{previous.surface} {term.surface}",
-                                  BIGRAM_WEIGHT * (WEAK_FACTOR if weak else 1.0), "bigram"))
+                                  lexicon.weight("bigram") * (lexicon.weight("weak_factor") if weak else 1.0),
+                                  "bigram"))
             previous = term
     return terms
 
@@ -275,11 +271,11 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     weights: dict[str, Term] = {}
     problem, request_text = _without_routes(problem), _without_routes(request_text)
     _add(weights, analyse(problem), 1.0)
-    _add(weights, analyse(request_text), REQUEST_FACTOR)
+    _add(weights, analyse(request_text), lexicon.weight("request_factor"))
     quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
     for key in quoted & weights.keys():
         term = weights[key]
-        weights[key] = Term(term.key, term.surface, term.weight * QUOTED_GAIN, term.kind)
+        weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
 
@@ -296,9 +292,9 @@ def _without_routes(text: str) -> str:
 
 def _add(weights: dict[str, Term], terms: list[Term], factor: float) -> None:
     """Keep each term's strongest occurrence; a concept named repeatedly is the subject, so it gains."""
-    counts = Counter(term.key for term in terms)
+    counts, gain = Counter(term.key for term in terms), lexicon.weight("repeat_gain")
     for term in terms:
-        weight = term.weight * factor * (1 + REPEAT_GAIN * math.log(counts[term.key]))
+        weight = term.weight * factor * (1 + gain * math.log(counts[term.key]))
         current = weights.get(term.key)
         if current is None or current.weight < weight:
             weights[term.key] = Term(term.key, term.surface, weight, term.kind)

@@ -19,15 +19,8 @@ from wif_action.engines.offline.ranking import RepositoryStats, section_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, term_counts
 from wif_action.models import Entry, PullRequest
 
-# Weights: lexicon.toml [weight] (what each one means is written there).
-KEY_CONCEPTS = int(lexicon.weight("key_concepts"))
-MIN_PROBLEM_CONCEPTS = int(lexicon.weight("min_problem_concepts"))
-CANDIDATE_TERMS = int(lexicon.weight("candidate_terms"))
-PART_CREDIT = lexicon.weight("part_credit")
-SYNONYM_CREDIT = lexicon.weight("synonym_credit")
-BODY_FACTOR = lexicon.weight("body_factor")
-COMMON_MIN_NOTES = int(lexicon.weight("common_min_notes"))
-HEADLINE_CHARS = 300  # the start of a release note is its headline; the rest is explanation
+# Weights and limits (key_concepts, part_credit, headline_chars, …): lexicon.toml [weight], where each is
+# explained, read where used (`lexicon.weight`), so `lexicon.use()` and calibration change them for a run.
 
 
 @dataclass
@@ -74,7 +67,7 @@ class Evidence:
 
     @property
     def total_mass(self) -> float:
-        return self.headline_mass + BODY_FACTOR * sum(value for _, value in self.body.values())
+        return self.headline_mass + lexicon.weight("body_factor") * sum(value for _, value in self.body.values())
 
     @property
     def coverage(self) -> float:
@@ -118,9 +111,9 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
                  problem_keys: frozenset[str] | None = None,
                  alternatives: tuple[frozenset[str], ...] = (),
                  plain: dict[str, tuple[Term, str]] | None = None) -> list[Concept]:
-    """The problem's KEY_CONCEPTS heaviest ideas that occur in the repository's notes.
+    """The problem's `key_concepts` (a weight) heaviest ideas that occur in the repository's notes.
 
-    `problem_keys`: the terms of the condensed problem; when it has MIN_PROBLEM_CONCEPTS known terms, the key
+    `problem_keys`: the terms of the condensed problem; when it has `min_problem_concepts` known terms, the key
     concepts come from it alone, so context words of a pasted message ("Discover query") cannot dilute them.
     `plain`: `_without_negation` of the query, when the caller has it already."""
     plain = _without_negation(query, stats, repo) if plain is None else plain
@@ -130,10 +123,10 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
     values = {key: term.weight * stats.idf(repo, key) for key, term in query.items()
               if term.kind != "synonym" and stats.df(repo, key) > 0}
     own = {key: value for key, value in values.items() if problem_keys is not None and key in problem_keys}
-    if len(own) >= MIN_PROBLEM_CONCEPTS:
+    if len(own) >= lexicon.weight("min_problem_concepts"):
         values = own
     concepts: list[Concept] = []
-    for key, value in sorted(values.items(), key=lambda item: -item[1])[:CANDIDATE_TERMS]:
+    for key, value in sorted(values.items(), key=lambda item: -item[1])[:int(lexicon.weight("candidate_terms"))]:
         term, atoms = query[key], _atoms(query[key])
         home = next((c for c in concepts if atoms <= c.atoms or c.atoms <= atoms
                      or any(atoms | c.atoms <= group for group in alternatives)), None)
@@ -141,7 +134,7 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
             concepts.append(Concept([term], value, atoms))
         else:
             home.terms.append(term)
-    return concepts[:KEY_CONCEPTS]
+    return concepts[:int(lexicon.weight("key_concepts"))]
 
 
 def _without_negation(query: dict[str, Term], stats: RepositoryStats, repo: str) -> dict[str, tuple[Term, str]]:
@@ -183,16 +176,17 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     plain = _without_negation(query, stats, repo)
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0, scale=stats.scale(repo),
                         concepts=key_concepts(query, stats, repo, problem_keys, alternatives, plain))
-    note = entry.text if entry else ""
-    headline = term_counts(note[:HEADLINE_CHARS] + "\n" + pr.title)
-    body = term_counts(note[HEADLINE_CHARS:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
+    note, cut = entry.text if entry else "", int(lexicon.weight("headline_chars"))  # the rest explains it
+    headline = term_counts(note[:cut] + "\n" + pr.title)
+    body = term_counts(note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
     for key, term in query.items():
         value = term.weight * stats.idf(repo, key)
         if headline.get(key):
             evidence.headline[key] = (term, value)
         elif body.get(key):
             evidence.body[key] = (term, value)
-    documents = max(COMMON_MIN_NOTES, stats.documents(repo)[0])  # in a handful of notes no word is everyday
+    # in a handful of notes no word is everyday
+    documents = max(int(lexicon.weight("common_min_notes")), stats.documents(repo)[0])
     modifiers = _named_things(query, stats, repo)
     for concept in evidence.concepts:
         credit, atoms, term = max(((_concept_credit(concept, term, headline, modifiers), _atoms(term), term)
@@ -249,7 +243,7 @@ def _concept_credit(concept: Concept, term: Term, headline: Counter[str],
     if not head.identifier or term.kind not in ("word", "part"):
         return credit
     distinctive = {t.key for t in analyse(head.surface) if t.kind == "part" and t.key not in lexicon.weak_words()}
-    return credit if distinctive == {term.key} else min(credit, PART_CREDIT)
+    return credit if distinctive == {term.key} else min(credit, lexicon.weight("part_credit"))
 
 
 def _credit(term: Term, headline: Counter[str], unfolded: frozenset[str] = frozenset()) -> float:
@@ -258,11 +252,11 @@ def _credit(term: Term, headline: Counter[str], unfolded: frozenset[str] = froze
     if headline.get(term.key):
         return 1.0
     analysed = analyse(term.surface)
-    credit = SYNONYM_CREDIT if any(headline.get(t.key) for t in analysed
+    credit = lexicon.weight("synonym_credit") if any(headline.get(t.key) for t in analysed
                                    if t.kind == "synonym" and t.key not in unfolded) else 0.0
     parts = [t.key for t in analysed if t.kind == "part"]
     if term.identifier and parts:
-        credit = max(credit, PART_CREDIT * sum(1 for key in parts if headline.get(key)) / len(parts))
+        credit = max(credit, lexicon.weight("part_credit") * sum(1 for key in parts if headline.get(key)) / len(parts))
     return credit
 
 

@@ -16,12 +16,10 @@ from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action import lexicon
 from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version
-from wif_action.lexicon.names import PACKAGE_WEIGHT, alias_kind_weight
+from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.models import Request
 
-MAX_MESSAGE_CHARS = 50_000
-MAX_PROBLEM_CHARS = 400
-ADJACENT_BONUS = 3.0
+MAX_MESSAGE_CHARS = 50_000  # a bound on work; the judgement's numbers (problem_chars, adjacent_bonus) are [weight]
 
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _SPACE_RUN = re.compile(r"[^\S\n]+")
@@ -80,7 +78,7 @@ def _unknown_sdk(text: str, registry: Registry) -> str | None:
 
 
 def _names(mentions: Iterable[AliasMention]) -> list[SdkName]:
-    return [SdkName(m.start, m.end, package=m.weight >= PACKAGE_WEIGHT) for m in mentions]
+    return [SdkName(m.start, m.end, package=is_package_weight(m.weight)) for m in mentions]
 
 
 def github_links(text: str) -> list[str]:
@@ -121,7 +119,7 @@ def choose_alias(mentions: list[AliasMention], version: VersionMention | None, t
         scores[mention.repo] = scores.get(mention.repo, 0.0) + mention.weight
     for mention in mentions:
         if version and _adjacent(mention, version, text):
-            scores[mention.repo] += ADJACENT_BONUS
+            scores[mention.repo] += lexicon.weight("adjacent_bonus")
             break
     first = {m.repo: m.start for m in reversed(mentions)}
     repo = max(scores, key=lambda r: (scores[r], -first[r]))
@@ -152,7 +150,7 @@ def _adjacent_any(mention: AliasMention, version: VersionMention | None, text: s
 
 
 def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMention | None) -> str:
-    """The symptom part of the message, bounded to about MAX_PROBLEM_CHARS."""
+    """The symptom part of the message, bounded to about `problem_chars` (lexicon.toml [weight])."""
     text = _remove_sdk_phrase(text, sdk_mentions, version)
     text = lexicon.pattern("speaker_label").sub(lambda m: " " * len(m.group(0)), text)
     text = _ORPHANS.sub(" ", lexicon.pattern("greeting").sub("", text, count=1))
@@ -218,10 +216,10 @@ def _is_bare_question(sentence: str) -> bool:
 
 
 def _bounded(sentences: list[str]) -> str:
-    out = ""
+    out, most = "", int(lexicon.weight("problem_chars"))
     for sentence in sentences:
         candidate = f"{out} {sentence}".strip()
-        if len(candidate) > MAX_PROBLEM_CHARS:
-            return out or candidate[:MAX_PROBLEM_CHARS].rsplit(" ", 1)[0]
+        if len(candidate) > most:
+            return out or candidate[:most].rsplit(" ", 1)[0]
         out = candidate
     return out

@@ -15,14 +15,13 @@ import math
 from functools import cache
 from pathlib import Path
 
+from wif_action import lexicon
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import Evidence
 from wif_action.engines.offline.ranking import RepositoryStats
 from wif_action.models import Confidence, PullRequest
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
-MASS_UNIT = 20.0  # masses are divided by this (and capped at 2) so every feature is of order 1
-RARITY_FLOOR = 1e-3  # a share below this is as rare as it gets (log10 scale: 0 … 1)
 
 
 def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr: PullRequest,
@@ -34,13 +33,14 @@ def candidate_features(evidence: Evidence, stats: RepositoryStats, repo: str, pr
                       strict=True))
     rarest_share = min((shares[id(c)] for c in named), default=1.0)
     asked = scoring._families(evidence.symptoms_asked)
+    unit, floor = lexicon.weight("feature_mass_unit"), lexicon.weight("feature_rarity_floor")
     return {
         "named": min(len(verbatim), 5) / 5,
         "named_partly": min(len(named), 5) / 5,
         "coverage": evidence.coverage,
-        "headline_mass": min(evidence.headline_mass / evidence.scale / MASS_UNIT, 2.0),
-        "total_mass": min(evidence.total_mass / evidence.scale / MASS_UNIT, 2.0),
-        "rarity": -math.log10(max(rarest_share, RARITY_FLOOR)) / 3 if named else 0.0,
+        "headline_mass": min(evidence.headline_mass / evidence.scale / unit, 2.0),
+        "total_mass": min(evidence.total_mass / evidence.scale / unit, 2.0),
+        "rarity": -math.log10(max(rarest_share, floor)) / 3 if named else 0.0,
         "all_common": float(bool(named) and not evidence.uncommon(named, weights.common_share)),
         "identifier": float(any(c.terms[0].identifier for c in named)),
         "another_failure": float(scoring._another_failure(evidence)),

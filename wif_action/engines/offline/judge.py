@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from indexer.registry import Registry
+from wif_action import lexicon
 from wif_action.engines.offline import features, scoring
 from wif_action.engines.offline.evidence import Evidence, gather
 from wif_action.engines.offline.extraction import extract
@@ -23,8 +24,6 @@ from wif_action.lexicon.terms import Term, analyse
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import NoteStatistics, ToolError
 from wif_action.question import Question
-
-MAX_CONTEXT_CHARS = 4_000  # the start of a request names what it is about
 
 
 class OfflineJudge:
@@ -68,7 +67,7 @@ class OfflineJudge:
         Why code names only: a code name is specific to an SDK, an everyday word is not."""
         if self._stats is None or not choices:
             return None
-        terms = _code_names(context[:MAX_CONTEXT_CHARS])
+        terms = _code_names(context[:int(lexicon.weight("context_chars"))])  # the start says what it is about
         if not terms:
             return None
         try:

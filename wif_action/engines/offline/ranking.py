@@ -17,17 +17,14 @@ from wif_action.lexicon.terms import Term, analyse, term_counts
 from wif_action.models import Entry
 from wif_action.ports import TermStatistics
 
-# lexicon.toml [weight] and [section_weight] (how much an entry of each section counts for a bug report).
-K1 = lexicon.weight("k1")
-B = lexicon.weight("b")
-REFERENCE_UNIT = lexicon.weight("reference_unit")
-SECTION_WEIGHTS = lexicon.section_weights()
-MISSING_FUNCTIONALITY_WEIGHT = lexicon.weight("missing_functionality_section")
+# BM25's k1 and b, the idf unit and how much an entry of each section counts for a bug report: lexicon.toml
+# [weight] and [section_weight], read where used.
 
 def section_weight(section: str, feature_request: bool) -> float:
     if feature_request and section in lexicon.words("feature_sections"):
-        return MISSING_FUNCTIONALITY_WEIGHT
-    return SECTION_WEIGHTS.get(section, SECTION_WEIGHTS["other"])
+        return lexicon.weight("missing_functionality_section")
+    weights = lexicon.section_weights()
+    return weights.get(section, weights["other"])
 
 
 class BatchStatistics:
@@ -86,7 +83,7 @@ class RepositoryStats:
     def scale(self, repo: str) -> float:
         """Score thresholds scale with the largest possible idf, so they hold for small and large repositories."""
         docs, _ = self.documents(repo)
-        return max(math.log(1 + docs), 1.0) / REFERENCE_UNIT
+        return max(math.log(1 + docs), 1.0) / lexicon.weight("reference_unit")
 
     def idf(self, repo: str, key: str) -> float:
         """BM25 (Robertson–Spärck Jones) idf; never negative."""
@@ -110,12 +107,13 @@ def bm25(counts: Mapping[str, int], query: dict[str, Term], stats: RepositorySta
     """Score one document (term counts) against weighted query terms."""
     _, avg_len = stats.documents(repo)
     length = sum(counts.values()) or 1
-    norm = K1 * (1 - B + B * length / max(avg_len, 1.0))
+    k1, b = lexicon.weight("k1"), lexicon.weight("b")
+    norm = k1 * (1 - b + b * length / max(avg_len, 1.0))
     contributions = []
     for key, term in query.items():
         tf = counts.get(key, 0)
         if tf:
-            value = term.weight * stats.idf(repo, key) * tf * (K1 + 1) / (tf + norm)
+            value = term.weight * stats.idf(repo, key) * tf * (k1 + 1) / (tf + norm)
             contributions.append((term, value))
     contributions.sort(key=lambda item: -item[1])
     return Match(sum(value for _, value in contributions), contributions)

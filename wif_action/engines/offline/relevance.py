@@ -2,7 +2,7 @@
 
 A batch is up to five releases; each candidate costs a PR fetch and a score, and
 the spec wants lazy loading, so only the batch's best entries within a share of its
-best score are returned, at most `MAX_PER_BATCH`. An absolute score floor does not
+best score are returned, at most `max_per_batch` (lexicon.toml [weight]). An absolute score floor does not
 transfer between repositories with different note styles; leave-one-repository-out
 cross-validation (bench/crossval_offline.py) chose no floor in both input modes.
 """
@@ -17,10 +17,8 @@ from wif_action.engines.offline.reasons import term_list
 from wif_action.lexicon.terms import Term
 from wif_action.models import Entry, RelevantEntry
 
-# Chosen by bench/crossval_offline.py (leave-one-repository-out on tests/data/eval).
-MIN_RELEVANCE = lexicon.weight("min_relevance")  # BM25 × section weight an entry needs at all
-RELATIVE_TO_BEST = lexicon.weight("relative_to_best")  # ... and this share of the batch's best entry
-MAX_PER_BATCH = int(lexicon.weight("max_per_batch"))
+# min_relevance, relative_to_best, max_per_batch: lexicon.toml [weight], chosen by bench/crossval_offline.py
+# (leave-one-repository-out over the labelled cases).
 
 
 def score_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
@@ -54,11 +52,12 @@ def rank_entries(entries: list[Entry], query: dict[str, Term], stats: Repository
     scored = score_entries(entries, query, stats, feature_request)
     best = max((score for score, _, _ in scored), default=0.0)
     repo = entries[0].release.repo if entries else ""
-    bar = max(MIN_RELEVANCE * stats.scale(repo), RELATIVE_TO_BEST * best)
+    bar = max(lexicon.weight("min_relevance") * stats.scale(repo), lexicon.weight("relative_to_best") * best)
+    most = int(lexicon.weight("max_per_batch"))
     chosen: list[RelevantEntry] = []
     seen: set[str] = set()
     for score, match, entry in sorted(scored, key=lambda item: -item[0]):
-        if score <= 0 or score < bar or len(chosen) >= MAX_PER_BATCH:
+        if score <= 0 or score < bar or len(chosen) >= most:
             break
         keys = {_normalised(entry.text)} | {f"#{pr}" for pr in entry.prs}
         if keys & seen:

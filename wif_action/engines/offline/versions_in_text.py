@@ -21,8 +21,7 @@ VERSION = re.compile(
 _WORD_BEFORE = re.compile(r"([\w.#+@/-]+)\s*['\"`(]?$")
 
 
-MAX_GAP = 60  # characters between an SDK name and its version ("sentry-sdk (Python) 2.20.0")
-BEFORE_CHARS = 120  # how much of the sentence before a version is read for cues
+# version_gap_chars, version_cue_chars: lexicon.toml [weight]. A bound on work stays here:
 MAX_MENTIONS = 200  # a support message names a handful of versions; bounds work on pathological text
 
 
@@ -112,7 +111,7 @@ def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
         value = match.group(1)
         if not _plausible(value, text[match.end():match.end() + 12]):
             continue
-        window = max(0, match.start() - BEFORE_CHARS)
+        window = max(0, match.start() - int(lexicon.weight("version_cue_chars")))
         line_start = max(text.rfind("\n", window, match.start()), text.rfind(". ", window, match.start()), window - 1)
         before = text[line_start + 1:match.start()]
         adjacent = [end for end in _ends_before(ends, match.start())
@@ -125,7 +124,8 @@ def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
 
 def _ends_before(ends: list[int], start: int) -> list[int]:
     """Name ends close enough before `start` for the gap between them to be a connector."""
-    return ends[bisect_left(ends, start - MAX_GAP):bisect_right(ends, start)]
+    gap = int(lexicon.weight("version_gap_chars"))
+    return ends[bisect_left(ends, start - gap):bisect_right(ends, start)]
 
 
 def customer_version(text: str, names: list[SdkName]) -> VersionMention | None:
