@@ -4,6 +4,7 @@ candidate, and a candidate an objection marks never leads while another of its l
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,7 @@ def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_of
     assert clear_leader([strong, weak, candidate("1.5.0", 15, Confidence.HIGH)]) is None  # a HIGH leads anyway
     assert clear_leader([strong, weak, medium("1.2.0", 12, None)]) is None  # an engine that measures none
     assert clear_leader([strong]) is None
-    unreleased = candidate("unreleased", 19, Confidence.MEDIUM, strength=100.0).model_copy(update={"tag": ""})
+    unreleased = replace(candidate("unreleased", 19, Confidence.MEDIUM, strength=100.0), tag="")
     assert clear_leader([unreleased, weak]) is None  # a released MEDIUM leads a MEDIUM answer
     monkeypatch.setattr(rule, "LEAD_MARGIN", float("inf"))  # how bench/ablate.py switches the rule off
     assert [c.pr for c in candidate_order([strong, weak])] == [11, 13]

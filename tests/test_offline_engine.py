@@ -169,8 +169,8 @@ def test_the_score_measures_how_much_of_the_problem_the_headline_names(cache, ju
     """`Score.strength` (what `candidate_order.clear_leader` compares): more of the problem named, more strength."""
     pr, entry = pull(cache, 110), entry_with(cache, 110)
     full = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).strength
-    vague = pr.model_copy(update={"title": "Crash in setState"})
-    part = judge.score_pr_confidence(vague, entry.model_copy(update={"text": "Crash in setState"}),
+    vague = replace(pr, title="Crash in setState")
+    part = judge.score_pr_confidence(vague, replace(entry, text="Crash in setState"),
                                      asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).strength
     assert full is not None and part is not None and full > part > 0
 
