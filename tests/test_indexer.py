@@ -506,3 +506,14 @@ def test_a_full_disk_is_reported_as_such_and_nothing_half_written(fake_github, t
     assert report.error and "database or disk is full" in report.error, report.error
     assert db.execute("select count(*) from releases").fetchone()[0] == 0
     db.close()
+
+
+def test_the_indexer_commits_without_waiting_for_the_disk_but_only_in_wal_mode(tmp_path) -> None:
+    """`synchronous = NORMAL` skips the fsync of each commit; it keeps the file consistent only in WAL mode, so
+    the indexer's connection must be in WAL mode whenever it is set (a new and an existing cache alike)."""
+    for _ in range(2):  # created, then opened again
+        db = open_cache(tmp_path / "cache.db", create=True)
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 8192
+        db.close()
