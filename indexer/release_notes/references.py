@@ -255,6 +255,8 @@ def _bare_refs(renderer: _Renderer, text: str) -> None:
         return
     found: list[_Ref] = []
     for start, end in renderer.plain_spans:
+        if text.find("#", start, end) < 0 and text.find("GH-", start, end) < 0:
+            continue
         for match in _BARE_REF.finditer(text, start, end):
             own = match.group("own")
             if own and not _same_repo(own, renderer.repo):

@@ -426,5 +426,5 @@ def _is_rule(stripped: str) -> bool:
     """Thematic break (``---``, ``***``, ``___``)."""
     if not stripped or stripped[0] not in "-*_":  # `stripped` has no leading blank: its first character decides
         return False
-    compact = stripped.replace(" ", "").replace("\t", "")
-    return len(compact) >= 3 and len(set(compact)) == 1 and compact[0] in "-*_"
+    mark = stripped[0]  # a rule is that character 3+ times, blanks between, and nothing else
+    return not stripped.strip(mark + " \t") and stripped.count(mark) >= 3
