@@ -1,7 +1,8 @@
 """Two checks of what a headline says about the problem's kind of failure:
 
 - a `fix:` commit type files a change as a fix; it does not say it fixes *this* failure, so a headline that names
-  neither the failure nor a fix verb needs the full HIGH bar (three concepts), not the two-concept one;
+  neither the failure nor a fix verb needs the full HIGH bar (three concepts), not the two-concept one; a headline
+  saying its subject does not work ("… masking not working …", "… didn't work") names a bug as plainly as "Fix …";
 - a symptom spelling the problem uses to name a thing the repository's notes name by that phrase ("frozen" of
   "frozen frames", a measurement) does not fold onto its symptom (no hang is asked, and a headline about hangs
   does not name it)."""
@@ -32,6 +33,27 @@ def test_a_fix_commit_type_is_no_fix_verb():
     assert not fix_verb("fix: use the route path")
     assert fix_verb("fix(fastapi): prevent doubled paths") and fix_verb("Fix doubled paths") \
         and fix_verb("- Prevents a crash")
+
+
+def test_a_headline_saying_its_subject_does_not_work_says_which_fix():
+    for headline in ("Session replay masking not working inside scroll view (#4498)",
+                     "`attach-screenshot` set on Manual init. didn't work (#2186)",
+                     "Enabling logs through Logback did not work in 3.15.0", "Breadcrumbs stopped working on tvOS",
+                     "Option X doesn't work with Y"):
+        assert says_fix(headline) and fix_verb(headline), headline
+    for headline in ("Ignore broken regex for tracePropagationTarget", "Masking works with scroll views now",
+                     "Add a working directory option", "It works again"):
+        assert not fix_verb(headline), headline
+
+
+def test_two_concepts_under_a_headline_saying_they_did_not_work_are_high():
+    """The problem names its failure ("without"), the headline does not; it says the feature did not work."""
+    problem = "Screenshots are missing from events when the SDK is started manually."
+    notes = ["screenshots", "manual init", "events", "started"]
+    plain = _evidence(problem, "attach-screenshot on manual init", notes)
+    stated = _evidence(problem, "attach-screenshot on manual init didn't work", notes)
+    assert plain.symptoms_asked and not plain.symptoms_asked & stated.symptoms_named
+    assert scoring.confidence(plain) is Confidence.MEDIUM and scoring.confidence(stated) is Confidence.HIGH
 
 
 PROBLEM = "Request URLs contain the root path prefix twice under a FastAPI mount."

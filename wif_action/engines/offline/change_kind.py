@@ -18,13 +18,18 @@ from wif_action.models import Entry, PullRequest
 
 def says_fix(headline: str) -> bool:
     """Whether the headline says it fixes something ("Fix …", "fix(x): …", "Prevent …", "Handle …")."""
-    return bool(lexicon.pattern("fix_headline").match(headline))
+    return bool(lexicon.pattern("fix_headline").match(headline)) or states_failure(headline)
 
 
 def fix_verb(headline: str) -> bool:
-    """Whether the headline says with a verb what it fixes ("Fix …", "fix(x): prevent …"); a `fix:` commit type
-    alone only files the change as a fix."""
-    return bool(lexicon.pattern("fix_verb_headline").match(headline))
+    """Whether the headline says with a verb what it fixes ("Fix …", "fix(x): prevent …"), or says that its subject
+    failed ("… masking not working inside scroll view"); a `fix:` commit type alone only files the change as a fix."""
+    return bool(lexicon.pattern("fix_verb_headline").match(headline)) or states_failure(headline)
+
+
+def states_failure(headline: str) -> bool:
+    """Whether the headline says its subject failed ("… not working …", "… didn't work"): a bug named as such."""
+    return bool(lexicon.pattern("states_failure").search(headline[:int(lexicon.weight("headline_chars"))]))
 
 
 def section_of(entry: Entry, pr: PullRequest) -> str:
