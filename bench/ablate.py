@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action import candidate_order, lexicon, objections  # noqa: E402
+from wif_action import lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
@@ -96,6 +96,8 @@ def ablations() -> list[Ablation]:
     for module, function, value in RULES:
         found.append(Ablation(f"rule:{module.__name__.rsplit('.', 1)[-1]}.{function}",
                               patch=_replaced(module, function, value)))
+    for name, value in WEIGHT_RULES:
+        found.append(Ablation(f"rule:weight.{name}", _weight(name, value)))
     order = ("symptom", "words", "rule", "pattern", "platform")  # the judge's core first
     return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
@@ -110,7 +112,11 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
-    (candidate_order, "LEAD_MARGIN", math.inf),  # a MEDIUM naming far more of the problem leads the older ones
+]
+
+# Rules that are a weight of lexicon.toml [weight], and the value that switches each off.
+WEIGHT_RULES: list[tuple[str, float]] = [
+    ("lead_margin", math.inf),  # candidate_order: a MEDIUM naming far more of the problem leads the older ones
 ]
 
 
@@ -136,6 +142,12 @@ def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
 def _drop_platform_word(index: int, word: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["platform"][index]["words"].remove(word)
+    return edit
+
+
+def _weight(name: str, value: float) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["weight"][name] = value
     return edit
 
 

@@ -110,7 +110,7 @@ def objective(rows: list[dict]) -> float:
 
 def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str]) -> dict[str, list[dict]]:
     """Every case in both modes through calibration's runner (the shipped workflow), constants set for the run
-    and while the answers are judged (the top-candidate rule's `candidate_order.LEAD_MARGIN` is read then too)."""
+    and while the answers are judged (the top-candidate rule's `weight.lead_margin` is read then too)."""
     setting = parse_setting(assignments)
     rows: dict[str, list[dict]] = {}
     for mode in MODES:

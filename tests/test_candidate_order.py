@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from indexer.redaction import Redactor
-from wif_action import candidate_order as rule
+from wif_action import lexicon
 from wif_action.candidate_order import candidate_order, clear_leader, top_candidate
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
@@ -36,7 +36,7 @@ CASES = {
     # a MEDIUM naming LEAD_MARGIN times as much of the problem as the other leads (the objected one is not counted)
     "clear leader": ([candidate("1.1.0", 11, Confidence.MEDIUM, objected=True, strength=90.0),
                       candidate("1.2.0", 12, Confidence.MEDIUM, strength=10.0),
-                      candidate("1.3.0", 13, Confidence.MEDIUM, strength=10.0 * rule.LEAD_MARGIN)], 13),
+                      candidate("1.3.0", 13, Confidence.MEDIUM, strength=10.0 * lexicon.weight("lead_margin"))], 13),
 }
 
 
@@ -78,7 +78,7 @@ def medium(version: str, pr: int, strength: float | None) -> Candidate:
 
 
 def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_strength() -> None:
-    older, margin = medium("1.1.0", 11, 10.0), rule.LEAD_MARGIN
+    older, margin = medium("1.1.0", 11, 10.0), lexicon.weight("lead_margin")
     at = medium("1.3.0", 13, 10.0 * margin)
     below = medium("1.3.0", 13, 10.0 * margin - 0.01)
     assert [c.pr for c in candidate_order([at, older])] == [13, 11]
@@ -87,19 +87,37 @@ def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_stre
     assert clear_leader([older, at, medium("1.2.0", 12, 10.0 * margin - 1)]) is None
 
 
-def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(monkeypatch) -> None:
+@pytest.fixture
+def lexicon_restored():
+    yield
+    lexicon.use(None)
+
+
+def test_the_margin_is_the_weight_tables(lexicon_restored) -> None:
+    """lead_margin is read at each use (lexicon.toml [weight]), so calibration's --set/--grid reach it."""
+    older, later = medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 25.0)
+    assert [c.pr for c in candidate_order([later, older])] == [13, 11]  # 2.5 ≥ the shipped 1.8
+    tables = lexicon.data()
+    tables["weight"]["lead_margin"] = 2.6
+    lexicon.use(tables)
+    assert [c.pr for c in candidate_order([later, older])] == [11, 13]
+
+
+def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(lexicon_restored) -> None:
     strong, weak = medium("1.3.0", 13, 100.0), medium("1.1.0", 11, 1.0)
     assert clear_leader([strong, weak, candidate("1.5.0", 15, Confidence.HIGH)]) is None  # a HIGH leads anyway
     assert clear_leader([strong, weak, medium("1.2.0", 12, None)]) is None  # an engine that measures none
     assert clear_leader([strong]) is None
     unreleased = replace(candidate("unreleased", 19, Confidence.MEDIUM, strength=100.0), tag="")
     assert clear_leader([unreleased, weak]) is None  # a released MEDIUM leads a MEDIUM answer
-    monkeypatch.setattr(rule, "LEAD_MARGIN", float("inf"))  # how bench/ablate.py switches the rule off
+    tables = lexicon.data()
+    tables["weight"]["lead_margin"] = float("inf")  # how bench/ablate.py switches the rule off
+    lexicon.use(tables)
     assert [c.pr for c in candidate_order([strong, weak])] == [11, 13]
 
 
 def test_the_answer_says_why_a_later_candidate_leads() -> None:
-    candidates = [medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 10.0 * rule.LEAD_MARGIN)]
+    candidates = [medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 10.0 * lexicon.weight("lead_margin"))]
     answer = Answer(outcome=Outcome.MEDIUM, repo=REPO, user_version="1.0.0", candidates=candidates)
     assert "Candidates (the one naming clearly the most of the problem first, then oldest first):" in render(answer)
     answer.candidates[1].strength = 10.0

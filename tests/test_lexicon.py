@@ -115,9 +115,6 @@ def test_weights_and_section_weights_are_numbers() -> None:
 JUDGE = ("wif_action/engines/offline/", "wif_action/lexicon/names.py", "wif_action/lexicon/terms.py",
          "wif_action/question.py", "wif_action/objections.py", "wif_action/platforms.py", "wif_action/direction.py",
          "wif_action/problem_kind.py", "wif_action/candidate_order.py")
-# Below the lexicon's layer (the shared model), so it cannot read the table: the top-candidate rule's margin, which
-# rendering, evaluation and the run recorder share. Named here so it is a known exception, not a silent one.
-BELOW_THE_LEXICON = {("wif_action/candidate_order.py", "LEAD_MARGIN")}
 
 
 def _numeric_constant(value: ast.AST) -> bool:
@@ -142,10 +139,8 @@ def test_the_judges_weights_live_in_one_table() -> None:
     """Every numeric weight or judgement limit is lexicon.toml [weight], read where used: no module of the judge
     keeps one as a constant (nor a copy taken at import, which `lexicon.use()` and calibration would not reach).
     Bounds on work — input sizes, `MAX_*` — stay beside their code."""
-    offenders = [f"{relative}: {name}" for relative, name in
-                 ((path.relative_to(ROOT).as_posix(), name) for path in _python_files()
-                  if path.relative_to(ROOT).as_posix().startswith(JUDGE) for name in _weight_constants(path))
-                 if (relative, name) not in BELOW_THE_LEXICON]
+    offenders = [f"{path.relative_to(ROOT).as_posix()}: {name}" for path in _python_files()
+                 if path.relative_to(ROOT).as_posix().startswith(JUDGE) for name in _weight_constants(path)]
     assert not offenders, "numeric weights belong in lexicon.toml [weight]:\n" + "\n".join(offenders)
 
 

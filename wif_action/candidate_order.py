@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
 from indexer.versions import parse_tag, version_key
+from wif_action import lexicon
 
 
 class Ranked(Protocol):
@@ -34,10 +35,6 @@ class Ranked(Protocol):
 
 R = TypeVar("R", bound=Ranked)
 UNRELEASED = "unreleased"  # the version of a candidate from the default branch's Unreleased notes
-# A MEDIUM leads out of release order when its headline names at least this many times as much of the problem
-# as every other MEDIUM nothing objects to (`Candidate.strength`). Chosen by leave-one-repository-out CV
-# (bench/quality_report.py --grid wif_action.candidate_order.LEAD_MARGIN=…,inf; inf switches the rule off).
-LEAD_MARGIN = 1.8
 
 
 def candidate_order(candidates: Iterable[R]) -> list[R]:
@@ -55,9 +52,9 @@ def candidate_order(candidates: Iterable[R]) -> list[R]:
 
 
 def clear_leader(candidates: Iterable[R]) -> R | None:
-    """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `LEAD_MARGIN`
-    times as much of the problem as any other such MEDIUM; None when there is a HIGH, fewer than two, any
-    without a measured strength (an engine that gives none), or no clear winner.
+    """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `lead_margin`
+    (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM; None when there is a HIGH,
+    fewer than two, any without a measured strength (an engine that gives none), or no clear winner.
 
     Why: oldest first answers "the first release that may fix it" when the candidates are alike; when one
     names far more of the problem than the rest, the older ones are mostly the same area, not the fix."""
@@ -71,7 +68,7 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
         return None
     ranked = sorted(peers, key=lambda c: -(c.strength or 0.0))
     best, runner_up = ranked[0].strength or 0.0, ranked[1].strength or 0.0
-    return ranked[0] if best > 0 and best >= LEAD_MARGIN * runner_up else None
+    return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:
