@@ -18,6 +18,7 @@ from indexer.registry import load_registry
 from indexer.schema import open_cache
 from wif_action import lexicon
 from wif_action.engines.offline import OfflineJudge
+from wif_action.engines.offline.ranking import RepositoryStats, bm25
 from wif_action.lexicon import terms
 from wif_action.lexicon.terms import analyse, clean, term_counts
 from wif_action.question import analyse_question
@@ -136,6 +137,32 @@ def test_counts_of_another_lexicon_are_recomputed_not_used(conn: sqlite3.Connect
     assert SqliteReleaseCache(conn).stored_term_counts([entry_id], lexicon.fingerprint()) == {}
     assert refresh(conn) == conn.execute("select count(*) from entries").fetchone()[0]
     assert _stored(conn, entry_id)[0] == lexicon.fingerprint()  # type: ignore[index]
+
+
+def test_with_the_question_keys_a_row_naming_none_of_them_is_empty_and_the_scores_are_the_same(
+        conn: sqlite3.Connection) -> None:
+    """`stored_term_counts(…, keys)` skips decoding rows that share no key with the question (most of a scan):
+    they come back {} (BM25 scores them 0), the others whole; every entry's BM25 match is what it was."""
+    cache = SqliteReleaseCache(conn)
+    user = cache.find_release(COCOA, "8.40.0")
+    assert user is not None
+    entries = cache.entries([r.id for r in cache.stable_after(COCOA, user.version_key, 30)])
+    ids, fingerprint = [entry.id for entry in entries], lexicon.fingerprint()
+    full = cache.stored_term_counts(ids, fingerprint)
+    question = analyse_question("WatchdogTermination issues have empty tags on crash", "", load_registry())
+    keys = sorted(question.terms)
+    some = cache.stored_term_counts(ids, fingerprint, keys)
+    assert some.keys() == full.keys() == set(ids)
+    assert {i: counts for i, counts in some.items() if counts} == \
+        {i: counts for i, counts in full.items() if set(counts) & set(keys)}
+    assert 0 < sum(1 for counts in some.values() if counts) < len(ids)
+    assert all(counts == {} for counts in cache.stored_term_counts(ids, fingerprint, [NONSENSE]).values())
+    stats = RepositoryStats(cache)
+    query = question.terms
+    stats.load(COCOA, list(query.values()))
+    unfiltered = [bm25(counts, query, stats, COCOA) for counts in stats.entry_counts(entries)]
+    filtered = [bm25(counts, query, stats, COCOA) for counts in stats.entry_counts(entries, keys)]
+    assert filtered == unfiltered and any(match.score for match in filtered)
 
 
 def test_the_judge_scores_the_stored_counts_under_its_own_fingerprint(conn: sqlite3.Connection,

@@ -7,6 +7,7 @@ implement `Judge`. Tests can pass any object of the right shape.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -85,8 +86,11 @@ class TermStatistics(Protocol):
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
         """(documents, mean length, document frequency per term) over a repository's entries."""
 
-    def stored_term_counts(self, entry_ids: list[int], fingerprint: str) -> dict[int, dict[str, int]]:
-        """Term counts computed at index time under this lexicon `fingerprint`, for the entries that have them."""
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str,
+                           keys: Collection[str] | None = None) -> dict[int, dict[str, int]]:
+        """Term counts computed at index time under this lexicon `fingerprint`, for the entries that have them.
+        With `keys` (the question's), an entry whose counts hold none of them maps to {}: BM25 scores it 0
+        whatever its other terms, so they are not read."""
 
 
 class NoteStatistics(TermStatistics, Protocol):

@@ -10,7 +10,7 @@ previous stable host release bundled; one whose versions do not parse is noted a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
@@ -78,16 +78,19 @@ class BundleFollower:
         if not releases:
             return []
         journal.read_version(*(r.version for r in releases), *(display_version(r.tag) for r in releases))
-        entries = [replace(e, bundled_in=bump.release, bump=bump.text)
-                   for e in cache.entries([r.id for r in releases], self._sections())]
+        entries = cache.entries([r.id for r in releases], self._sections())
+        for entry in entries:  # read just now for this bump: marked in place (replace() costs ~6 µs an entry)
+            entry.bundled_in, entry.bump = bump.release, bump.text
         journal.note(f"{host} bundles {_short(bundled)} {_span(releases)} (\u201c{bump.text[:160]}\u201d): "
                      f"{len(entries)} entries of {len(releases)} releases judged with {host}'s own.")
         return entries
 
     def _on_the_platform(self, bundled: str, bump: BundleBump) -> bool:
         """A bundled SDK for other platforms than the problem's (sentry-java for an iOS crash) cannot fix it."""
+        if not self.platforms:
+            return True
         ships = repository_platforms(self.run.registry, bundled)
-        if not self.platforms or not ships or ships & self.platforms:
+        if not ships or ships & self.platforms:
             return True
         self._off_platform.setdefault(bundled, []).append(display_version(bump.release.tag))
         return False

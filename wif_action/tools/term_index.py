@@ -61,3 +61,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.d
 
 def encode(counts: dict[str, int]) -> str:
     return _ENCODER.encode(counts)
+
+
+def key_needle(key: str) -> str:
+    """How `key` is written in `encode`'s JSON (`"crash":`): a stored row without it has no such key."""
+    return _ENCODER.encode(key) + ":"

@@ -9,7 +9,7 @@ index counts document frequencies across all of the repository's entries.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from wif_action import lexicon
@@ -33,7 +33,8 @@ class BatchStatistics:
     def __init__(self, texts: list[str]):
         self.docs = [term_counts(text) for text in texts]
 
-    def stored_term_counts(self, entry_ids: list[int], fingerprint: str) -> dict[int, dict[str, int]]:
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str,
+                           keys: Collection[str] | None = None) -> dict[int, dict[str, int]]:
         return {}
 
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
@@ -69,10 +70,12 @@ class RepositoryStats:
             key = surface_to_key.get(surface, surface)
             self._df[(repo, key)] = max(count, self._df.get((repo, key), 0))
 
-    def entry_counts(self, entries: list[Entry]) -> list[Mapping[str, int]]:
-        """Each entry's term counts: as stored at index time under the current lexicon (one query), else counted."""
-        stored = self.source.stored_term_counts([entry.id for entry in entries], lexicon.fingerprint())
-        return [stored.get(entry.id) or term_counts(entry.text) for entry in entries]
+    def entry_counts(self, entries: list[Entry], keys: Collection[str] | None = None) -> list[Mapping[str, int]]:
+        """Each entry's term counts: as stored at index time under the current lexicon (one query), else counted.
+        With `keys` (the query's), an entry stored without any of them has {} (it shares nothing to score)."""
+        stored = self.source.stored_term_counts([entry.id for entry in entries], lexicon.fingerprint(), keys)
+        return [counts if (counts := stored.get(entry.id)) is not None else term_counts(entry.text)
+                for entry in entries]
 
     def documents(self, repo: str) -> tuple[int, float]:
         return self._docs.get(repo, (0, 1.0))
@@ -105,15 +108,14 @@ class Match:
 
 def bm25(counts: Mapping[str, int], query: dict[str, Term], stats: RepositoryStats, repo: str) -> Match:
     """Score one document (term counts) against weighted query terms."""
+    shared = [(key, term, tf) for key, term in query.items() if (tf := counts.get(key, 0))]
+    if not shared:  # most entries of a scan share no term with the problem
+        return Match(0, [])
     _, avg_len = stats.documents(repo)
     length = sum(counts.values()) or 1
     k1, b = lexicon.weight("k1"), lexicon.weight("b")
     norm = k1 * (1 - b + b * length / max(avg_len, 1.0))
-    contributions = []
-    for key, term in query.items():
-        tf = counts.get(key, 0)
-        if tf:
-            value = term.weight * stats.idf(repo, key) * tf * (k1 + 1) / (tf + norm)
-            contributions.append((term, value))
+    contributions = [(term, term.weight * stats.idf(repo, key) * tf * (k1 + 1) / (tf + norm))
+                     for key, term, tf in shared]
     contributions.sort(key=lambda item: -item[1])
     return Match(sum(value for _, value in contributions), contributions)

@@ -25,7 +25,7 @@ def score_entries(entries: list[Entry], query: dict[str, Term], stats: Repositor
                   feature_request: bool) -> list[tuple[float, Match, Entry]]:
     """BM25 × section weight of each entry, in the given order."""
     scored: list[tuple[float, Match, Entry]] = []
-    for entry, counts in zip(entries, stats.entry_counts(entries), strict=True):
+    for entry, counts in zip(entries, stats.entry_counts(entries, sorted(query)), strict=True):
         match = bm25(counts, query, stats, entry.release.repo)
         scored.append((match.score * section_weight(entry.section, feature_request), match, entry))
     return scored
