@@ -41,9 +41,7 @@ from __future__ import annotations
 
 import logging
 
-from indexer.release_notes.html import html_lists_to_markdown
 from indexer.release_notes.model import ReleaseNoteEntry
-from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
 from indexer.release_notes.sections import (
     SECTIONS,
     classify_bullet,
@@ -64,6 +62,11 @@ _log = logging.getLogger(__name__)
 
 def _parse(body: str, repo: str | None) -> list[ReleaseNoteEntry]:
     """Scan the body line by line; see module docstring for the rules."""
+    # Imported here: the judge reads sections (commit_prefix, classify_bullet) on every answer, the scanner only
+    # `wif index` needs (~3 ms of regexes and classes an offline answer would load for nothing).
+    from indexer.release_notes.html import html_lists_to_markdown
+    from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
+
     state = _State(repo=repo)
     text = html_lists_to_markdown(body.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
     for line in text.split("\n"):

@@ -7,9 +7,11 @@ reaches the workflow and the run fails instead of answering from a half-read cac
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,7 +25,6 @@ from wif_action.ports import CacheReadError
 from wif_action.tools.term_index import key_needle
 
 _IDS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
-_KEYS_PER_QUERY = 100  # a longer question's keys are not looked for in SQL: every row is decoded
 _RELEASE_COLUMNS = "r.id, s.slug, r.tag, r.version, r.version_key, r.published_at, r.url, r.stable"
 
 
@@ -36,6 +37,16 @@ def _list(text: str | None) -> list:
     if inner.isascii() and inner.isdigit():
         return [int(inner)]
     return json.loads(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _naming_any(keys: frozenset[str]) -> Callable[[str], bool]:
+    """Whether stored counts (`term_index.encode`'s JSON) name one of `keys` (each batch of a question asks
+    with the same keys: built once)."""
+    if not keys:
+        return lambda _counts: False
+    search = re.compile("|".join(re.escape(key_needle(key)) for key in sorted(keys))).search
+    return lambda counts: search(counts) is not None
 
 
 def _release(row: tuple) -> Release:
@@ -299,23 +310,19 @@ class SqliteReleaseCache:
                            keys: Collection[str] | None = None) -> dict[int, dict[str, int]]:
         """The term counts `wif index` stored for these entries (tools/term_index.py) under `fingerprint`; an
         entry without such a row is left out (the caller counts it), and so is every entry of a cache that
-        predates them (schema m009 is writer-only). With `keys`, a row that names none of them is {}, neither
-        fetched nor decoded (SQLite looks for each key's JSON spelling: a false hit only costs a decode)."""
+        predates them (schema m009 is writer-only). With `keys`, a row that names none of them is {}, not
+        decoded: one regex of the keys' JSON spellings tells (a false hit only costs a decode)."""
         ids = sorted({i for i in entry_ids if i >= 0})
         if not ids or not self._has_entry_terms():
             return {}
-        needles = [key_needle(key) for key in sorted(set(keys or ()))][:_KEYS_PER_QUERY]
-        if keys is None or len(needles) < len(set(keys)):
-            column, needles = "counts", []
-        else:
-            column = f"case when {' or '.join(['instr(counts, ?)'] * len(needles)) or '0'} then counts end"
+        shares = None if keys is None else _naming_any(frozenset(keys))
         found: dict[int, dict[str, int]] = {}
         for start in range(0, len(ids), _IDS_PER_QUERY):
             part = ids[start:start + _IDS_PER_QUERY]
             marks = ",".join("?" * len(part))
-            rows = self._rows(f"select entry_id, {column} from entry_terms where entry_id in ({marks}) "
-                              "and fingerprint = ?", [*needles, *part, fingerprint])
-            found.update((row[0], json.loads(row[1]) if row[1] is not None else {}) for row in rows)
+            rows = self._rows(f"select entry_id, counts from entry_terms where entry_id in ({marks}) "
+                              "and fingerprint = ?", [*part, fingerprint])
+            found.update((row[0], json.loads(row[1]) if shares is None or shares(row[1]) else {}) for row in rows)
         return found
 
     def _has_entry_terms(self) -> bool:
