@@ -89,7 +89,8 @@ class _Forward(BaseHTTPRequestHandler):
 @pytest.fixture
 def proxy(monkeypatch) -> Iterator[_Proxy]:
     server = _Proxy()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the loop's next one (0.5 s by default)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
