@@ -80,8 +80,9 @@ def test_refresh_stores_what_the_read_path_counts_and_only_what_is_missing(conn:
     assert checked > 1000
 
 
-TRICKY = ["", "Fix crash when app times out (#12) in SentryHub.captureEvent", "foo_barBaz __init__ 404 v1.2.3 50ms",
-          "a - b. c: d/e \"quoted\" `code` crash crash crashes", "HTTPTransport / addBreadcrumb, sentry_sdk.init()",
+TRICKY = ["", "times out after 1,5 s", "Fix crash when app times out (#12) in SentryHub.captureEvent",
+          "foo_barBaz __init__ 404 v1.2.3 50ms", "a - b. c: d/e \"quoted\" `code` crash crash crashes",
+          "HTTPTransport / addBreadcrumb, sentry_sdk.init()",
           "Zürich naïve café ünïcode words", "x" * 30_000]
 
 
@@ -98,7 +99,7 @@ def test_the_index_time_counter_counts_exactly_what_term_counts_counts(conn: sql
 
 CLEANED = ["see https://example.com/a and http://x.y", "GH-12 fixed, owner/repo#34 and #5 by @alice-b",
            "50 % faster, 3rd try, 2x, 10ms, 1.2.3 and v4.5-beta.1", "\u0661\u0662\u0663 % of Arabic-Indic digits",
-           "times out after 1,5 s", "near misses: a#1 b/#2 @/x e-mail@host 1. 12x3", "plain words only"]
+           "near misses: a#1 b/#2 @/x e-mail@host 1. 12x3", "plain words only"]
 
 
 def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connection) -> None:
@@ -108,7 +109,7 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
         text = text[:terms.MAX_ANALYSED_CHARS]
         for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, terms._NOISE_NUMBER):
             text = pattern.sub(" ", text)
-        return lexicon.pattern("timed_out").sub("timeout", text)
+        return text
 
     texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY + CLEANED
     assert [text for text in texts if clean(text) != every_pattern(text)] == []

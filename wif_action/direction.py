@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from wif_action import lexicon
 
-# The verbs (lexicon `direction_adds`/`direction_removes`), the complaints (patterns `complains_absent`/
-# `complains_present`) and the words that name nothing (`direction_common`) are lexicon data.
+# The verbs (lexicon `direction_adds`/`direction_removes`) and the complaints (patterns `complains_absent`/
+# `complains_present`) are lexicon data.
 _WORD = re.compile(r"[A-Za-z_][\w.]{2,}")
 
 
@@ -78,5 +78,4 @@ def _objects(headline: str) -> set[str]:
 
 
 def _words(text: str) -> set[str]:
-    found = {word.lower().strip(".") for word in _WORD.findall(text.replace("`", ""))}
-    return found - lexicon.words("direction_common")
+    return {word.lower().strip(".") for word in _WORD.findall(text.replace("`", ""))}

@@ -71,7 +71,7 @@ def clean(text: str) -> str:
         if "." in text:
             text = _VERSION_LIKE.sub(" ", text)
         text = _NOISE_NUMBER.sub(" ", text)
-    return lexicon.pattern("timed_out").sub("timeout", text)
+    return text
 
 
 def _word_terms(part: str, kind: str = "word") -> list[Term]:

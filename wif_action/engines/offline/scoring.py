@@ -123,7 +123,7 @@ def _families(symptoms: frozenset[str]) -> set[int]:
 def rarest(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thresholds = SHIPPED) -> list[Concept]:
     """The key concepts fewest of the repository's entries mention, leaving out symptom classes.
 
-    Why: "EXC_BAD_ACCESS" or "SIGSEGV" is rare in notes yet names the kind of failure, not where it
+    Why: "EXC_BAD_ACCESS" is rare in notes yet names the kind of failure, not where it
     happens; an unrelated crash fix names it as well ("… causing EXC_BAD_ACCESS during cold launch"), so it
     cannot be the specific term that confirms a match."""
     specific = [c for c in evidence.concepts if not _symptom_class(c)] or evidence.concepts
