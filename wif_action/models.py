@@ -46,6 +46,9 @@ class Request:
     problem: str = ""
     links: list[str] = field(default_factory=list)
     raw_text: str = ""
+    # "React Native 8.9.2 … @sentry/react-native": a version the text ties to a name the SDK shares with its
+    # framework or platform; the SDK's only if the resolved repository released it (`confirm_tentative_version`)
+    tentative_version: str | None = None
 
 
 @dataclass(kw_only=True)

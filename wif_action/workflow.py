@@ -33,7 +33,7 @@ from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.question import question_of
 from wif_action.run_context import Run, WorkflowOptions, mention_for
 from wif_action.subtasks.check_links import LinkResult, check_links
-from wif_action.subtasks.extract_request import extract_request, missing_field_question
+from wif_action.subtasks.extract_request import confirm_tentative_version, extract_request, missing_field_question
 from wif_action.subtasks.fetch_release_range import fetch_release_range
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
@@ -113,10 +113,20 @@ class Workflow:
             understood.sources["repo"] = "inferred" if repository.inferred else "registry"
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
+        request = self._confirmed_version(run, request, repository.repo, findings)
         question = missing_field_question(replace(request, repo=repository.repo))
         if question:
             return replace(findings, outcome=Outcome.NEEDS_CLARIFICATION, question=question)
         return self._analyze_repository(run, request, repository.repo, findings)
+
+    @staticmethod
+    def _confirmed_version(run: Run, request: Request, repo: str, findings: Findings) -> Request:
+        """The tentative version taken when the repository released it; the findings say so."""
+        confirmed = confirm_tentative_version(run, request, repo)
+        if confirmed.version != request.version and findings.request is not None:
+            findings.user_version = findings.request.version = confirmed.version
+            findings.request.sources["version"] = "message"
+        return confirmed
 
     def _analyze_repository(self, run: Run, request: Request, repo: str, findings: Findings) -> Findings:
         tools, journal = run.tools, run.journal

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from indexer.github_refs import find_links, parse_link
+from indexer.versions import is_complete
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Request
 from wif_action.ports import ToolError
@@ -48,6 +49,7 @@ def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
         sdk=sdk, repo=repo, version=_clean(inputs.version) or extracted.version,
         problem=problem or extracted.problem or message[:500], links=links,
         raw_text="\n\n".join(part for part in raw_parts if part) or extracted.raw_text,
+        tentative_version=None if _clean(inputs.version) else extracted.tentative_version,
     )
     given = {"sdk": inputs.sdk, "repo": inputs.repo, "version": inputs.version, "problem": inputs.problem,
              "links": inputs.links}
@@ -56,6 +58,27 @@ def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
         sources["repo"] = "link"
     return ExtractResult(outcome=_outcome(request), request=request, question=missing_field_question(request),
                          sources=sources)
+
+
+def confirm_tentative_version(run: Run, request: Request, repo: str) -> Request:
+    """The request with its tentative version as the version, if `repo` released exactly that version.
+
+    "React Native 8.9.2 … Fixed in a newer @sentry/react-native?": 8.9.2 follows a name the SDK shares with its
+    framework, so extraction could not tell whose it is; a release of the resolved repository with that exact
+    number says it is the SDK's. A partial number ("Android 8.1", ".NET 8.0"), one the SDK never released
+    ("Flutter 3.22.0") or one so old that the answer would be "too old" ("Kotlin 2.1.0" against sentry-java's
+    2.1.0 of 2020: more than the release guard's count after it) stays the framework's; the version question
+    stands."""
+    tentative = request.tentative_version
+    if request.version or not tentative or not is_complete(tentative):
+        return request
+    cache = run.tools.cache
+    release = cache.find_release(repo, tentative)  # a CacheReadError goes up, as for the repository
+    if release is None or cache.count_stable_after(repo, release.version_key) > run.options.max_releases:
+        return request
+    run.journal.note(f"Version {tentative}: written after a name {repo} shares with its framework or platform, "
+                     f"and a release of {repo}, so read as the SDK's version.")
+    return replace(request, version=tentative)
 
 
 def _named_in(extracted: Request, message: str, journal: Journal) -> str | None:

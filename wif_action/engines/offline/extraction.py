@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action import lexicon
-from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version
+from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version, named_as_customers
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.models import Request
 
@@ -48,6 +48,7 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
         version = customer_version(scrubbed, _names(mentions))
     best = choose_alias(mentions, version, scrubbed)
+    tentative = _tentative_version(scrubbed, mentions, best) if version is None else None
     unknown = _unknown_sdk(scrubbed, registry) if best is None or not best.names_sdk else None
     if unknown is not None:  # "Roku SDK 2.1.0 on Android TV": a question about Roku, not a guess at Android
         return Request(sdk=unknown, repo=None, version=version.text if version else None,
@@ -55,9 +56,22 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
                        raw_text=message or "")
     repo = best.repo if best else _repo_from_links(found_links, registry)
     sdk = scrubbed[best.start:best.end] if best else (repo.split("/", 1)[1] if repo else None)
-    problem = condense(scrubbed, [m for m in mentions if best and m.repo == best.repo], version)
+    problem = condense(scrubbed, [m for m in mentions if best and m.repo == best.repo], version or tentative)
     return Request(sdk=sdk, repo=repo, version=version.text if version else None, problem=problem,
-                   links=list(dict.fromkeys(found_links)), raw_text=message or "")
+                   links=list(dict.fromkeys(found_links)), raw_text=message or "",
+                   tentative_version=tentative.text if tentative else None)
+
+
+def _tentative_version(text: str, mentions: list[AliasMention], best: AliasMention | None) -> VersionMention | None:
+    """"React Native 8.9.2 … Fixed in a newer @sentry/react-native?": with the SDK named by its own name, a
+    version right after a name it shares with its framework or platform reads as the framework's; it may be the
+    SDK's all the same. Returned apart, for the workflow to take only if the resolved repository released it."""
+    if best is None or not best.names_sdk:
+        return None
+    shared = [m for m in mentions if m.repo == best.repo and not m.names_sdk]
+    mention = customer_version(text, _names(shared))
+    named = [m for m in shared if mention is not None and _adjacent(m, mention, text)]
+    return mention if named and named_as_customers(text, named[0].start) else None
 
 
 _SDK_PHRASE = re.compile(r"\b(?P<name>[A-Z][\w.+#-]{1,30}(?: [A-Z][\w.+#-]{1,30}){0,2}) SDK\b")

@@ -111,15 +111,26 @@ def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
         value = match.group(1)
         if not _plausible(value, text[match.end():match.end() + 12]):
             continue
-        window = max(0, match.start() - int(lexicon.weight("version_cue_chars")))
-        line_start = max(text.rfind("\n", window, match.start()), text.rfind(". ", window, match.start()), window - 1)
-        before = text[line_start + 1:match.start()]
+        line_start, before = _before(text, match.start())
         adjacent = [end for end in _ends_before(ends, match.start())
                     if lexicon.pattern("adjacent_gap").fullmatch(text, end, match.start())]
         score = score_mention(before, bool(adjacent), any(end in package_ends for end in adjacent),
-                              _upgrade_object(text, line_start + 1, before, names))
+                              _upgrade_object(text, line_start, before, names))
         found.append(VersionMention(value, match.start(), match.end(), score))
     return found
+
+
+def _before(text: str, start: int) -> tuple[int, str]:
+    """The words before `start` that say whose a version is: back to the sentence start, `version_cue_chars` at most."""
+    window = max(0, start - int(lexicon.weight("version_cue_chars")))
+    line_start = max(text.rfind("\n", window, start), text.rfind(". ", window, start), window - 1) + 1
+    return line_start, text[line_start:start]
+
+
+def named_as_customers(text: str, name_start: int) -> bool:
+    """Whether a version written right after the name at `name_start` may be the customer's, judged by the words
+    before the name ("fixed in React Native 8.10.0" says no)."""
+    return score_mention(_before(text, name_start)[1], after_sdk_name=True) >= 0
 
 
 def _ends_before(ends: list[int], start: int) -> list[int]:
