@@ -112,6 +112,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
+    (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
 ]
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.

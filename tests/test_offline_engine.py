@@ -303,6 +303,9 @@ def _concept(text: str) -> Concept:
     ("EXC_BAD_ACCESS", True), ("app crashes", True), ("frozen", True), ("app hangs", True),
     ("SentryBreadcrumb", False), ("addBreadcrumb", False), ("scroll view", False), ("crash reporter", False),
     ("leaks in the uploader", False),
+    # an exception class names the kind of failure ("… NSInvalidArgumentException crash in the replay converter")
+    ("NSInvalidArgumentException", True), ("NullPointerException", True), ("TypeError", True),
+    ("SentryCrashDoctor", False), ("ErrorHandler", False), ("exception handler", False),
 ])
 def test_a_symptom_class_says_what_failed_not_where(text, symptom):
     assert scoring._symptom_class(_concept(text)) is symptom
@@ -333,6 +336,23 @@ def test_an_identifier_concept_is_named_in_full_only_by_itself_or_its_phrase(hea
     stats.load("r", list(query.values()))
     evidence = gather(PullRequest(repo="r", number=1, title=headline, url="u"), None, query, stats, False, [])
     home = next(i for i, c in enumerate(evidence.concepts) if c.name == "RecursionError")
+    assert evidence.credits[home] == credit
+
+
+@pytest.mark.parametrize(("headline", "credit"), [
+    ("Prevent crash loop from malformed reports", 1.0),  # the phrase
+    ("Prevent crash-loop from malformed reports", 1.0),
+    ("Prevent a Session Replay crash while redacting", 0.5),  # its symptom word alone: what failed, not where
+    ("Break the retain loop of the frame reporter", 1.0),  # its other word is no symptom: as before
+])
+def test_the_symptom_word_of_a_phrase_names_it_only_in_part(headline, credit):
+    """Every crash fix says "crash": alone it does not name the customer's "crash loop" (which made two unrelated
+    crash fixes a ✓ for a crash-loop question)."""
+    query = {term.key: term for term in analyse("The app is stuck in a crash loop")}
+    stats = RepositoryStats(BatchStatistics(["crash loop", "crash", "crash", "loop", "app", "stuck"]))
+    stats.load("r", list(query.values()))
+    evidence = gather(PullRequest(repo="r", number=1, title=headline, url="u"), None, query, stats, False, [])
+    home = next(i for i, c in enumerate(evidence.concepts) if c.name == "crash loop")
     assert evidence.credits[home] == credit
 
 

@@ -240,10 +240,19 @@ def _concept_credit(concept: Concept, term: Term, headline: Counter[str],
     part, as `_credit` scores an identifier's words."""
     credit = _credit(term, headline, frozenset(lexicon.synonyms()[word] for word in modifiers))
     head = concept.terms[0]
+    if _symptom_of_phrase(head, term):
+        return min(credit, lexicon.weight("part_credit"))
     if not head.identifier or term.kind not in ("word", "part"):
         return credit
     distinctive = {t.key for t in analyse(head.surface) if t.kind == "part" and t.key not in lexicon.weak_words()}
     return credit if distinctive == {term.key} else min(credit, lexicon.weight("part_credit"))
+
+
+def _symptom_of_phrase(head: Term, term: Term) -> bool:
+    """The symptom word of a two-word concept ("crash" of "crash loop"): alone it says only what failed, which
+    every crash fix names ("… a Session Replay crash"), so it names the concept in part, not in full."""
+    return head.kind == "bigram" and term.kind in ("word", "part") and term.key in head.key.split() \
+        and term.key in lexicon.says_what_terms()
 
 
 def _credit(term: Term, headline: Counter[str], unfolded: frozenset[str] = frozenset()) -> float:

@@ -125,7 +125,8 @@ def rarest(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thres
 
     Why: "EXC_BAD_ACCESS" is rare in notes yet names the kind of failure, not where it
     happens; an unrelated crash fix names it as well ("… causing EXC_BAD_ACCESS during cold launch"), so it
-    cannot be the specific term that confirms a match."""
+    cannot be the specific term that confirms a match. So is an exception class ("NSInvalidArgumentException",
+    lexicon pattern `failure_class`): a crash fix of another place names it as well."""
     specific = [c for c in evidence.concepts if not _symptom_class(c)] or evidence.concepts
     return sorted(specific, key=lambda c: min(stats.df(repo, t.key) for t in c.terms))[:weights.verify_rarest]
 
@@ -133,6 +134,9 @@ def rarest(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thres
 def _symptom_class(concept: Concept) -> bool:
     """A concept made of a symptom that says what failed (lexicon: `says_what`: crash, hang, memory, or a word
     folding onto one) and at most everyday words ("app crashes"): it says what went wrong, not where."""
+    head = concept.terms[0]
+    if head.identifier and lexicon.pattern("failure_class").match(head.surface):
+        return True  # "NSInvalidArgumentException": the kind of failure, spelled as a class name
     words = {word for term in concept.terms for word in term.key.split()}
     classes, synonyms = lexicon.says_what_terms(), lexicon.synonyms()
     symptoms = {word for word in words if word in classes or synonyms.get(word) in classes}
