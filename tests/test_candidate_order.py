@@ -33,7 +33,7 @@ CASES = {
     "high": ([candidate("1.1.0", 11, Confidence.HIGH, objected=True), candidate("1.2.0", 12, Confidence.HIGH)], 12),
     "medium": ([candidate("1.1.0", 11, Confidence.MEDIUM, objected=True),
                 candidate("1.3.0", 13, Confidence.MEDIUM), candidate("1.2.0", 12, Confidence.MEDIUM)], 12),
-    # a MEDIUM naming LEAD_MARGIN times as much of the problem as the other leads (the objected one is not counted)
+    # a MEDIUM naming lead_margin times as much of the problem as the other leads (the objected one is not counted)
     "clear leader": ([candidate("1.1.0", 11, Confidence.MEDIUM, objected=True, strength=90.0),
                       candidate("1.2.0", 12, Confidence.MEDIUM, strength=10.0),
                       candidate("1.3.0", 13, Confidence.MEDIUM, strength=10.0 * lexicon.weight("lead_margin"))], 13),
