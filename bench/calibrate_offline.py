@@ -124,8 +124,8 @@ class ShippedRunner:
     newest releases and serves their notes as CHANGELOG.md's Unreleased section (tests/unreleased_eval.py), as
     `bench/eval_offline.py --unreleased` does."""
 
-    def __init__(self, db: Path = CACHE):
-        self.db, self._github = db, FakeGitHub()
+    def __init__(self, db: Path = CACHE, data_dir: Path | None = None):
+        self.db, self._github = db, FakeGitHub(data_dir)
         self._stack = ExitStack()
         self._withheld: dict[tuple[tuple[str, int], ...], AppConfig] = {}
 

@@ -44,9 +44,10 @@ def pull_rows(fixture: dict, slug: str) -> list[dict]:
 
 
 def add_repository(db, source_repo: str, slug: str | None = None, *, id_offset: int = 0,
-                   pulls: bool = True) -> None:
-    """Write one fixture repository into the cache, optionally under another slug (release ids shifted)."""
-    fixture = load_repo_fixture(source_repo)
+                   pulls: bool = True, data_dir: Path | None = None) -> None:
+    """Write one fixture repository (of `data_dir`, default tests/data/github) into the cache, optionally under
+    another slug (release ids shifted)."""
+    fixture = load_repo_fixture(source_repo, data_dir)
     slug = slug or fixture["repo"]
     records = release_records(fixture)
     for record in records:
@@ -57,21 +58,22 @@ def add_repository(db, source_repo: str, slug: str | None = None, *, id_offset: 
     write_with_retry(db, lambda: apply_update(db, update), on_busy=lambda message: None)
 
 
-def build_cache(path: str | Path, repos: Iterable[tuple[str, str]], *, pulls: bool = True) -> Path:
+def build_cache(path: str | Path, repos: Iterable[tuple[str, str]], *, pulls: bool = True,
+                data_dir: Path | None = None) -> Path:
     """A fresh cache at `path` holding (fixture repo, slug) pairs; copies get distinct release ids."""
     path = Path(path)
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     db = open_cache(path, create=True)
     for copy, (source, slug) in enumerate(repos):
-        add_repository(db, source, slug, id_offset=copy * 10_000_000_000, pulls=pulls)
+        add_repository(db, source, slug, id_offset=copy * 10_000_000_000, pulls=pulls, data_dir=data_dir)
     refresh(db.conn)  # the term counts `wif index` stores
     db.conn.close()
     return path
 
 
-def all_fixture_repos() -> list[str]:
-    return available_repos()
+def all_fixture_repos(data_dir: Path | None = None) -> list[str]:
+    return available_repos(data_dir)
 
 
 def main() -> None:

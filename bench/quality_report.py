@@ -13,6 +13,11 @@ fix), and how many already-has-fix / never-fixed cases end in `no_result` or a M
     python bench/quality_report.py --grid scoring.COMMON_SHARE=0.05,0.1,0.2,1 # in-sample per value + LOO-CV
     python bench/quality_report.py --save a.json; ... --diff a.json   # which cases an ablation changes
     python bench/quality_report.py --misses                       # each miss and whether the fix was listed
+    python bench/quality_report.py --far --misses                 # the far holdout (bench/data/far): report only
+
+The far holdout (`--far`) is questions over repositories and release-note formats none of the labelled cases
+above touch (their data in bench/data/far/*.json.gz, built by bench/far_data.py). It is never used to choose a
+weight: it is the read of how WIF does on a repository it has never seen.
 
 Leave-one-repository-out (`--grid`): for each repository, the value that scores best on the *other*
 repositories' cases (objective below) is applied to the held-out repository's cases; the CV numbers are
@@ -45,6 +50,7 @@ from wif_action.evaluation import (  # noqa: E402
 
 PUBLIC = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
 HOLDOUT = ROOT / "bench" / "data" / "holdout_cases.jsonl"
+FAR = ROOT / "bench" / "data" / "far"
 MODES = ("fields", "message")
 NEVER_FIXED = ("already_has_fix", "no_result")
 
@@ -178,10 +184,11 @@ def misses(rows: dict[str, list[dict]]) -> None:
                 print(f"  [{mode}] {r['id']}: {r['outcome']} {r['top']} — {why}")
 
 
-def build_db() -> str:
+def build_db(data_dir: Path | None = None) -> str:
+    """A temporary cache of every fixture repository of `data_dir` (default tests/data/github)."""
     from bench.fixture_cache import all_fixture_repos, build_cache
     path = Path(tempfile.mkdtemp(prefix="wif-quality-")) / "cache.db"
-    build_cache(path, [(repo, repo) for repo in all_fixture_repos()])
+    build_cache(path, [(repo, repo) for repo in all_fixture_repos(data_dir)], data_dir=data_dir)
     return str(path)
 
 
@@ -194,11 +201,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff", metavar="FILE", help="list the cases whose answer differs from a --save file")
     parser.add_argument("--misses", action="store_true",
                         help="list the cases each mode misses (top-1 wrong, a wrong ✓, a must_not_claim named)")
+    parser.add_argument("--far", action="store_true",
+                        help="the far holdout instead: bench/data/far/cases.jsonl over bench/data/far's repositories")
     args = parser.parse_args(argv)
-    db = args.db or build_db()
-    cases = labelled_cases() + unreleased_cases()
+    if args.far and args.grid:
+        parser.error("--far is a holdout to report on, never to choose a value with (--grid)")
+    data_dir = FAR if args.far else None
+    db = args.db or build_db(data_dir)
+    cases = load_cases(FAR / "cases.jsonl") if args.far else labelled_cases() + unreleased_cases()
     os.environ.pop("GITHUB_TOKEN", None)
-    with ShippedRunner(Path(db)) as runner:
+    with ShippedRunner(Path(db), data_dir) as runner:
         if args.grid:
             target, _, values = args.grid.partition("=")
             grid = {value: run_all(cases, runner, [*args.set, f"{target}={value}"]) for value in values.split(",")}
@@ -214,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  chosen per held-out repository: {chosen}")
             return 0
         rows = run_all(cases, runner, args.set)
-    print(f"{len(cases)} cases (public + holdout; {len(unreleased_cases())} asked of a cache withholding the newest "
-          f"releases), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
+    kind = "far holdout, repositories no other case uses" if args.far else \
+        f"public + holdout; {len(unreleased_cases())} asked of a cache withholding the newest releases"
+    print(f"{len(cases)} cases ({kind}), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
     for mode in MODES:
         show(mode, rows[mode])
     if args.save:

@@ -1,6 +1,7 @@
 """Check a cases file's expected answers against the release cache (no network).
 
 Usage: python bench/verify_cases.py [CASES] [--db cache.db.example]
+       python bench/verify_cases.py bench/data/far/cases.jsonl --data bench/data/far   # the far holdout
 
 For each `fix`/`feature` case: the customer's version V and the fix release R are stable releases of the
 repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
@@ -72,8 +73,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cases", nargs="?", default=str(ROOT / "bench" / "data" / "holdout_cases.jsonl"))
     parser.add_argument("--db", default=str(ROOT / "cache.db.example"))
+    parser.add_argument("--data", help="check against a cache built from this directory's fixtures instead of --db")
     args = parser.parse_args()
-    cache = SqliteReleaseCache.open(args.db)
+    db = args.db
+    if args.data:
+        from bench.quality_report import build_db
+        db = build_db(Path(args.data))
+    cache = SqliteReleaseCache.open(db)
     cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
     checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix", "bundled_fix")
                and c.get("repo")]

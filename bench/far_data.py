@@ -1,0 +1,121 @@
+"""Build the far holdout's release data (bench/data/far/*.json.gz) from a repository's git history.
+
+Why: every labelled case of tests/data and bench/data is over the same 11 repositories, so nothing measures WIF
+on a repository or release-note format it has never seen. GitHub releases are not in a git mirror, so each
+release's body is the CHANGELOG section of that version (what these projects publish as the release), its date
+the tag's; each PR a note cites is read from its squash or merge commit ("… (#123)" / "Merge pull request #123"):
+title = subject, body = commit body, merged_at = commit date, merge_commit_sha = the commit. Written in the
+GitHub REST shape of tests/data/github, trimmed to the newest `--releases` stable releases and the PRs they cite.
+
+    python bench/far_data.py getsentry/sentry-go /path/to/sentry-go.git --changelog CHANGELOG.md --releases 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import subprocess
+import zlib
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "data" / "far"
+HEADINGS = (
+    re.compile(r"^## \[?v?(?P<v>\d+\.\d+\.\d+)\]?[^\n]*$", re.M),  # keepachangelog / craft: "## 0.47.0"
+    re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n-{3,}$", re.M),  # setext: "2.34.1 (2026-05-13)\n-----"
+)
+STABLE = re.compile(r"^\d+\.\d+\.\d+$")
+PR_REF = re.compile(r"(?:\(#|\[#|/pull/)(\d+)\b")
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", repo, *args], check=True, capture_output=True, text=True).stdout
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """(version, body) of every stable version heading, newest first as the file lists them."""
+    pattern = max(HEADINGS, key=lambda p: len(p.findall(text)))
+    marks = list(pattern.finditer(text))
+    return [(m["v"], text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip("\n"))
+            for i, m in enumerate(marks) if STABLE.match(m["v"])]
+
+
+def tag_dates(repo: str) -> dict[str, tuple[str, str]]:
+    """version → (tag name, ISO date of the tagged commit) for plain `vX.Y.Z` / `X.Y.Z` tags."""
+    found: dict[str, tuple[str, str]] = {}
+    out = git(repo, "for-each-ref", "refs/tags", "--format=%(refname:short)\t%(*committerdate:iso-strict)"
+              "\t%(committerdate:iso-strict)")
+    for line in out.splitlines():
+        tag, peeled, direct = line.split("\t")
+        version = tag.removeprefix("v")
+        if STABLE.match(version):
+            found[version] = (tag, _utc(peeled or direct))
+    return found
+
+
+def _utc(iso: str) -> str:
+    from datetime import datetime, timezone
+    return datetime.fromisoformat(iso).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def pr_commits(repo: str) -> dict[int, dict]:
+    """PR number → details from squash ("title (#N)") and merge ("Merge pull request #N from …") commits."""
+    pulls: dict[int, dict] = {}
+    out = git(repo, "log", "--format=%H%x1f%cI%x1f%s%x1f%b%x1e")
+    for record in out.split("\x1e"):
+        parts = record.strip("\n").split("\x1f")
+        if len(parts) != 4:
+            continue
+        sha, date, subject, body = parts
+        squash = re.search(r"\(#(\d+)\)$", subject)
+        merge = re.match(r"Merge pull request #(\d+) from ", subject)
+        if squash:
+            number, title = int(squash[1]), subject[:squash.start()].rstrip()
+        elif merge:
+            number, title = int(merge[1]), (body.strip().splitlines() or [subject])[0]
+            body = "\n".join(body.strip().splitlines()[1:]).strip()
+        else:
+            continue
+        pulls.setdefault(number, {"number": number, "title": title, "body": body.strip(), "state": "closed",
+                                  "merged": True, "merged_at": _utc(date), "merge_commit_sha": sha,
+                                  "closes_issues": []})
+    return pulls
+
+
+def build(slug: str, repo: str, changelog: str, count: int) -> dict:
+    text = git(repo, "show", f"HEAD:{changelog}")
+    dates = tag_dates(repo)
+    chosen = [(v, body) for v, body in sections(text) if v in dates][:count]
+    commits = pr_commits(repo)
+    releases, pulls = [], {}
+    for version, body in chosen:
+        tag, date = dates[version]
+        releases.append({"id": zlib.crc32(f"{slug}@{tag}".encode()), "tag_name": tag, "name": version,
+                         "body": body, "draft": False, "prerelease": False, "published_at": date,
+                         "html_url": f"https://github.com/{slug}/releases/tag/{tag}"})
+        for number in map(int, PR_REF.findall(body)):
+            if number in commits:
+                pulls[str(number)] = {**commits[number], "html_url": f"https://github.com/{slug}/pull/{number}"}
+    releases.sort(key=lambda r: r["published_at"], reverse=True)
+    return {"repo": slug, "derived_from": {"git_head": git(repo, "rev-parse", "HEAD").strip(),
+                                           "changelog": changelog, "releases": len(releases)},
+            "releases": releases, "pulls": dict(sorted(pulls.items(), key=lambda kv: int(kv[0])))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("slug", help="owner/name")
+    parser.add_argument("git_dir", help="a clone or bare mirror of the repository")
+    parser.add_argument("--changelog", default="CHANGELOG.md")
+    parser.add_argument("--releases", type=int, default=60, help="newest stable releases to keep (default 60)")
+    args = parser.parse_args()
+    data = build(args.slug, args.git_dir, args.changelog, args.releases)
+    owner, name = args.slug.split("/")
+    target = OUT / f"{owner}__{name}.json.gz"
+    target.write_bytes(gzip.compress(json.dumps(data, sort_keys=True).encode(), mtime=0))
+    print(f"wrote {target}: {len(data['releases'])} releases, {len(data['pulls'])} PRs")
+
+
+if __name__ == "__main__":
+    main()
