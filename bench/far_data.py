@@ -18,6 +18,7 @@ import json
 import re
 import subprocess
 import zlib
+from datetime import UTC, datetime
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "data" / "far"
@@ -55,8 +56,7 @@ def tag_dates(repo: str) -> dict[str, tuple[str, str]]:
 
 
 def _utc(iso: str) -> str:
-    from datetime import datetime, timezone
-    return datetime.fromisoformat(iso).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def pr_commits(repo: str) -> dict[int, dict]:
