@@ -114,6 +114,7 @@ class Fault:
     huge_length: bool = True
     hits: int = 0
     sent: int = 0  # body bytes a `huge` fault got onto the wire before the client hung up
+    gate: threading.Event | None = None
 
     def matches(self, method: str, path: str) -> bool:
         """True if this fault applies to the request and has uses left."""
@@ -287,6 +288,7 @@ class FakeServer:
         truncate: bool = False,
         huge: int = 0,
         huge_length: bool = True,
+        gate: threading.Event | None = None,
     ) -> Fault:
         """Make the next ``times`` matching requests misbehave (``times=None``: forever).
 
@@ -299,6 +301,7 @@ class FakeServer:
         a longer body than it sends, then closes (the client sees an IncompleteRead). ``huge`` answers 200
         with a JSON object of that many bytes, generated while it is streamed (``huge_length=False``: no
         Content-Length, the body ends when the connection closes); ``Fault.sent`` counts what was sent.
+        ``gate`` holds the request until the test sets it (or the server stops): "still running" without a clock.
         Returns the :class:`Fault` (``.hits`` counts its uses).
         """
         fault = Fault(
@@ -315,6 +318,7 @@ class FakeServer:
             truncate=truncate,
             huge=huge,
             huge_length=huge_length,
+            gate=gate,
         )
         with self._lock:
             self._faults.append(fault)
@@ -428,6 +432,8 @@ class FakeServer:
         if fault is not None:
             if fault.delay:
                 self._stopping.wait(fault.delay)
+            while fault.gate is not None and not fault.gate.wait(0.05) and not self._stopping.is_set():
+                pass
             if fault.drop_connection:
                 entry["status"] = "dropped"
                 _drop(h)
