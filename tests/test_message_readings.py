@@ -1,0 +1,98 @@
+"""The message grammar's entries (how a support message names its version and SDK), each with a message it is needed
+for.
+
+Why: the team rule deletes an entry that changes no case. These entries change none of the labelled eval cases (all
+of which state the version plainly), so each is kept by a support message of a kind people write, which it reads
+right and which reads wrong with the entry switched off (`bench/ablation.md`, "Kept by a message"). The second test
+switches each entry off as `bench/ablate.py` does: if another rule ever reads the message right on its own, the entry
+is dead and goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from indexer.registry import load_registry
+from wif_action import lexicon
+from wif_action.engines.offline.extraction import extract
+
+REGISTRY = load_registry()
+PYTHON, COCOA, JAVA, RUBY = (f"getsentry/sentry-{name}" for name in ("python", "cocoa", "java", "ruby"))
+
+# entry, message, (repository, version) it reads, the problem it reads (None: not checked)
+READINGS = [
+    # a number with a unit is a measurement: no version given, so WIF asks (off: "on 1.5")
+    ("pattern:unit", "Customer on sentry-python: cold starts are 1.5 s slower with the AWS Lambda integration enabled",
+     (PYTHON, None), None),
+    # a later release asked about is not the customer's (off: "on 8.21.0")
+    ("pattern:later_version", "Customer on sentry-cocoa sees a crash on launch. Would the latest 8.21.0 help?",
+     (COCOA, None), None),
+    # the version it worked in is not the broken one (off: 8.1.0)
+    ("pattern:worked_in", "sentry-cocoa: worked in 8.1.0, broken since 8.2.0: crash on launch", (COCOA, "8.2.0"), None),
+    # "upgraded from X" is the version left (off: 7.2.0, its "from" read as "on")
+    ("pattern:upgraded_from", "sentry-android: we upgraded from 7.2.0 and are now on 7.4.1, the ANRs still happen",
+     (JAVA, "7.4.1"), None),
+    # "now on X" says it is the customer's (off: 7.2.0, the first of two unmarked numbers)
+    ("pattern:version_cue", "sentry-android: we upgraded from 7.2.0 and are now on 7.4.1, the ANRs still happen",
+     (JAVA, "7.4.1"), None),
+    # "upgraded from 7.2.0 to": an upgrade of the SDK itself, not of something named "from 7.2.0" (off: 7.2.0)
+    ("words:generic_upgrade_object", "sentry-java: we upgraded from 7.2.0 to 7.4.1 and the ANRs still happen",
+     (JAVA, "7.4.1"), None),
+    # "sentry-ruby gem 5.18.0": the gem's version, not Puma's (off: 6.4.2)
+    ("words:sdk_words", "Puma 6.4.2 with the sentry-ruby gem 5.18.0: Sidekiq jobs are reported twice",
+     (RUBY, "5.18.0"), None),
+    # "gem 5.18.0" with the SDK named earlier (off: Puma's 6.4.2)
+    ("pattern:sdk_word_before", "sentry-ruby: Puma 6.4.2, gem 5.18.0. Sidekiq jobs are reported twice",
+     (RUBY, "5.18.0"), None),
+    # "Mobile SDK" names no other SDK (off: an unknown "Sentry Mobile SDK", no repository)
+    ("words:not_a_name", "Sentry Mobile SDK 8.20.0 crashes on iOS at launch", (COCOA, "8.20.0"), None),
+    # "Running" leads in to the SDK phrase (off: the problem reads "Running celery spans are missing")
+    ("words:lead_in", "Running sentry-python 2.3.1, celery spans are missing", (PYTHON, "2.3.1"),
+     "celery spans are missing"),
+    # "Has this been addressed in a newer version?" asks, it describes nothing (off: its words join the problem)
+    ("words:question_noise",
+     "sentry-python 2.3.1: celery spans are missing. Has this been addressed in a newer version?",
+     (PYTHON, "2.3.1"), "celery spans are missing."),
+]
+IDS = [entry for entry, *_ in READINGS]
+
+
+@pytest.fixture(autouse=True)
+def _packaged_lexicon() -> Iterator[None]:
+    lexicon.use(None)
+    yield
+    lexicon.use(None)
+
+
+def _reading(message: str) -> tuple[tuple[str | None, str | None], str]:
+    request = extract(message, REGISTRY)
+    return (request.repo, request.version), request.problem
+
+
+def _switched_off(entry: str) -> dict:
+    """The lexicon with `entry` off, as bench/ablate.py switches it: an empty word list, a pattern matching nothing."""
+    kind, name = entry.split(":", 1)
+    tables = lexicon.data()
+    if kind == "words":
+        tables["words"][name] = []
+    else:
+        tables["pattern"][name]["re"] = "(?!)"
+    return tables
+
+
+@pytest.mark.parametrize(("entry", "message", "read", "problem"), READINGS, ids=IDS)
+def test_a_message_is_read_right(entry: str, message: str, read: tuple, problem: str | None) -> None:
+    got, got_problem = _reading(message)
+    assert got == read
+    if problem is not None:
+        assert got_problem == problem
+
+
+@pytest.mark.parametrize(("entry", "message", "read", "problem"), READINGS, ids=IDS)
+def test_without_its_entry_the_message_is_read_wrong(entry: str, message: str, read: tuple,
+                                                     problem: str | None) -> None:
+    lexicon.use(_switched_off(entry))
+    got, got_problem = _reading(message)
+    assert got != read or (problem is not None and got_problem != problem), f"{entry} changes nothing here"
