@@ -32,19 +32,41 @@ def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
     if user is None or not user.stable:
         return [f"version {case['version']} is not a stable release"]
     if case["category"] == "already_has_fix":
-        return [f"#{bad['pr']} ships after {user.version}" for bad in expect.get("must_not_claim", [])
-                if not cache.user_has_pr(repo, bad["pr"], user)]
+        return [f"{bad.get('pr') or bad.get('commit')} ships after {user.version}"
+                for bad in expect.get("must_not_claim", []) if not _user_has(cache, repo, bad, user)]
     fixed = cache.find_release(repo, expect["fixed_in"])
     if fixed is None or not fixed.stable or fixed.version_key <= user.version_key:
         return [f"fix release {expect['fixed_in']} is not a stable release after {user.version}"]
     if case["category"] == "bundled_fix":
         return bundled_problems(case, cache, user, fixed)
     found = []
-    for pr in expect["prs"]:
+    for pr in expect.get("prs", []):
         first = cache.first_stable_release_with_pr(repo, pr)
         if first is None or first.version_key != fixed.version_key:
             found.append(f"#{pr} first ships in {first.version if first else 'no stable release'}")
+    for sha in expect.get("commits", []):
+        first = first_stable_release_with_commit(cache, repo, sha)
+        if first is None or first.version_key != fixed.version_key:
+            found.append(f"commit {sha[:7]} first ships in {first.version if first else 'no stable release'}")
     return found
+
+
+def first_stable_release_with_commit(cache: SqliteReleaseCache, repo: str, sha: str) -> Release | None:
+    """The oldest stable release with an entry citing `sha` (either SHA a prefix of the other): a line that
+    cites a commit and no PR."""
+    want = sha.lower()
+    for release in cache.stable_releases(repo):
+        if any(c.lower().startswith(want) or want.startswith(c.lower())
+               for entry in cache.entries([release.id]) for c in entry.commits if len(c) >= 7):
+            return release
+    return None
+
+
+def _user_has(cache: SqliteReleaseCache, repo: str, fix: dict, user: Release) -> bool:
+    if fix.get("pr") is not None:
+        return cache.user_has_pr(repo, fix["pr"], user)
+    first = first_stable_release_with_commit(cache, repo, fix["commit"])
+    return first is not None and first.version_key <= user.version_key
 
 
 def bundled_problems(case: dict, cache: SqliteReleaseCache, user: Release, fixed: Release) -> list[str]:

@@ -65,6 +65,30 @@ def test_also_acceptable_counts_for_top1():
     assert verdict.top1 and verdict.found and not verdict.miss
 
 
+def test_a_fix_citing_a_commit_is_matched_by_sha_prefix_and_never_by_a_pr_line():
+    c = case(expect={"outcome": "high", "fixed_in": "v1.2.0", "commits": ["7b0add32bd5fc59ad0fa277ef6982ee1df1eed7a"]})
+    by_commit = Claim(version="1.2.0", tag="v1.2.0", pr=None, confidence="high", commit="7b0add3")
+    assert judge_result(c, result("high", by_commit)).top1
+    other = by_commit.model_copy(update={"commit": "7b0add4"})
+    assert not judge_result(c, result("high", other)).found
+    too_short = by_commit.model_copy(update={"commit": "7b0"})
+    assert not judge_result(c, result("high", too_short)).found
+    assert not judge_result(c, result("high", claim("1.2.0", 12))).found  # a PR claim is no commit fix
+    forbidden = case(category="already_has_fix", expect={
+        "outcome": "no_result", "must_not_claim": [{"fixed_in": "1.2.0", "commit": "7b0add32"}]})
+    assert judge_result(forbidden, result("medium", by_commit)).wrong_claims == ["1.2.0 commit 7b0add3"]
+
+
+def test_a_fix_ref_names_a_pr_or_a_commit(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps({"id": "x", "category": "already_has_fix", "expect": {
+        "outcome": "no_result", "must_not_claim": [{"fixed_in": "1.0.0"}]}}) + "\n")
+    with pytest.raises(CaseFileError, match=":1: not a valid case"):
+        load_cases(path)
+    path.write_text(path.read_text().replace('"1.0.0"', '"1.0.0", "commit": "abcdef1"'))
+    assert load_cases(path)[0].expect.must_not_claim[0].commit == "abcdef1"
+
+
 def test_top_candidate_is_the_first_high_and_found_looks_at_all():
     r = result("high", claim("1.1.0", 11, "medium"), claim("1.3.0", 30), claim("1.2.0", 12, "medium"))
     assert top_candidate(r).pr == 30

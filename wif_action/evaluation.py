@@ -12,7 +12,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from wif_action import candidate_order
 
@@ -26,15 +26,25 @@ class CaseFileError(Exception):
 
 
 class FixRef(BaseModel):
+    """A fix: its release and its PR, or (a release line citing only a commit) the commit's SHA or a prefix."""
+
     fixed_in: str
-    pr: int
+    pr: int | None = None
+    commit: str | None = Field(default=None, min_length=7)
     repo: str | None = None  # the PR's repository when it is not the case's (a bundled SDK's fix)
+
+    @model_validator(mode="after")
+    def _names_a_fix(self) -> FixRef:
+        if self.pr is None and self.commit is None:
+            raise ValueError("a fix names a PR or a commit")
+        return self
 
 
 class Expectation(BaseModel):
     outcome: str
     fixed_in: str | None = None
     prs: list[int] = Field(default_factory=list)
+    commits: list[str] = Field(default_factory=list)  # the fix's release line cites these commits and no PR
     also_acceptable: list[FixRef] = Field(default_factory=list)
     must_not_claim: list[FixRef] = Field(default_factory=list)
     pr_repo: str | None = None  # bundled_fix: the bundled SDK's repository whose PR fixed it
@@ -46,6 +56,7 @@ class Expectation(BaseModel):
         if self.outcome == UNRELEASED and not self.fixed_in:
             return [FixRef(fixed_in=UNRELEASED, pr=pr, repo=self.pr_repo) for pr in self.prs]
         main = [FixRef(fixed_in=self.fixed_in, pr=pr, repo=self.pr_repo) for pr in self.prs] if self.fixed_in else []
+        main += [FixRef(fixed_in=self.fixed_in, commit=sha) for sha in self.commits] if self.fixed_in else []
         return main + list(self.also_acceptable)
 
 
@@ -153,8 +164,16 @@ def is_claim_of(claim: Claim, refs: list[FixRef]) -> bool:
     version). A ref with a repository (a bundled SDK's PR) needs a claim of that repository: PR numbers
     of two repositories collide."""
     releases = {bare(claim.tag), bare(claim.version)} - {""}
-    return any(claim.pr == ref.pr and bare(ref.fixed_in) in releases and (ref.repo is None or claim.repo == ref.repo)
+    return any(_same_fix(claim, ref) and bare(ref.fixed_in) in releases and (ref.repo is None or claim.repo == ref.repo)
                for ref in refs)
+
+
+def _same_fix(claim: Claim, ref: FixRef) -> bool:
+    """The same PR, or (a line citing no PR) the same commit, either SHA a prefix of the other."""
+    if ref.pr is not None:
+        return claim.pr == ref.pr
+    sha, want = (claim.commit or "").lower(), (ref.commit or "").lower()
+    return claim.pr is None and len(sha) >= 7 and (sha.startswith(want) or want.startswith(sha))
 
 
 def top_candidate(result: CaseResult) -> Claim | None:
@@ -182,7 +201,8 @@ def outcome_status(case: Case, result: CaseResult) -> str:
 
 def wrong_claims(case: Case, result: CaseResult) -> list[str]:
     """Candidates that name a `must_not_claim` entry, as `version #PR`."""
-    return [f"{c.version} #{c.pr}" for c in result.candidates if is_claim_of(c, case.expect.must_not_claim)]
+    return [f"{c.version} " + (f"#{c.pr}" if c.pr is not None else f"commit {(c.commit or '?')[:7]}")
+            for c in result.candidates if is_claim_of(c, case.expect.must_not_claim)]
 
 
 def judge_result(case: Case, result: CaseResult) -> Verdict:
