@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from indexer import repository_terms
 from indexer.cache_file import (
     CacheDamaged,
     CacheError,
@@ -85,7 +86,8 @@ MIGRATIONS = MigrationSet("wif-cache")
 # reads up; m008 changes only how the indexer writes full-text rows; m009's term counts are derived data a reader
 # computes itself when they are missing or stale.
 WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits",
-                         "m008_entries_fts_by_store", "m009_entry_terms", "m010_unreleased_commits"})
+                         "m008_entries_fts_by_store", "m009_entry_terms", "m010_unreleased_commits",
+                         "m011_repository_terms"})
 
 
 def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
@@ -297,6 +299,24 @@ def m010_unreleased_commits(db: Database) -> None:
     and fills the column."""
     db.table("unreleased_entries").add_column("commits", str, not_null_default="[]")
     db.execute("update unreleased_notes set etag = null")
+
+
+@migration(MIGRATIONS)
+def m011_repository_terms(db: Database) -> None:
+    """Each repository's BM25 document statistics (how many notes, their mean length), derived data the read
+    path would otherwise count over all of the repository's notes at every answer (`tools/cache.py`
+    `term_statistics`). They depend on the notes alone (not on the judge's lexicon), so the indexer keeps them:
+    filled here for the notes already cached, rebuilt by `indexer.store.apply_update` for each repository it
+    writes (`indexer/repository_terms.py`); a deleted or changed note deletes its repository's row (triggers),
+    whoever writes it, and `insert_entries` does so for new notes. A reader without a row (or without the
+    table: writer-only) counts as before, so an answer is the same either way."""
+    db.execute("create table if not exists repository_terms (repo_id integer primary key, "
+               "documents integer not null, mean_length real not null)")
+    db.execute("create trigger if not exists repository_terms_entry_deleted after delete on entries "
+               "begin delete from repository_terms where repo_id = old.repo_id; end")
+    db.execute("create trigger if not exists repository_terms_entry_changed after update of text, repo_id "
+               "on entries begin delete from repository_terms where repo_id in (old.repo_id, new.repo_id); end")
+    repository_terms.rebuild(db)
 
 
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:

@@ -18,6 +18,7 @@ from functools import cache
 from packaging.version import Version
 from sqlite_utils import Database
 
+from indexer import repository_terms
 from indexer.bumps import bundled_name, parse_bumps
 from indexer.registry import Registry, RegistryError, load_registry
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
@@ -147,6 +148,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     refresh_bundle_bumps(db, update.slug, update.bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
+    repository_terms.rebuild(db, repo_id)  # m011: one count per index run that wrote, not one per answer
     _update_repository_row(db, repo_id, update.etag, result)
     return result
 
@@ -212,6 +214,8 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
     db.conn.executemany("insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
                         entry_prs)
     db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
+    repository_terms.invalidate(db, repo_id)  # m011: counted again by `apply_update` (a trigger per inserted
+    # row would cost what m008 saved)
 
 
 def _json_list(values: tuple) -> str:

@@ -38,7 +38,9 @@ def _read_path_statements(cache: SqliteReleaseCache, conn: sqlite3.Connection) -
     cache.first_stable_release_with_pr(COCOA, 5242)
     cache.prs_user_has(COCOA, [5242, 4953], user)
     cache.cached_pull(COCOA, 5242)
-    cache.term_statistics(COCOA, ["watchdog", "tags"])
+    cache.term_statistics(COCOA, ["watchdog", "tags"])  # stored documents (m011) …
+    conn.execute("delete from repository_terms where repo_id = (select id from repositories where slug = ?)", [RN])
+    cache.term_statistics(RN, ["watchdog"])  # … and counted, for a repository without a row
     cache.repositories()
     cache.has_repository(COCOA)
     conn.set_trace_callback(None)
@@ -53,6 +55,8 @@ def test_every_read_path_query_uses_an_index(example_cache_copy: Path) -> None:
     statements = _read_path_statements(SqliteReleaseCache(conn), conn)
     assert len(statements) >= 17
     assert any("from entry_terms" in sql for sql in statements)
+    assert any("from repository_terms" in sql for sql in statements)
+    assert any("avg(length(text)" in sql for sql in statements)
     scans = {}
     for sql in statements:
         plan = conn.execute(f"explain query plan {sql}").fetchall()

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from packaging.version import Version
 
+from indexer.repository_terms import ENTRY_LENGTH_SQL
 from indexer.schema import read_cache
 from indexer.versions import is_complete, parse_tag, release_prefix_matches, version_key
 from wif_action.models import BundleBump, Entry, PullRequest, Release, UnreleasedNotes, unreleased_release
@@ -69,6 +70,7 @@ class SqliteReleaseCache:
         self.db = db
         self._commits_column: bool | None = None
         self._entry_terms: bool | None = None
+        self._repository_terms: bool | None = None
         self._unreleased_commits_column: bool | None = None
 
     @classmethod
@@ -332,9 +334,10 @@ class SqliteReleaseCache:
 
     def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
         """(documents, mean document length in tokens, document frequency per term) for BM25
-        over all of a repository's entries, from the FTS5 index."""
-        docs, avg_len = self._rows(
-            "select count(*), avg(length(text) - length(replace(text, ' ', '')) + 1) "
+        over all of a repository's entries: the first two as `wif index` stored them (schema m011), else
+        counted; the frequencies from the FTS5 index (they depend on the question's terms)."""
+        docs, avg_len = self._stored_documents(repo) or self._rows(
+            f"select count(*), avg({ENTRY_LENGTH_SQL}) "
             "from entries e join repositories s on s.id = e.repo_id where s.slug = ?", [repo])[0]
         frequencies: dict[str, int] = {}
         for term in terms:
@@ -345,3 +348,15 @@ class SqliteReleaseCache:
                 "and e.rowid in (select rowid from entries_fts where entries_fts match ?)",
                 [repo, '"' + term.replace('"', "") + '"'])[0][0]
         return docs or 0, float(avg_len or 1.0), frequencies
+
+    def _stored_documents(self, repo: str) -> tuple[int, float] | None:
+        """(documents, mean length) as the indexer stored them; None without a row (a repository whose notes
+        changed since, one with no notes) or without the table (writer-only m011): the caller counts them."""
+        if self._repository_terms is None:
+            self._repository_terms = bool(self._rows("select 1 from pragma_table_info('repository_terms') limit 1",
+                                                     []))
+        if not self._repository_terms:
+            return None
+        rows = self._rows("select t.documents, t.mean_length from repository_terms t "
+                          "join repositories s on s.id = t.repo_id where s.slug = ?", [repo])
+        return (rows[0][0], rows[0][1]) if rows else None
