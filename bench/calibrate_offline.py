@@ -124,8 +124,8 @@ class ShippedRunner:
     newest releases and serves their notes as CHANGELOG.md's Unreleased section (tests/unreleased_eval.py), as
     `bench/eval_offline.py --unreleased` does."""
 
-    def __init__(self, db: Path = CACHE, data_dir: Path | None = None):
-        self.db, self._github = db, FakeGitHub(data_dir)
+    def __init__(self, db: Path = CACHE, data_dir: Path | None = None, registry: Path | None = None):
+        self.db, self._github, self.registry = db, FakeGitHub(data_dir), registry
         self._stack = ExitStack()
         self._withheld: dict[tuple[tuple[str, int], ...], AppConfig] = {}
 
@@ -144,7 +144,8 @@ class ShippedRunner:
         """What `wif eval` answers for each case (the one runner of calibration, cross-validation and
         bench/quality_report.py)."""
         weights, rest = judge_weights(setting or {})
-        config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url}, weights=weights)
+        config = AppConfig(db=self.db, engine="offline", env={"GITHUB_API_URL": self._github.url}, weights=weights,
+                           registry=self.registry)
         withheld = self._unreleased_config(cases) if any(case.unreleased_newest for case in cases) else config
         withheld = replace(withheld, weights=weights)
         with thresholds(rest):

@@ -14,6 +14,7 @@ fix), and how many already-has-fix / never-fixed cases end in `no_result` or a M
     python bench/quality_report.py --save a.json; ... --diff a.json   # which cases an ablation changes
     python bench/quality_report.py --misses                       # each miss and whether the fix was listed
     python bench/quality_report.py --far --misses                 # the far holdout (bench/data/far): report only
+    python bench/quality_report.py --far --registry bench/data/far/registry.json  # … with an operator's registry
 
 The far holdout (`--far`) is questions over repositories and release-note formats none of the labelled cases
 above touch (their data in bench/data/far/*.json.gz, built by bench/far_data.py). It is never used to choose a
@@ -201,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff", metavar="FILE", help="list the cases whose answer differs from a --save file")
     parser.add_argument("--misses", action="store_true",
                         help="list the cases each mode misses (top-1 wrong, a wrong ✓, a must_not_claim named)")
+    parser.add_argument("--registry", type=Path, metavar="FILE",
+                        help="an operator's SDK registry instead of the packaged one (bench/data/far/registry.json: "
+                             "the far repositories with the package names customers use)")
     parser.add_argument("--far", action="store_true",
                         help="the far holdout instead: bench/data/far/cases.jsonl over bench/data/far's repositories")
     args = parser.parse_args(argv)
@@ -210,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     db = args.db or build_db(data_dir)
     cases = load_cases(FAR / "cases.jsonl") if args.far else labelled_cases() + unreleased_cases()
     os.environ.pop("GITHUB_TOKEN", None)
-    with ShippedRunner(Path(db), data_dir) as runner:
+    with ShippedRunner(Path(db), data_dir, args.registry) as runner:
         if args.grid:
             target, _, values = args.grid.partition("=")
             grid = {value: run_all(cases, runner, [*args.set, f"{target}={value}"]) for value in values.split(",")}
@@ -228,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = run_all(cases, runner, args.set)
     kind = "far holdout, repositories no other case uses" if args.far else \
         f"public + holdout; {len(unreleased_cases())} asked of a cache withholding the newest releases"
-    print(f"{len(cases)} cases ({kind}), offline engine, shipped workflow; settings: {args.set or 'shipped'}")
+    print(f"{len(cases)} cases ({kind}), offline engine, shipped workflow; settings: {args.set or 'shipped'}"
+          + (f"; registry {args.registry}" if args.registry else ""))
     for mode in MODES:
         show(mode, rows[mode])
     if args.save:
