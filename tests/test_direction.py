@@ -39,6 +39,20 @@ def test_a_change_against_the_complaint_is_flagged(headline, problem, against):
     assert (opposite(headline, complaints(problem)) is not None) == against
 
 
+@pytest.mark.parametrize(("headline", "problem", "why"), [
+    ("No longer send spans for health checks", "Spans are no longer sent.",
+     "it removes spans, and the problem is that spans is missing"),
+    ("Never attach screenshots when the app is in background", "Screenshots are never attached to crashes.",
+     "it removes screenshots, and the problem is that screenshots is missing"),
+    # the negation is all the two share: the change acts on something else
+    ("No longer send transactions for health checks", "Spans are no longer sent.", None),
+    ("Do not send transactions for health checks", "Spans are not sent.", None),
+])
+def test_the_negation_before_the_verb_is_not_what_a_change_acts_on(headline, problem, why):
+    """"No longer send spans": what it acts on is "spans", not "longer" (nor "not" of "Do not send …")."""
+    assert opposite(headline, complaints(problem)) == why
+
+
 def test_an_opposite_change_is_not_the_high_answer(tmp_path):
     notes = "### Fixes\n\n- {text} (#{pr})\n"
     releases = [{"tag_name": "1.2.0", "body": notes.format(text="Stop recording redirects as internal_error", pr=12)},
