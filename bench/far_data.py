@@ -23,7 +23,7 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "data" / "far"
 HEADINGS = (
-    re.compile(r"^## \[?v?(?P<v>\d+\.\d+\.\d+)(?![\w.])\]?[^\n]*$", re.M),  # keepachangelog / craft: "## 0.47.0"
+    re.compile(r"^## \[?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)\]?(?: [^\n]*)?$", re.M),  # keepachangelog / craft: "## 0.47.0"
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n-{3,}$", re.M),  # setext: "2.34.1 (2026-05-13)\n-----"
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
@@ -35,7 +35,8 @@ def git(repo: str, *args: str) -> str:
 
 
 def sections(text: str) -> list[tuple[str, str]]:
-    """(version, body) of every stable version heading, newest first as the file lists them."""
+    """(version, body) of every stable version heading, newest first as the file lists them; a pre-release
+    heading ("## 0.13.0.dev1") ends the section above it and is left out."""
     pattern = max(HEADINGS, key=lambda p: len(p.findall(text)))
     marks = list(pattern.finditer(text))
     return [(m["v"], text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip("\n"))
