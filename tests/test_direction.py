@@ -53,6 +53,15 @@ def test_the_negation_before_the_verb_is_not_what_a_change_acts_on(headline, pro
     assert opposite(headline, complaints(problem)) == why
 
 
+def test_a_stopword_shared_with_another_sentence_is_not_what_a_change_acts_on():
+    """The right fix of the first sentence; the second complains of something missing and shares only "the" with
+    the headline, which made it "removes the, and the problem is that the is missing" (capped at MEDIUM)."""
+    problem = complaints("Health check requests are recorded as transactions. The quota runs out and the real "
+                         "traffic is missing.")
+    assert opposite("Stop recording the health check requests as transactions", problem) is None
+    assert opposite("Remove the user from health check requests", complaints("The user is missing.")) is not None
+
+
 def test_an_opposite_change_is_not_the_high_answer(tmp_path):
     notes = "### Fixes\n\n- {text} (#{pr})\n"
     releases = [{"tag_name": "1.2.0", "body": notes.format(text="Stop recording redirects as internal_error", pr=12)},

@@ -72,11 +72,12 @@ def opposite(headline: str, problem: tuple[Complaint, ...]) -> str | None:
 
 def _objects(headline: str) -> set[str]:
     """What the verb acts on: the words after it up to the first clause ("Skip UI crumbs when sender is nil" → UI
-    crumbs; "No longer send spans for …" → spans: a negation, read by the pattern that finds it, is no object)."""
+    crumbs; "No longer send spans for …" → spans: a negation, read by the pattern that finds it, is no object),
+    without stopwords ("the" of "Stop recording the health checks …" is shared by any sentence of the problem)."""
     text = lexicon.pattern("headline_prefix").sub("", headline.strip(), count=1)
     negated = lexicon.pattern("negated_verb").match(text)
     text = lexicon.pattern("clause_break").split(text[negated.start(1):] if negated else text, maxsplit=1)[0]
-    return _words(text) - lexicon.words("direction_adds", "direction_removes")
+    return _words(text) - lexicon.words("direction_adds", "direction_removes", "stopwords")
 
 
 def _words(text: str) -> set[str]:
