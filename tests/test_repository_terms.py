@@ -12,7 +12,8 @@ import pytest
 
 from indexer.registry import load_registry
 from indexer.schema import open_cache
-from indexer.store import RepositoryUpdate, apply_update
+from indexer.store import RepositoryUpdate, UpdateResult, apply_update
+from tests.cache_helpers import without_migration
 from wif_action.engines.offline import OfflineJudge
 from wif_action.ports import CacheReadError
 from wif_action.question import analyse_question
@@ -71,11 +72,7 @@ def test_a_changed_deleted_or_new_note_drops_its_repository_row_and_indexing_cou
                  [entry])
     assert _stored(conn, COCOA) is None and _stored(conn, RN) is not None
     assert SqliteReleaseCache(conn).term_statistics(COCOA, [])[:2] != before  # counted, with the new text
-    db = open_cache(migrated, create=True)
-    db.execute("begin immediate")
-    apply_update(db, RepositoryUpdate(slug=COCOA, releases=[], etag=None))
-    db.execute("commit")
-    db.close()
+    _reindex(migrated, COCOA)
     assert _stored(conn, COCOA) == _counted(conn, COCOA)[:2] != before
     conn.execute("delete from entry_prs where entry_id = ?", [entry])
     conn.execute("delete from bundle_bumps where entry_id = ?", [entry])
@@ -92,15 +89,22 @@ def test_a_newer_notes_parser_reparses_and_the_row_is_counted_from_the_new_notes
     conn.execute("update releases set body = body || ? where id = ?",
                  ["\n\n### Fixes\n\n- Fix a quuxification crash\n- Fix the frobnicated wibble sprocket\n", release])
     conn.execute("update repositories set notes_parser = 0 where slug = ?", [RN])
-    db = open_cache(migrated, create=True)
-    db.execute("begin immediate")
-    result = apply_update(db, RepositoryUpdate(slug=RN, releases=[], etag=None))
-    db.execute("commit")
-    db.close()
-    assert result.reparsed > 100
+    assert _reindex(migrated, RN).reparsed > 100
     stored = _stored(conn, RN)
     assert stored is not None and stored != before and stored[0] == before[0] + 2  # type: ignore[index]
     assert stored == _counted(conn, RN)[:2]
+
+
+def _reindex(path: Path, slug: str) -> UpdateResult:
+    """What `wif index` does for a repository with nothing new: one transaction through the writer."""
+    db = open_cache(path, create=True)
+    try:
+        db.execute("begin immediate")
+        result = apply_update(db, RepositoryUpdate(slug=slug, releases=[], etag=None))
+        db.execute("commit")
+        return result
+    finally:
+        db.close()
 
 
 def _judged(path: Path) -> list[tuple[int, float, str]]:
@@ -119,11 +123,7 @@ def _judged(path: Path) -> list[tuple[int, float, str]]:
 
 def test_a_cache_without_the_table_answers_the_same(migrated: Path, tmp_path: Path) -> None:
     """A cache an older WIF wrote (no m011: writer-only), or whose rows are gone: the read path counts."""
-    bare = tmp_path / "bare.db"
-    bare.write_bytes(migrated.read_bytes())
-    with sqlite3.connect(bare) as raw:
-        raw.execute("drop table repository_terms")
-        raw.execute("delete from _sqlite_migrations where name = 'm011_repository_terms'")
+    bare = without_migration(migrated, tmp_path / "bare.db", "repository_terms", "m011_repository_terms")
     stored = _judged(migrated)
     assert stored and stored == _judged(bare)
     assert SqliteReleaseCache.open(bare).term_statistics(COCOA, TERMS) == \

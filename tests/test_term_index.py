@@ -16,6 +16,7 @@ import pytest
 
 from indexer.registry import load_registry
 from indexer.schema import open_cache
+from tests.cache_helpers import without_migration
 from wif_action import lexicon
 from wif_action.engines.offline import OfflineJudge
 from wif_action.engines.offline.ranking import RepositoryStats, bm25
@@ -192,11 +193,7 @@ def test_the_judge_scores_the_stored_counts_under_its_own_fingerprint(conn: sqli
 
 def test_a_cache_without_stored_counts_answers_the_same(example_cache_copy: Path, tmp_path: Path) -> None:
     """A cache an older WIF wrote (no m009) or `python -m indexer` filled: the judge counts every entry itself."""
-    bare = tmp_path / "bare.db"
-    bare.write_bytes(example_cache_copy.read_bytes())
-    with sqlite3.connect(bare) as raw:
-        raw.execute("drop table entry_terms")
-        raw.execute("delete from _sqlite_migrations where name = 'm009_entry_terms'")
+    bare = without_migration(example_cache_copy, tmp_path / "bare.db", "entry_terms", "m009_entry_terms")
     registry = load_registry()
     question = analyse_question("WatchdogTermination issues have empty tags", "", registry)
     found = []
