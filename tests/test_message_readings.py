@@ -29,6 +29,10 @@ READINGS = [
     # a later release asked about is not the customer's (off: "on 8.21.0")
     ("pattern:later_version", "Customer on sentry-cocoa sees a crash on launch. Would the latest 8.21.0 help?",
      (COCOA, None), None),
+    # an upgrade proposed is not the version in use (off: "on 8.21.0")
+    ("pattern:upgrade_proposed",
+     "Customer on sentry-cocoa 8.2.0 sees a crash on launch. Would upgrading to 8.21.0 help?", (COCOA, "8.2.0"), None),
+    ("pattern:upgrade_proposed", "sentry-cocoa: crash on launch; should they upgrade to 8.21.0?", (COCOA, None), None),
     # the version it worked in is not the broken one (off: 8.1.0)
     ("pattern:worked_in", "sentry-cocoa: worked in 8.1.0, broken since 8.2.0: crash on launch", (COCOA, "8.2.0"), None),
     # "upgraded from X" is the version left (off: 7.2.0, its "from" read as "on")
@@ -96,3 +100,12 @@ def test_without_its_entry_the_message_is_read_wrong(entry: str, message: str, r
     lexicon.use(_switched_off(entry))
     got, got_problem = _reading(message)
     assert got != read or (problem is not None and got_problem != problem), f"{entry} changes nothing here"
+
+
+@pytest.mark.parametrize("message", [
+    "sentry-java: we had to upgrade to 7.4.1 and the ANRs still happen",
+    "sentry-java: we upgraded to 7.4.1 and the ANRs still happen",
+    "sentry-java: after we upgrade to 7.4.1 the ANRs happen",
+])
+def test_an_upgrade_done_is_not_a_proposal(message: str) -> None:
+    assert _reading(message)[0] == (JAVA, "7.4.1")

@@ -63,6 +63,8 @@ def score_mention(before: str, after_sdk_name: bool, after_package: bool = False
     own version beats an upgrade of an ambiguous name."""
     if lexicon.pattern("fixed_in").search(before):
         return -4.0
+    if lexicon.pattern("upgrade_proposed").search(before):
+        return -3.0
     if upgrade_object is not None:
         return {"generic": 6.0, "package": 6.0, "sdk": 5.0}.get(upgrade_object, 0.5)
     if lexicon.pattern("upgraded_from").search(before):
