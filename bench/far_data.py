@@ -24,10 +24,10 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parent / "data" / "far"
 HEADINGS = (
     re.compile(r"^## \[?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)\]?(?: [^\n]*)?$", re.M),  # keepachangelog / craft: "## 0.47.0"
-    re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n-{3,}$", re.M),  # setext: "2.34.1 (2026-05-13)\n-----"
+    re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
-PR_REF = re.compile(r"(?:\(#|\[#|/pull/|\bPull #)(\d+)\b")
+PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #)(\d+)\b")  # `#N <…>`__: reStructuredText (towncrier)
 
 
 def git(repo: str, *args: str) -> str:

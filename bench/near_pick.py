@@ -1,0 +1,89 @@
+"""Draw the fix lines to label for one in-sample repository of bench/data/near, at random with a fixed seed.
+
+Why: a labelled set measures the judge only if nobody chose the questions it answers well. The draw reads
+the release data far_data.py wrote, not WIF's parser (a line the parser misreads must still be drawable): a
+bullet under a heading (## to ###, or an rst `-` underline) that says fix/bug and not improvements/features,
+citing exactly one PR far_data found a commit for, in the release that first cites it (by version). Each pick
+gets two customer versions, each drawn from up to 5 stable releases of the same major line: `before` the fix
+(for a `fix` case) and `after` it, the fix release included (for an `already_has_fix` case). The labeller takes
+the list in order: the first usable picks become fix cases, the next one or two already-fixed ones; a pick
+skipped (no `before`, or no customer-visible bug) is said in the case or the commit. Problem, message and label
+are written from this list BEFORE running WIF.
+
+    python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.far_data import PR_REF  # noqa: E402
+
+FIX_HEADING = re.compile(r"fix|bug", re.I)
+MIXED_HEADING = re.compile(r"improve|feature|enhance", re.I)  # craft's "Various fixes & improvements" is not a fix list
+HEADING = re.compile(r"^(?:#{1,3} +(?P<md>.+)|(?P<rst>[^\s#-].*)\n[-~^]{3,}[ \t]*)$", re.M)  # "#### Tracing" is a topic
+BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
+
+
+def fix_lines(release: dict) -> list[tuple[str, str]]:
+    """(heading, bullet text) of every bullet under a fix/bug heading of one release body."""
+    body = release["body"] or ""
+    marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)]
+    found = []
+    for bullet in BULLET.finditer(body):
+        above = [title for start, title in marks if start < bullet.start()]
+        if above and FIX_HEADING.search(above[-1]) and not MIXED_HEADING.search(above[-1]):
+            found.append((above[-1], " ".join(bullet["text"].split())))
+    return found
+
+
+def draw(data: dict, seed: int) -> list[dict]:
+    """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
+    when the data holds no earlier release of its major line) and one at or after it (`after`)."""
+    releases = sorted(data["releases"], key=lambda r: Version(r["name"]))
+    first: dict[int, str] = {}
+    for release in releases:
+        for number in map(int, PR_REF.findall(release["body"] or "")):
+            first.setdefault(number, release["name"])
+    pool = []
+    for release in releases:
+        for heading, text in fix_lines(release):
+            numbers = set(map(int, PR_REF.findall(text)))
+            if len(numbers) == 1 and str(n := numbers.pop()) in data["pulls"] and first[n] == release["name"]:
+                pool.append({"fixed_in": release["name"], "pr": n, "section": heading, "line": text})
+    rng = random.Random(seed)
+    rng.shuffle(pool)
+    names = [r["name"] for r in releases]
+    for pick in pool:
+        at, major = names.index(pick["fixed_in"]), Version(pick["fixed_in"]).major
+        before = [v for v in names[max(0, at - 5):at] if Version(v).major == major]
+        pick["before"] = rng.choice(before) if before else None
+        pick["after"] = rng.choice([v for v in names[at:at + 5] if Version(v).major == major])
+    return pool
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path, help="an <owner>__<name>.json.gz far_data.py wrote")
+    parser.add_argument("--first", type=int, default=20, help="how many of the seeded order to list (default 20)")
+    parser.add_argument("--seed", type=int, default=21)
+    args = parser.parse_args()
+    data = json.loads(gzip.decompress(args.data.read_bytes()))
+    for pick in draw(data, args.seed)[:args.first]:
+        print(json.dumps(pick))
+
+
+if __name__ == "__main__":
+    main()
