@@ -4,7 +4,7 @@ Why: every word, synonym, cue phrase and rule must earn its place on labelled qu
 removal changes no answer, in either input mode, is a candidate for deletion; one whose removal turns right
 answers wrong is what the entry is for (and which repositories it was seen on says whether it generalises).
 
-    python bench/ablate.py                          # every entry, public + holdout cases, fields and message
+    python bench/ablate.py                          # every entry, public + holdout + near cases, fields and message
     python bench/ablate.py --only symptom:,rule:    # entries whose name starts with one of these
     python bench/ablate.py --list                   # the entries it can switch off
     python bench/ablate.py --json out.json          # also write every row
@@ -34,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
@@ -43,7 +44,7 @@ from wif_action.evaluation import Case, judge_result, load_cases, top_candidate 
 from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
 
-CASE_FILES = (ROOT / "tests" / "data" / "eval" / "cases.jsonl", ROOT / "bench" / "data" / "holdout_cases.jsonl")
+CASE_FILES = tuple(case_files())  # public + holdout + bench/data/near (bench/labelled.py)
 MODES = ("fields", "message")
 NEVER = "(?!)"  # a pattern that matches nothing
 
@@ -397,11 +398,11 @@ def main(argv: list[str]) -> int:
         print("\n".join(ablation.name for ablation in chosen))
         return 0
     cases = [case for path in CASE_FILES for case in load_cases(path)]
-    with FakeGitHub() as github:
+    with FakeGitHub(fixture_dir()) as github:
         github.rate_limit_limit = github.rate_limit_remaining = 10**9  # a whole run makes more than 5,000 requests
         os.environ["GITHUB_API_URL"] = github.url
         os.environ.pop("GITHUB_TOKEN", None)
-        config = AppConfig(db=ROOT / "cache.db.example", engine="offline", run_source="eval")
+        config = AppConfig(db=labelled_db(), engine="offline", run_source="eval", registry=registry_file())
         used: dict[str, dict[str, set[str]]] = {mode: {} for mode in MODES}
         with recording():
             base = {mode: answers(cases, mode, config, used[mode]) for mode in MODES}

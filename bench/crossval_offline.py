@@ -3,7 +3,8 @@
 Why: tuning constants until the public cases pass measures nothing about questions WIF
 never saw. Every threshold setting in `GRID` is run once over all public cases (through the
 shipped workflow, `bench/calibrate_offline.ShippedRunner`: bundled SDKs, cited PRs and the one
-top-candidate rule included; `--cases FILE` adds the holdout); then, for each repository in turn, the
+top-candidate rule included; by default every labelled case: public, holdout and bench/data/near, see
+bench/labelled.py; `--cases FILE` picks files); then, for each repository in turn, the
 setting that scores best on the *other* repositories is chosen and the held-out
 repository's cases are scored with it. The CV numbers are those held-out scores; the
 in-sample numbers are the best single setting chosen on all cases. Reported in three groups, each in-sample
@@ -14,8 +15,7 @@ counts as HIGH).
     python bench/crossval_offline.py --input fields
     python bench/crossval_offline.py --input message
     python bench/crossval_offline.py --input message --shortlist   # the LLM shortlist's recall
-    python bench/crossval_offline.py --input fields --cases tests/data/eval/cases.jsonl \
-        --cases bench/data/holdout_cases.jsonl                     # every labelled case
+    python bench/crossval_offline.py --input fields --cases tests/data/eval/cases.jsonl   # the public cases only
 
 Each setting answers every case through the workflow (~0.1 s a case), so a run takes minutes.
 """
@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.calibrate_offline import CASES, Scored, ShippedRunner, labelled  # noqa: E402
 from bench.fixture_cache import all_fixture_repos, build_cache  # noqa: E402
+from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
 from wif_action import lexicon  # noqa: E402
 from wif_action.engines.offline import OfflineJudge  # noqa: E402
@@ -142,18 +143,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", choices=("message", "fields"), default="message")
     parser.add_argument("--cases", action="append", type=Path, metavar="FILE",
-                        help="cases file (repeatable; default: the public cases)")
+                        help="cases file (repeatable; default: every labelled case, public + holdout + "
+                             "bench/data/near)")
+    parser.add_argument("--without-near", action="store_true",
+                        help="by default, leave bench/data/near out (the labelled pool before it)")
     parser.add_argument("--shortlist", action="store_true", help="measure the LLM shortlist's recall instead")
     args = parser.parse_args()
     if args.shortlist:
         shortlist_report([json.loads(line) for line in CASES.read_text().splitlines()], args.input)
         return
-    cases = labelled(args.cases or [CASES])
+    with_near = not args.without_near
+    cases = labelled(args.cases or case_files(with_near=with_near))
     grid = settings()
     # Ties between settings go to the one closest to the shipped defaults (a prior fixed before any case is
     # scored), not to whichever comes first in GRID.
     prior = [sum(shipped(target) == value for target, value in setting.items()) for setting in grid]
-    with ShippedRunner() as runner:
+    with ShippedRunner(labelled_db(with_near), fixture_dir(with_near), registry_file(with_near)) as runner:
         runs = [{row.id: row for row in runner.run(cases, args.input, setting)} for setting in grid]
     groups = {name: [c.id for c in cases if group_of(c) == name] for name in GROUPS}
     every = [c.id for c in cases]

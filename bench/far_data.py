@@ -8,6 +8,7 @@ title = subject, body = commit body, merged_at = commit date, merge_commit_sha =
 GitHub REST shape of tests/data/github, trimmed to the newest `--releases` stable releases and the PRs they cite.
 
     python bench/far_data.py getsentry/sentry-go /path/to/sentry-go.git --changelog CHANGELOG.md --releases 60
+    python bench/far_data.py getsentry/sentry-unity /path/to/sentry-unity.git --releases 60 --out bench/data/near
 """
 
 from __future__ import annotations
@@ -110,10 +111,14 @@ def main() -> None:
     parser.add_argument("git_dir", help="a clone or bare mirror of the repository")
     parser.add_argument("--changelog", default="CHANGELOG.md")
     parser.add_argument("--releases", type=int, default=60, help="newest stable releases to keep (default 60)")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="directory to write <owner>__<name>.json.gz to (default bench/data/far; the labelled "
+                             "in-sample repositories go to bench/data/near)")
     args = parser.parse_args()
     data = build(args.slug, args.git_dir, args.changelog, args.releases)
     owner, name = args.slug.split("/")
-    target = OUT / f"{owner}__{name}.json.gz"
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"{owner}__{name}.json.gz"
     target.write_bytes(gzip.compress(json.dumps(data, sort_keys=True).encode(), mtime=0))
     print(f"wrote {target}: {len(data['releases'])} releases, {len(data['pulls'])} PRs")
 

@@ -1,7 +1,7 @@
 """Fit the offline judge's logistic confidence model with leave-one-repository-out, and compare it with the hand rules.
 
-1. Collect: every labelled case (public + holdout, bench/quality_report.py's set) runs through the shipped
-   workflow in both input modes with the hand rules (`max_high` 3, so the scan judges past the first HIGH);
+1. Collect: every labelled case (public + holdout + bench/data/near, bench/quality_report.py's set) runs through
+   the shipped workflow in both input modes with the hand rules (`max_high` 3, so the scan judges past the first HIGH);
    each candidate the judge scores is recorded with its named features (`features.candidate_features`) and
    a label (it is one of the case's right fixes).
 2. Fit: L2-regularised logistic regression by Newton's method (IRLS), plain Python — no new dependency.
@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.labelled import fixture_dir, registry_file  # noqa: E402
 from bench.quality_report import MODES, build_db, labelled_cases, metrics, repository, row  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
@@ -64,7 +65,7 @@ def collect(cases: list[Case], db: str) -> list[dict]:
 
     OfflineJudge.score_pr_confidence = recording  # type: ignore[method-assign]
     try:
-        config = AppConfig(db=db, engine="offline", max_high=3, run_source="eval")
+        config = AppConfig(db=db, engine="offline", max_high=3, run_source="eval", registry=registry_file())
         for mode in MODES:
             for case in cases:
                 current.update(case=case, mode=mode)
@@ -192,7 +193,7 @@ def trained(rows: list[dict], names: list[str], l2: float, combine: str) -> dict
 def answer(cases: list[Case], db: str, model: dict | None) -> dict[str, list[dict]]:
     features.OVERRIDE = model
     try:
-        config = AppConfig(db=db, engine="offline", run_source="eval")
+        config = AppConfig(db=db, engine="offline", run_source="eval", registry=registry_file())
         return {mode: [row(case, run_case(case, mode, config)) for case in cases] for mode in MODES}
     finally:
         features.OVERRIDE = None
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     by_repo: dict[str, list[Case]] = defaultdict(list)
     for case in cases:
         by_repo[repository(case)].append(case)
-    with FakeGitHub() as github:
+    with FakeGitHub(fixture_dir()) as github:
         os.environ["GITHUB_API_URL"] = github.url
         os.environ.pop("GITHUB_TOKEN", None)
         rows = _rows(args.rows, cases, db)

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.labelled import fixture_dir  # noqa: E402
 from indexer.schema import open_cache  # noqa: E402
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry  # noqa: E402
 from tests.fakes.github_server import available_repos, load_repo_fixture  # noqa: E402
@@ -77,12 +78,16 @@ def all_fixture_repos(data_dir: Path | None = None) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Build a release cache of every fixture repository (releases, "
-                                                 "notes, PR details and term counts), as `wif index` would.")
+    parser = argparse.ArgumentParser(description="Build a release cache of every labelled repository (releases, "
+                                                 "notes, PR details and term counts), as `wif index` would: "
+                                                 "tests/data/github and bench/data/near.")
     parser.add_argument("target", nargs="?", default="cache.db", help="cache file to (re)write (default: cache.db)")
-    target = parser.parse_args().target
-    build_cache(target, [(repo, repo) for repo in available_repos()])
-    print(f"wrote {target}")
+    parser.add_argument("--without-near", action="store_true", help="tests/data/github's repositories only")
+    args = parser.parse_args()
+    data_dir = fixture_dir(not args.without_near)
+    repos = available_repos(data_dir)
+    build_cache(args.target, [(repo, repo) for repo in repos], data_dir=data_dir)
+    print(f"wrote {args.target}: {len(repos)} repositories")
 
 
 if __name__ == "__main__":

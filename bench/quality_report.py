@@ -1,8 +1,9 @@
 """The answer-quality numbers of issue 21's "Done when", over every labelled case, through the shipped workflow.
 
 Runs the public cases (tests/data/eval/cases.jsonl; those with `unreleased_newest` on a cache indexed from a fake
-that withholds the newest releases, so a confident `unreleased` answer counts as a HIGH)
-and the holdout (bench/data/holdout_cases.jsonl) through calibration's runner
+that withholds the newest releases, so a confident `unreleased` answer counts as a HIGH),
+the holdout (bench/data/holdout_cases.jsonl) and the near repositories (bench/data/near, bench/labelled.py;
+`--without-near` leaves them out) through calibration's runner
 (`calibrate_offline.ShippedRunner`: `wif eval`'s `run_case`, the workflow `wif ask` runs, offline engine, GitHub
 served by the fake), in both input modes, and prints per mode:
 HIGH precision, top-1, found, MEDIUM top-candidate precision (a MEDIUM answer whose top candidate is a right
@@ -39,6 +40,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.calibrate_offline import ShippedRunner, judge_weights, parse_setting, thresholds  # noqa: E402
+from bench.labelled import case_files, fixture_dir, registry_file  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -49,22 +51,22 @@ from wif_action.evaluation import (  # noqa: E402
     top_candidate,
 )
 
-PUBLIC = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
-HOLDOUT = ROOT / "bench" / "data" / "holdout_cases.jsonl"
 FAR = ROOT / "bench" / "data" / "far"
 MODES = ("fields", "message")
 NEVER_FIXED = ("already_has_fix", "no_result")
 
 
-def labelled_cases() -> list[Case]:
-    """Every labelled case this harness can run on one cache (an `unreleased_newest` case needs its own)."""
-    return [case for path in (PUBLIC, HOLDOUT) for case in load_cases(path) if not case.unreleased_newest]
+def labelled_cases(with_near: bool = True) -> list[Case]:
+    """Every labelled case this harness can run on one cache (an `unreleased_newest` case needs its own): public,
+    holdout and bench/data/near (bench/labelled.py)."""
+    return [case for path in case_files(with_near=with_near) for case in load_cases(path)
+            if not case.unreleased_newest]
 
 
-def unreleased_cases() -> list[Case]:
+def unreleased_cases(with_near: bool = True) -> list[Case]:
     """The labelled cases about fixes not released yet: `ShippedRunner` asks each of its own cache (a fake GitHub
     withholding the newest releases), so their ✓ answers count in HIGH precision like the others'."""
-    return [case for path in (PUBLIC, HOLDOUT) for case in load_cases(path) if case.unreleased_newest]
+    return [case for path in case_files(with_near=with_near) for case in load_cases(path) if case.unreleased_newest]
 
 
 def repository(case: Case) -> str:
@@ -186,8 +188,10 @@ def misses(rows: dict[str, list[dict]]) -> None:
 
 
 def build_db(data_dir: Path | None = None) -> str:
-    """A temporary cache of every fixture repository of `data_dir` (default tests/data/github)."""
+    """A temporary cache of every fixture repository of `data_dir` (default: the labelled pool's, tests/data/github
+    and bench/data/near)."""
     from bench.fixture_cache import all_fixture_repos, build_cache
+    data_dir = data_dir or fixture_dir()
     path = Path(tempfile.mkdtemp(prefix="wif-quality-")) / "cache.db"
     build_cache(path, [(repo, repo) for repo in all_fixture_repos(data_dir)], data_dir=data_dir)
     return str(path)
@@ -207,14 +211,19 @@ def main(argv: list[str] | None = None) -> int:
                              "the far repositories with the package names customers use)")
     parser.add_argument("--far", action="store_true",
                         help="the far holdout instead: bench/data/far/cases.jsonl over bench/data/far's repositories")
+    parser.add_argument("--without-near", action="store_true",
+                        help="leave bench/data/near's repositories out of the labelled pool (the numbers before "
+                             "they were added)")
     args = parser.parse_args(argv)
     if args.far and args.grid:
         parser.error("--far is a holdout to report on, never to choose a value with (--grid)")
-    data_dir = FAR if args.far else None
+    with_near = not args.without_near
+    data_dir = FAR if args.far else fixture_dir(with_near)
     db = args.db or build_db(data_dir)
-    cases = load_cases(FAR / "cases.jsonl") if args.far else labelled_cases() + unreleased_cases()
+    cases = load_cases(FAR / "cases.jsonl") if args.far else labelled_cases(with_near) + unreleased_cases(with_near)
+    registry = args.registry or (None if args.far else registry_file(with_near))
     os.environ.pop("GITHUB_TOKEN", None)
-    with ShippedRunner(Path(db), data_dir, args.registry) as runner:
+    with ShippedRunner(Path(db), data_dir, registry) as runner:
         if args.grid:
             target, _, values = args.grid.partition("=")
             grid = {value: run_all(cases, runner, [*args.set, f"{target}={value}"]) for value in values.split(",")}
@@ -231,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         rows = run_all(cases, runner, args.set)
     kind = "far holdout, repositories no other case uses" if args.far else \
-        f"public + holdout; {len(unreleased_cases())} asked of a cache withholding the newest releases"
+        f"public + holdout{' + near' if with_near else ''}; {len(unreleased_cases(with_near))} asked of a cache " \
+        "withholding the newest releases"
     print(f"{len(cases)} cases ({kind}), offline engine, shipped workflow; settings: {args.set or 'shipped'}"
           + (f"; registry {args.registry}" if args.registry else ""))
     for mode in MODES:

@@ -1,7 +1,11 @@
 """Check a cases file's expected answers against the release cache (no network).
 
-Usage: python bench/verify_cases.py [CASES] [--db cache.db.example]
+Usage: python bench/verify_cases.py [CASES ...] [--db cache.db.example]
+       python bench/verify_cases.py                       # the holdout and every bench/data/near cases file
        python bench/verify_cases.py bench/data/far/cases.jsonl --data bench/data/far   # the far holdout
+
+Cases over a bench/data/near repository are checked against a cache of every labelled repository (tests/data/github
+and bench/data/near, bench/labelled.py), so a hybrid's bundled fix is checked against the bundled SDK's releases.
 
 For each `fix`/`feature` case: the customer's version V and the fix release R are stable releases of the
 repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
@@ -21,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.labelled import labelled_db, near_case_files, near_repos  # noqa: E402
 from wif_action.models import Release  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
@@ -93,16 +98,20 @@ def bundled_problems(case: dict, cache: SqliteReleaseCache, user: Release, fixed
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("cases", nargs="?", default=str(ROOT / "bench" / "data" / "holdout_cases.jsonl"))
-    parser.add_argument("--db", default=str(ROOT / "cache.db.example"))
+    parser.add_argument("cases", nargs="*", type=Path,
+                        default=[ROOT / "bench" / "data" / "holdout_cases.jsonl", *near_case_files()])
+    parser.add_argument("--db", help="release cache (default: cache.db.example, or a cache of every labelled "
+                                     "repository when a case is over a bench/data/near one)")
     parser.add_argument("--data", help="check against a cache built from this directory's fixtures instead of --db")
     args = parser.parse_args()
-    db = args.db
+    cases = [json.loads(line) for path in args.cases for line in path.read_text().splitlines() if line.strip()]
+    db = args.db or str(ROOT / "cache.db.example")
     if args.data:
         from bench.quality_report import build_db
         db = build_db(Path(args.data))
+    elif args.db is None and {c.get("repo") for c in cases} & set(near_repos()):
+        db = str(labelled_db())
     cache = SqliteReleaseCache.open(db)
-    cases = [json.loads(line) for line in Path(args.cases).read_text().splitlines() if line.strip()]
     checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix", "bundled_fix")
                and c.get("repo")]
     failed = 0

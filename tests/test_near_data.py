@@ -1,0 +1,71 @@
+"""bench/data/near: the labelled repositories added to the in-sample pool hold against their data, in one format.
+
+Why: leave-one-repository-out CV over them chooses the judge's rules, so a label its release data does not support
+(a PR not in the fix release, a bundled fix the host brought in elsewhere) would steer a rule wrong; and another
+engineer writes files into the same directory, so the format (one data, cases and registry file per repository)
+is checked, not assumed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench.fixture_cache import build_cache
+from bench.labelled import NEAR, case_files, fixture_dir, merged_registry, near_case_files, near_repos
+from bench.verify_cases import problems
+from indexer.registry import load_registry
+from tests.fakes.github_server import DATA_DIR, available_repos
+from wif_action.tools.cache import SqliteReleaseCache
+
+FAR = NEAR.parent / "far"
+CASE_KEYS = {"id", "repo", "sdk", "version", "problem", "message", "category", "difficulty", "expect", "evidence"}
+
+
+def _cases(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_each_near_repository_has_data_cases_and_registry() -> None:
+    repos = near_repos()
+    assert repos, "bench/data/near holds at least one repository"
+    for repo in repos:
+        stem = repo.replace("/", "__")
+        cases = _cases(NEAR / f"{stem}.cases.jsonl")
+        assert cases and {case["repo"] for case in cases} == {repo}
+        assert all(set(case) >= CASE_KEYS for case in cases)
+        registry = json.loads((NEAR / f"{stem}.registry.json").read_text())
+        assert set(registry["repositories"]) == {repo}
+    assert [p.name.removesuffix(".cases.jsonl").replace("__", "/") for p in near_case_files()] == repos
+
+
+def test_near_repositories_are_new_to_the_pool_and_never_far() -> None:
+    repos = set(near_repos())
+    assert not repos & set(available_repos(DATA_DIR)), "tests/data/github already has it"
+    assert not repos & set(available_repos(FAR)), "the far holdout must stay unseen"
+    ids = [case["id"] for path in case_files() for case in _cases(path)]
+    assert len(ids) == len(set(ids))
+
+
+def test_the_merged_registry_lays_near_aliases_over_the_packaged_one(tmp_path) -> None:
+    packaged = load_registry()
+    merged = merged_registry()
+    if merged is None:  # the near files add nothing: the tools run with the packaged registry itself
+        assert all(packaged.lookup(repo) == repo for repo in near_repos())
+        return
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps(merged))
+    registry = load_registry(path)
+    assert {alias: registry.aliases[alias] for alias in packaged.aliases} == packaged.aliases
+    assert all(registry.bundles(repo) == packaged.bundles(repo) for repo in packaged.repositories)
+    for repo in near_repos():
+        info = json.loads((NEAR / f"{repo.replace('/', '__')}.registry.json").read_text())["repositories"][repo]
+        assert all(registry.lookup(alias) for alias in info.get("aliases", []))
+
+
+def test_near_cases_hold_against_the_labelled_data(tmp_path) -> None:
+    cases = [case for path in near_case_files() for case in _cases(path)]
+    needed = {case["repo"] for case in cases} | {case["expect"]["pr_repo"] for case in cases
+                                                 if case["category"] == "bundled_fix"}
+    db = build_cache(tmp_path / "near.db", [(r, r) for r in sorted(needed)], pulls=False, data_dir=fixture_dir())
+    cache = SqliteReleaseCache.open(db)
+    assert {case["id"]: problems(case, cache) for case in cases} == {case["id"]: [] for case in cases}
