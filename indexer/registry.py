@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -35,6 +35,10 @@ class Registry:
     repositories: dict[str, dict] = field(default_factory=dict)
     _starts: re.Pattern | None = None  # where an alias may start: built on first use
     _lengths: dict[str, list[int]] = field(default_factory=dict)  # first character → alias lengths, longest first
+    _contextual_lengths: tuple[re.Pattern, dict[str, list[int]]] | None = None  # the same for `contextual`
+    # Names of cached repositories that name one only where a text uses them as a package's name ("anthropic" of
+    # anthropic-sdk-python, "requests" of psf/requests): name → the repositories it could mean.
+    contextual: dict[str, list[str]] = field(default_factory=dict)
 
     def lookup(self, sdk: str | None) -> str | None:
         """The repository for an SDK name, id, package or slug; None when unknown or ambiguous."""
@@ -48,8 +52,24 @@ class Registry:
         return None
 
     def choices(self, sdk: str) -> list[str]:
-        """Repositories an ambiguous name could mean (empty when not ambiguous)."""
-        return list(self.ambiguous.get(_normalise(sdk), []))
+        """Repositories an ambiguous name could mean (empty when not ambiguous), a package name of several cached
+        repositories included ("gizmo" of acme/gizmo-go and acme/gizmo-python)."""
+        key = _normalise(sdk)
+        if key in self.ambiguous:
+            return list(self.ambiguous[key])
+        named = self.contextual.get(key, [])
+        return list(named) if len(named) > 1 else []
+
+    def package_choices(self, name: str) -> list[str]:
+        """The cached repositories `name` means when it is used as a package's name ("anthropic 0.40.0",
+        "pip install anthropic", an SDK field): one, several (then ask which), or none."""
+        return list(self.contextual.get(_normalise(name), []))
+
+    def find_package_names(self, text: str) -> list[tuple[int, str]]:
+        """(offset, name) of every contextual name in free text, left to right: the caller decides, from the words
+        around it, whether the text uses it as a package's name ("requests 2.31.0") or as a word ("the requests
+        fail")."""
+        return list(_names_in(fold_case(text), self.contextual, self._contextual_index()))
 
     def find_in_text(self, text: str) -> list[tuple[str, str]]:
         """(alias, repo) for every known name in free text, longest alias first.
@@ -81,41 +101,77 @@ class Registry:
         bundled = [target for repo in listed for target in self.bundles(repo).values()]
         return list(dict.fromkeys(listed + bundled))
 
-    def add_repositories(self, slugs: list[str]) -> None:
+    def add_repositories(self, slugs: list[str], distinctive: Callable[[str], str | None] | None = None) -> None:
         """Make repositories known (e.g. those in the cache): slug and repo name become aliases, the name also
-        as people write it in prose ("widget-sdk" as "Widget SDK")."""
+        as people write it in prose ("widget-sdk" as "Widget SDK").
+
+        Names that could be ordinary words are also contextual (`find_package_names`): a message names the
+        repository by them only where it uses them as a package's name. They are a one-word repository name learnt
+        from the cache ("requests": "the requests fail" is not about psf/requests; `lookup` still knows it, a
+        field names an SDK) and the distinctive part of a name, `distinctive(name)` ("anthropic" of
+        anthropic-sdk-python; not an alias at all), unless the registry already knows that name: a name declared
+        in the registry stays as declared."""
         for slug in slugs:
             self.repositories.setdefault(slug, {})
             name = slug.split("/", 1)[-1]
             spelled = re.sub(r"[-_]+", " ", name).strip()
+            key = _normalise(name)
+            if key not in self.aliases and re.fullmatch(r"[A-Za-z]+", name):
+                self._add_contextual(key, slug)
             for alias in {slug, name, *([spelled] if " " in spelled else [])}:
                 self.aliases.setdefault(_normalise(alias), slug)
+            part = _normalise(distinctive(name) or "") if distinctive else ""
+            if part and (part in self.contextual or (part not in self.aliases and part not in self.ambiguous)):
+                self._add_contextual(part, slug)
         self._starts = None
+        self._contextual_lengths = None
+
+    def _add_contextual(self, name: str, slug: str) -> None:
+        named = self.contextual.setdefault(name, [])
+        if slug not in named:
+            named.append(slug)
+
+    def _contextual_index(self) -> tuple[re.Pattern, dict[str, list[int]]]:
+        if self._contextual_lengths is None:
+            self._contextual_lengths = _index(self.contextual)
+        return self._contextual_lengths
 
     def _names_in(self, text: str) -> Iterator[tuple[int, str]]:
-        """(offset, alias) of every alias in `text` (case-folded), left to right, not overlapping: at each place
-        a name may start, the longest alias that ends where a name may end.
-
-        Why not one regex alternating every alias (longest first), which this matches exactly: compiling it
-        cost every process 11 ms, 23 ms with a cache of 220 repositories; this looks up a dict per place."""
+        """(offset, alias) of every alias in `text` (case-folded): see `_names_in` below."""
         if self._starts is None:
-            lengths: dict[str, set[int]] = {}
-            for alias in self.aliases:
-                if len(alias) >= 2:
-                    lengths.setdefault(alias[0], set()).add(len(alias))
-            self._lengths = {char: sorted(found, reverse=True) for char, found in lengths.items()}
-            chars = "".join(sorted(self._lengths))
-            self._starts = re.compile(rf"(?<![\w@/.-])[{re.escape(chars)}]" if chars else "(?!)")
-        position = 0
-        while match := self._starts.search(text, position):
-            start = match.start()
-            position = start + 1
-            for length in self._lengths[text[start]]:
-                candidate = text[start:start + length]
-                if len(candidate) == length and candidate in self.aliases and _NAME_END.match(text, start + length):
-                    yield start, candidate
-                    position = start + length
-                    break
+            self._starts, self._lengths = _index(self.aliases)
+        return _names_in(text, self.aliases, (self._starts, self._lengths))
+
+
+def _index(names: Mapping[str, object]) -> tuple[re.Pattern, dict[str, list[int]]]:
+    """Where a name may start, and per first character the names' lengths, longest first."""
+    lengths: dict[str, set[int]] = {}
+    for name in names:
+        if len(name) >= 2:
+            lengths.setdefault(name[0], set()).add(len(name))
+    by_char = {char: sorted(found, reverse=True) for char, found in lengths.items()}
+    chars = "".join(sorted(by_char))
+    return re.compile(rf"(?<![\w@/.-])[{re.escape(chars)}]" if chars else "(?!)"), by_char
+
+
+def _names_in(text: str, names: Mapping[str, object],
+              index: tuple[re.Pattern, dict[str, list[int]]]) -> Iterator[tuple[int, str]]:
+    """(offset, name) of every name in `text` (case-folded), left to right, not overlapping: at each place
+    a name may start, the longest name that ends where a name may end.
+
+    Why not one regex alternating every alias (longest first), which this matches exactly: compiling it
+    cost every process 11 ms, 23 ms with a cache of 220 repositories; this looks up a dict per place."""
+    starts, lengths = index
+    position = 0
+    while match := starts.search(text, position):
+        start = match.start()
+        position = start + 1
+        for length in lengths[text[start]]:
+            candidate = text[start:start + length]
+            if len(candidate) == length and candidate in names and _NAME_END.match(text, start + length):
+                yield start, candidate
+                position = start + length
+                break
 
 
 def fold_case(text: str) -> str:

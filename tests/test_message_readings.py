@@ -14,9 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from indexer.registry import load_registry
+from indexer.registry import Registry, load_registry
 from wif_action import lexicon
 from wif_action.engines.offline.extraction import extract
+from wif_action.lexicon.names import distinctive_part
 
 REGISTRY = load_registry()
 PYTHON, COCOA, JAVA, RUBY = (f"getsentry/sentry-{name}" for name in ("python", "cocoa", "java", "ruby"))
@@ -61,6 +62,19 @@ READINGS = [
      (PYTHON, "2.3.1"), "celery spans are missing."),
 ]
 IDS = [entry for entry, *_ in READINGS]
+
+# A cached repository named by its distinctive part or one-word name only where the message uses it as a package's
+# name (tests/test_package_names.py): the entries of that rule, each with a message over made-up cached repositories.
+CACHED = ["acme/widget-sdk", "acme/gizmo-py", "acme/gizmo-go"]
+PACKAGE_READINGS = [
+    # "widget client": the package, not the word (off: no SDK named, the version only)
+    ("pattern:package_named_after", "Our widget client flickers on rotation (we're on 1.2.0)", "acme/widget-sdk"),
+    # after an install command (off: no SDK named)
+    ("pattern:package_named_before", "After pip install widget the screen flickers on rotation, 1.2.0",
+     "acme/widget-sdk"),
+    # "gizmo" is gizmo-py's as much as gizmo-go's: WIF asks which (off: "py" kept, so "gizmo" is gizmo-go's alone)
+    ("words:name_affixes", "Customer on gizmo 1.0.0: crash on start", None),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -109,3 +123,23 @@ def test_without_its_entry_the_message_is_read_wrong(entry: str, message: str, r
 ])
 def test_an_upgrade_done_is_not_a_proposal(message: str) -> None:
     assert _reading(message)[0] == (JAVA, "7.4.1")
+
+
+def _cached_registry() -> Registry:
+    """The packaged registry plus cached repositories no registry declares (built under the lexicon in use)."""
+    registry = load_registry()
+    registry.add_repositories(CACHED, distinctive=distinctive_part)
+    return registry
+
+
+def _package_reading(message: str) -> tuple[str | None, str | None]:
+    request = extract(message, _cached_registry())
+    return request.repo, request.sdk
+
+
+@pytest.mark.parametrize(("entry", "message", "repo"), PACKAGE_READINGS, ids=[e for e, *_ in PACKAGE_READINGS])
+def test_a_package_name_is_read_right_and_wrong_without_its_entry(entry: str, message: str, repo: str | None) -> None:
+    right = _package_reading(message)
+    assert right[0] == repo and right[1] is not None  # an SDK named: its repository, or (shared) WIF asks which
+    lexicon.use(_switched_off(entry))
+    assert _package_reading(message) != right, f"{entry} changes nothing here"

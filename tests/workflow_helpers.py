@@ -11,6 +11,7 @@ from tests.fakes.openai_server import requested_schema
 from wif_action.app import llm_client, read_github
 from wif_action.engines import choose_engine
 from wif_action.engines.offline import OfflineJudge
+from wif_action.lexicon.names import distinctive_part
 from wif_action.models import Answer, AskInput
 from wif_action.ports import AnalysisTools
 from wif_action.tools.cache import SqliteReleaseCache
@@ -33,7 +34,7 @@ def build(cache_path, github_url: str, *, engine: str = "offline", openai_url: s
                 "WIF_LLM_TIMEOUT": "5"}
     cache = SqliteReleaseCache.open(cache_path)
     registry = load_registry()
-    registry.add_repositories(cache.repositories())
+    registry.add_repositories(cache.repositories(), distinctive=distinctive_part)
     client = GitHubClient(read_github(env, timeout=5, retries=0))
     github = CachedPullRequests(client, cache) if use_cached_pulls else client
     judge = choose_engine(engine, cache=cache, registry=registry, make_llm=llm_client, env=env)

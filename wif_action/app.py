@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from indexer.registry import Registry, load_registry
 from wif_action.events import Events
+from wif_action.lexicon.names import distinctive_part
 from wif_action.ports import AnalysisTools, Progress
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.github import CachedPullRequests, GitHubClient
@@ -46,9 +47,10 @@ class AppConfig:
 
 
 def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registry:
-    """The SDK registry plus every repository the cache holds (so any cached repo can be named)."""
+    """The SDK registry plus every repository the cache holds (so any cached repo can be named, by its
+    distinctive part too where a message uses it as a package's name)."""
     registry = load_registry(config.registry)
-    registry.add_repositories(cache.repositories())
+    registry.add_repositories(cache.repositories(), distinctive=distinctive_part)
     return registry
 
 

@@ -32,3 +32,21 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
     if alias in name and alias not in lexicon.words("version_named"):
         return lexicon.weight("alias_sdk_phrase"), True
     return lexicon.weight("alias_platform"), False
+
+
+def distinctive_part(name: str) -> str | None:
+    """The part of a repository's (or a typed SDK's) name that names the project: the name without the words that
+    say what kind of package it is ("anthropic" of anthropic-sdk-python or "Anthropic Python SDK", "openai" of
+    openai-python, "widget" of widget-sdk); None when nothing is left to strip or what is left is no name.
+
+    Why: people name a package by that part ("Customer on anthropic 0.40.0"), and a repository that no registry
+    declares can be found by it only where a text uses it as a package's name (`Registry.add_repositories`)."""
+    parts = [part for part in re.split(r"[-_.\s]+", name.strip().lower()) if part]
+    generic = lexicon.words("sdk_words", "version_named", "not_a_name", "name_affixes")
+    kept = [part for part in parts if part not in generic]
+    if not kept or len(kept) == len(parts):
+        return None
+    part = "-".join(kept)
+    if len(part) < 3 or not re.search(r"[a-z]", part) or part in lexicon.words("stopwords", "weak"):
+        return None
+    return part

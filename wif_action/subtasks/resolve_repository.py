@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from indexer.registry import SLUG
+from indexer.registry import SLUG, Registry
+from wif_action.lexicon.names import distinctive_part
 from wif_action.models import Request
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
@@ -25,16 +26,16 @@ def resolve_repository(run: Run, request: Request) -> RepositoryResult:
     """The repository from the request's own slug, the run's registry, or (no SDK named) the cache."""
     registry = run.registry
     repo = _explicit_repo(request.repo) or registry.lookup(request.sdk) or registry.lookup(request.repo)
-    if repo is None and request.sdk and registry.choices(request.sdk):
-        repo = _disambiguate(run, request, registry.choices(request.sdk))
+    choices = _choices(registry, request.sdk) if repo is None and request.sdk else []
+    if len(choices) == 1:  # an SDK named by a package name one cached repository has ("anthropic")
+        repo = choices[0]
+    elif choices:
+        repo = _disambiguate(run, request, choices)
     if repo is None and not (request.sdk or request.repo):
         return _inferred(run, request)
     if repo is None:
-        name = request.sdk or request.repo or "?"
-        return RepositoryResult(
-            outcome="needs_clarification",
-            message=f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?",
-        )
+        return RepositoryResult(outcome="needs_clarification", message=_which(request.sdk or request.repo or "?",
+                                                                             choices))
     if not run.tools.cache.has_repository(repo):  # a CacheReadError goes up: the workflow fails the run
         return RepositoryResult(
             outcome="failed", repo=repo,
@@ -56,6 +57,20 @@ def _inferred(run: Run, request: Request) -> RepositoryResult:
     run.journal.note(f"Repository: {repo} (inferred: the request names no SDK; of the cached repositories with a "
                  f"release {version} ({', '.join(choices)}), its wording points at {repo}).")
     return RepositoryResult(outcome="ok", repo=repo, inferred=True)
+
+
+def _choices(registry: Registry, sdk: str) -> list[str]:
+    """The repositories an SDK name could mean: the registry's for an ambiguous name, else the cached
+    repositories whose package name it is, as typed or by its distinctive part ("Anthropic Python SDK")."""
+    return (registry.choices(sdk) or registry.package_choices(sdk)
+            or registry.package_choices(distinctive_part(sdk) or ""))
+
+
+def _which(name: str, choices: list[str]) -> str:
+    if choices:
+        return (f"\u201c{name}\u201d could be {', '.join(choices[:-1])} or {choices[-1]}. "
+                "Which repository (owner/name) is it?")
+    return f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?"
 
 
 def _explicit_repo(value: str | None) -> str | None:

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
 from wif_action import lexicon
-from wif_action.engines.offline.versions_in_text import SdkName, VersionMention, customer_version, named_as_customers
+from wif_action.engines.offline.versions_in_text import (
+    VERSION,
+    SdkName,
+    VersionMention,
+    customer_version,
+    named_as_customers,
+)
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.models import Request
 
@@ -30,7 +36,7 @@ _ORPHANS = re.compile(r"(?<=\s)\(\s*\)|(?<=\s)['\"`(]+(?=\s)|(?<=\s)\)+(?=[\s.,;
 @dataclass(frozen=True)
 class AliasMention:
     alias: str
-    repo: str
+    repo: str  # "": a package name several cached repositories share (the workflow asks which)
     start: int
     end: int
     weight: float
@@ -48,6 +54,10 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
         version = customer_version(scrubbed, _names(mentions))
     best = choose_alias(mentions, version, scrubbed)
+    if best is not None and not best.repo:  # "gizmo 1.2.0" of acme/gizmo-go and acme/gizmo-python: ask which
+        return Request(sdk=scrubbed[best.start:best.end], repo=None, version=version.text if version else None,
+                       problem=condense(scrubbed, [best], version), links=list(dict.fromkeys(found_links)),
+                       raw_text=message or "")
     tentative = _tentative_version(scrubbed, mentions, best) if version is None else None
     unknown = _unknown_sdk(scrubbed, registry) if best is None or not best.names_sdk else None
     if unknown is not None:  # "Roku SDK 2.1.0 on Android TV": a question about Roku, not a guess at Android
@@ -109,11 +119,12 @@ def _repo_from_links(links: list[str], registry: Registry) -> str | None:
 
 
 def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
-    """Every occurrence of every registry alias in the text, with its kind."""
+    """Every occurrence of every registry alias in the text, with its kind, and every contextual name the text
+    uses as a package's name (`package_mentions`) outside a longer name ("widget" of "Widget SDK")."""
     lower = fold_case(text)
-    mentions = []
+    mentions: list[AliasMention] = []
     for alias, repo in registry.find_in_text(text):
-        if not repo:
+        if not repo or alias in registry.contextual:  # "requests" of psf/requests: only as a package's name
             continue
         weight, names_sdk = alias_kind_weight(alias, repo)
         pattern = re.compile(rf"(?<![\w@/.-]){re.escape(alias)}(?![\w-]|\.\w)")
@@ -121,7 +132,36 @@ def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
             if alias in CAPITALISED_ONLY and not text[match.start()].isupper():
                 continue
             mentions.append(AliasMention(alias, repo, match.start(), match.end(), weight, names_sdk))
+    mentions += [package for package in package_mentions(text, registry)
+                 if not any(m.start < package.end and package.start < m.end for m in mentions)]
     return sorted(mentions, key=lambda m: m.start)
+
+
+def package_mentions(text: str, registry: Registry) -> list[AliasMention]:
+    """A cached repository's distinctive or one-word name where the text uses it as a package's name ("anthropic
+    0.40.0", "httpx==0.27.0", "pip install anthropic", "the anthropic SDK"), as a package name only one SDK has;
+    never the same word in prose ("the requests fail"). Shared by several cached repositories, its `repo` is ""."""
+    found = []
+    for start, name in registry.find_package_names(text):
+        end = start + len(name)
+        if used_as_package(text, start, end):
+            repos = registry.package_choices(name)
+            found.append(AliasMention(name, repos[0] if len(repos) == 1 else "", start, end,
+                                      lexicon.weight("alias_package"), True))
+    return found
+
+
+def used_as_package(text: str, start: int, end: int) -> bool:
+    """The name at text[start:end] is written as a package's: right before a version (`adjacent_gap`), before
+    what an SDK is called, or after an install command or an import."""
+    if lexicon.pattern("package_named_after").match(text, end):
+        return True
+    if lexicon.pattern("package_named_before").search(text, max(0, start - int(lexicon.weight("version_gap_chars"))),
+                                                      start):
+        return True
+    version = VERSION.search(text, end, end + int(lexicon.weight("version_gap_chars")))
+    return bool(version and lexicon.pattern("adjacent_gap").fullmatch(text, end, version.start())
+                and not lexicon.pattern("unit").match(text, version.end()))
 
 
 def choose_alias(mentions: list[AliasMention], version: VersionMention | None, text: str) -> AliasMention | None:
@@ -130,15 +170,20 @@ def choose_alias(mentions: list[AliasMention], version: VersionMention | None, t
         return None
     scores: dict[str, float] = {}
     for mention in _distinct(mentions):
-        scores[mention.repo] = scores.get(mention.repo, 0.0) + mention.weight
+        scores[_named(mention)] = scores.get(_named(mention), 0.0) + mention.weight
     for mention in mentions:
         if version and _adjacent(mention, version, text):
-            scores[mention.repo] += lexicon.weight("adjacent_bonus")
+            scores[_named(mention)] += lexicon.weight("adjacent_bonus")
             break
-    first = {m.repo: m.start for m in reversed(mentions)}
+    first = {_named(m): m.start for m in reversed(mentions)}
     repo = max(scores, key=lambda r: (scores[r], -first[r]))
-    candidates = [m for m in mentions if m.repo == repo]
+    candidates = [m for m in mentions if _named(m) == repo]
     return max(candidates, key=lambda m: (m.weight, _adjacent_any(m, version, text), len(m.alias), -m.start))
+
+
+def _named(mention: AliasMention) -> str:
+    """What a mention names: its repository, or (shared by several) the name itself."""
+    return mention.repo or mention.alias
 
 
 def _distinct(mentions: list[AliasMention]) -> list[AliasMention]:

@@ -1,0 +1,184 @@
+"""A cached repository named by a package name no registry declares: its distinctive part ("anthropic" of
+anthropic-sdk-python, "openai" of openai-python) or its one-word name ("requests"), only where the text uses it as
+a package's name (before a version, before "SDK"/"client"/…, after an install command or an import), never as a
+word in prose ("the requests fail"); a name several cached repositories share asks which (both engines).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from indexer.registry import Registry, load_registry
+from tests.conftest import build_cache
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, requested_schema
+from tests.workflow_helpers import ask
+from wif_action import lexicon
+from wif_action.engines.offline.extraction import extract
+from wif_action.lexicon.names import distinctive_part
+from wif_action.models import AskInput, Outcome
+
+# Repositories of tests/data/github, as an organisation's own registry would have them: none declared.
+FIXTURES = ["openai/openai-python", "pydantic/pydantic", "getsentry/sentry-python", "getsentry/sentry-cocoa"]
+# Made-up ones: a distinctive part ("widget"), one two repositories share ("gizmo"), a one-word common name.
+MADE_UP = ["acme/widget-sdk", "acme/gizmo-py", "acme/gizmo-go", "acme/requests"]
+
+
+@pytest.fixture(autouse=True)
+def _packaged_lexicon() -> Iterator[None]:
+    lexicon.use(None)
+    yield
+    lexicon.use(None)
+
+
+def _empty_registry(tmp_path: Path) -> Path:
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": {}}))
+    return path
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Registry:
+    """An operator's registry that declares nothing, plus the cached repositories (as `app.load_known_registry`)."""
+    known = load_registry(_empty_registry(tmp_path))
+    known.add_repositories(FIXTURES + MADE_UP, distinctive=distinctive_part)
+    return known
+
+
+@pytest.mark.parametrize(("name", "part"), [
+    ("anthropic-sdk-python", "anthropic"), ("openai-python", "openai"), ("widget-sdk", "widget"),
+    ("gizmo-py", "gizmo"), ("Anthropic Python SDK", "anthropic"), ("acme-widget-sdk", "acme-widget"),
+    # nothing to strip, or nothing left that is a name
+    ("sentry-cocoa", None), ("requests", None), ("sentry-python", None), ("sdk-python", None), ("new-sdk", None),
+    ("go-sdk", None), ("js-sdk", None),
+])
+def test_the_distinctive_part_of_a_name(name: str, part: str | None) -> None:
+    assert distinctive_part(name) == part
+
+
+def test_contextual_names_are_not_aliases_and_a_declared_name_stays_declared(registry: Registry,
+                                                                           tmp_path: Path) -> None:
+    assert registry.lookup("widget") is None and registry.lookup("gizmo") is None  # never a name by itself
+    assert registry.package_choices("widget") == ["acme/widget-sdk"]
+    assert registry.package_choices("openai") == ["openai/openai-python"]
+    assert registry.choices("gizmo") == ["acme/gizmo-py", "acme/gizmo-go"] and registry.choices("widget") == []
+    assert registry.lookup("requests") == "acme/requests"  # a field naming the SDK by its exact name
+    declared = tmp_path / "declared.json"
+    declared.write_text(json.dumps({"repositories": {"acme/widget-sdk": {"aliases": ["widget"]},
+                                                      "acme/requests": {}}}))
+    operator = load_registry(declared)
+    operator.add_repositories(MADE_UP, distinctive=distinctive_part)
+    assert operator.lookup("widget") == "acme/widget-sdk" and "widget" not in operator.contextual
+    assert "requests" not in operator.contextual  # the operator declared acme/requests: its name is theirs
+
+
+@pytest.mark.parametrize(("message", "repo", "version"), [
+    ("Customer on openai 1.40.0: streaming responses hang", "openai/openai-python", "1.40.0"),
+    ("openai==1.40.0 drops the query string", "openai/openai-python", "1.40.0"),
+    ("Upgraded to openai v1.40 and streaming hangs", "openai/openai-python", "v1.40"),
+    ("After pip install openai, 1.40.0 hangs on streaming", "openai/openai-python", "1.40.0"),
+    ("The openai SDK hangs on streaming since 1.40.0", "openai/openai-python", "1.40.0"),
+    ("Customer on widget 1.2.0: the widget flickers on rotation", "acme/widget-sdk", "1.2.0"),
+    ("requests 2.31.0: the requests fail with a timeout", "acme/requests", "2.31.0"),
+    ("Customer on pydantic 2.5.0: validators run twice", "pydantic/pydantic", "2.5.0"),
+])
+def test_a_name_used_as_a_package_names_its_repository(registry: Registry, message: str, repo: str,
+                                                       version: str) -> None:
+    request = extract(message, registry)
+    assert (request.repo, request.version) == (repo, version)
+
+
+@pytest.mark.parametrize("message", [
+    "The widget flickers on rotation since 1.2.0",  # "widget" is a word here
+    "the requests fail with a timeout on 2.31.0",
+    "HTTP requests are 2.5 times slower",  # a measurement, not a version
+    "our openai calls time out when the proxy drops the connection (1.40.0)",
+    "the requests client-side hang on 2.31.0",
+])
+def test_the_same_word_in_prose_names_nothing(registry: Registry, message: str) -> None:
+    request = extract(message, registry)
+    assert request.repo is None and request.sdk is None
+
+
+def test_a_name_several_cached_repositories_share_is_asked_about(registry: Registry) -> None:
+    request = extract("gizmo 1.0.0 crashes when the socket closes", registry)
+    assert (request.sdk, request.repo, request.version) == ("gizmo", None, "1.0.0")
+    assert request.problem == "crashes when the socket closes"
+
+
+NOTES = {
+    "acme/widget-sdk": "### Fixes\n\n- Fix widget flicker on screen rotation (#11)\n",
+    "acme/gizmo-py": "### Fixes\n\n- Fix crash when the socket closes during a handshake (#21)\n",
+    "acme/gizmo-go": "### Fixes\n\n- Fix panic when the socket closes during a handshake (#31)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def cache_and_github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, FakeGitHub]]:
+    with FakeGitHub() as github:
+        for repo, body in NOTES.items():
+            number = int(re.findall(r"#(\d+)", body)[0])
+            github.add_repo(repo, releases=[{"tag_name": "1.1.0", "body": body},
+                                            {"tag_name": "1.0.0", "body": "- Initial release"}],
+                            pulls=[{"number": number, "title": body.split("- ", 1)[1].split(" (#")[0],
+                                    "merged": True}])
+        db = tmp_path_factory.mktemp("package-names") / "cache.db"
+        build_cache(db, github, list(NOTES), pulls="recent", max_pulls=None)
+        yield db, github
+
+
+@pytest.mark.slow
+def test_a_message_naming_the_package_is_answered(cache_and_github: tuple[Path, FakeGitHub]) -> None:
+    db, github = cache_and_github
+    answer, _ = ask(db, github.url, AskInput(message="Customer on widget 1.0.0: the widget flickers when the "
+                                                     "screen rotates. Fixed later?"))
+    assert answer.repo == "acme/widget-sdk" and answer.candidates and answer.candidates[0].pr == 11
+
+
+@pytest.mark.parametrize("inputs", [
+    AskInput(message="gizmo 1.0.0: crash when the socket closes during a handshake. Fixed later?"),
+    AskInput(sdk="Gizmo", version="1.0.0", problem="Crash when the socket closes during a handshake."),
+])
+def test_a_shared_name_asks_which_repository(cache_and_github: tuple[Path, FakeGitHub], inputs: AskInput) -> None:
+    db, github = cache_and_github
+    answer, _ = ask(db, github.url, inputs)
+    assert answer.outcome == Outcome.NEEDS_CLARIFICATION and not answer.candidates
+    assert "acme/gizmo-py" in answer.message and "acme/gizmo-go" in answer.message
+
+
+def test_a_typed_sdk_name_finds_the_repository_by_its_distinctive_part(
+        cache_and_github: tuple[Path, FakeGitHub]) -> None:
+    db, github = cache_and_github
+    answer, _ = ask(db, github.url, AskInput(sdk="Widget JS SDK", version="1.0.0",
+                                             problem="The widget flickers when the screen rotates."))
+    assert answer.repo == "acme/widget-sdk"
+    assert answer.outcome in (Outcome.HIGH, Outcome.MEDIUM)
+
+
+def test_the_llm_engine_gets_the_same_choices(cache_and_github: tuple[Path, FakeGitHub]) -> None:
+    """The LLM reads "gizmo" as the SDK; the resolve step shows it the two cached repositories it could mean and
+    takes its pick (only one of them)."""
+    db, github = cache_and_github
+    seen: list[str] = []
+
+    def respond(body: dict) -> Any:
+        schema, _ = requested_schema(body)
+        if schema == "ExtractedRequest":
+            return {"sdk": "gizmo", "version": "1.0.0", "problem": "Panic when the socket closes.", "links": []}
+        if schema == "RepositoryChoice":
+            seen.append(body["messages"][-1]["content"])
+            return {"repository": "acme/gizmo-go", "reason": "a panic is Go's"}
+        return None
+
+    with FakeOpenAI(respond) as openai:
+        answer, _ = ask(db, github.url, AskInput(message="gizmo 1.0.0: our Go service panics when the socket "
+                                                         "closes during a handshake."),
+                        engine="openai", openai_url=openai.url)
+    assert len(seen) == 1 and "acme/gizmo-py" in seen[0] and "acme/gizmo-go" in seen[0]
+    assert answer.repo == "acme/gizmo-go"
