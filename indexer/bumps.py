@@ -30,15 +30,18 @@ _RANGE = (r"(?:from\s+\[?`?(?P<from>[^\s`\]\[()]+)`?\]?(?:\([^)]*\))?\s+)?"
 # right answer (re-measured with the stricter judge of stop 20: still one more wrong HIGH and one top-1 less
 # in fields input), so they are left for when the judge is stricter (see the closing notes of issue 12).
 _VERB = r"^\s*(?:[-*+]\s*)?(?:(?:chore|build|deps)(?:\([^)]*\))?:\s*)?Bump:?\s+(?:the\s+)?"
+# "Bump JavaScript Sibling SDKs from v10.52.0 to v10.60.0" (sentry-capacitor: @sentry/browser, /vue, /react … move
+# together): the packages of one SDK bumped as a set.
+_SDK = r"(?:\s+Sibling)?\s+SDKs?"
 _BUMP = re.compile(
-    rf"{_VERB}(?:{_NAME}\s+SDK\s+(?:\([^)]*\)\s+)?|{_SENTRY_NAME.replace('name', 'bare')}\s+){_RANGE}",
+    rf"{_VERB}(?:{_NAME}{_SDK}\s+(?:\([^)]*\)\s+)?|{_SENTRY_NAME.replace('name', 'bare')}\s+){_RANGE}",
     re.IGNORECASE,
 )
 # Any one-word name ("Bump `pydantic-core` to v2.14.3"): accepted only for names the registry declares.
 _DECLARED_BUMP = re.compile(rf"{_VERB}`?(?P<name>[A-Za-z.][\w.-]{{0,40}})`?\s+(?:\([^)]*\)\s+)?{_RANGE}",
                             re.IGNORECASE)
 # A second bump in the same line: "… and Sentry-Cocoa to 7.x".
-_AND_BUMP = re.compile(rf"\s*(?:,|and|&)\s+(?:{_NAME}(?:\s+SDK)?\s+){_RANGE}", re.IGNORECASE)
+_AND_BUMP = re.compile(rf"\s*(?:,|and|&)\s+(?:{_NAME}(?:{_SDK})?\s+){_RANGE}", re.IGNORECASE)
 
 _VERSION_TEXT = re.compile(r"^v?\d+\.\d+")
 

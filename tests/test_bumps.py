@@ -22,6 +22,9 @@ REAL_LINES = [  # copied from the release notes of the fixture repositories
     ("- Bump Javascript SDK from v8.42.0 to v9.5.0 ([#2784](https://github.com/getsentry/sentry-dart/pull/2784))",
      "Javascript", "8.42.0", "9.5.0"),
     ("- Bump Cocoa SDK from v8.0.0-beta.1 to v8.0.0 (#2410)", "Cocoa", "8.0.0b1", "8.0.0"),
+    # sentry-capacitor (bench/data/near): its browser, vue, react … packages bumped as one set
+    ("- Bump JavaScript Sibling SDKs from v10.52.0 to v10.60.0 "
+     "([#1303](https://github.com/getsentry/sentry-capacitor/pull/1303))", "JavaScript", "10.52.0", "10.60.0"),
 ]
 
 
