@@ -23,6 +23,7 @@ from wif_action import lexicon
 from wif_action.engines.offline.extraction import extract
 from wif_action.lexicon.names import distinctive_part
 from wif_action.models import AskInput, Outcome
+from wif_action.question import question_of
 
 # Repositories of tests/data/github, as an organisation's own registry would have them: none declared.
 FIXTURES = ["openai/openai-python", "pydantic/pydantic", "getsentry/sentry-python", "getsentry/sentry-cocoa"]
@@ -182,3 +183,13 @@ def test_the_llm_engine_gets_the_same_choices(cache_and_github: tuple[Path, Fake
                         engine="openai", openai_url=openai.url)
     assert len(seen) == 1 and "acme/gizmo-py" in seen[0] and "acme/gizmo-go" in seen[0]
     assert answer.repo == "acme/gizmo-go"
+
+
+def test_a_package_name_counts_little_in_the_question_like_any_sdk_name(registry: Registry) -> None:
+    """"anthropic" in "Customer on anthropic 0.40.0 …" says which repository, not what is wrong, as "sentry-cocoa"
+    does: the question weighs it as an SDK name (lexicon weight `sdk_name`), or it would match every note that
+    names the project."""
+    for message in ("Customer on openai 1.40.0: streaming responses hang", "The openai SDK hangs on streaming"):
+        question = question_of(extract(message, registry), registry)
+        assert question.terms["openai"].weight <= lexicon.weight("sdk_name")
+        assert question.terms["stream"].weight > lexicon.weight("sdk_name")

@@ -100,12 +100,16 @@ def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:
     """Term keys of the SDK names the request uses. Why they count little: "iOS SDK" or "sentry-cocoa" say which
     repository, not what is wrong, and would match every dependency bump of that SDK. A package's own part
     ("serverless" of "@sentry/aws-serverless", "okhttp" of "sentry-okhttp") names the area, so it keeps its
-    weight."""
+    weight. A cached repository's package name ("anthropic" of anthropic-sdk-python, `Registry.find_package_names`)
+    counts little like an alias."""
     keys: set[str] = set()
     if registry is None:
         return keys
-    for alias, repo in registry.find_in_text(request_text[:MAX_ANALYSED_CHARS]):
+    text = request_text[:MAX_ANALYSED_CHARS]
+    for alias, repo in registry.find_in_text(text):
         own = {term.key for term in analyse(repo.replace("/", " ").replace("-", " "))}
         package = is_package_weight(alias_kind_weight(alias, repo)[0])
         keys |= {term.key for term in analyse(alias) if not package or term.key in own}
+    for _start, name in registry.find_package_names(text):  # "anthropic" of anthropic-sdk-python, as an alias
+        keys |= {term.key for term in analyse(name)}
     return keys
