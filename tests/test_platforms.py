@@ -27,6 +27,23 @@ def test_named_platforms_leave_out_the_ones_that_work(text, platforms):
     assert named_platforms(text) == platforms
 
 
+@pytest.mark.parametrize(("text", "platforms"), [
+    # one clause complains, the other platform's says only what happens there: that one works
+    ("they call captureUserFeedback after an error, on Android the feedback appears in the issue, on iOS nothing "
+     "arrives at all.", {"ios"}),
+    ("On iOS the events have no release, while Android events get the app version.", {"ios"}),
+    # the other clause complains too, or neither does: both are the customer's
+    ("On iOS nothing arrives, and on Android neither.", {"ios", "android"}),
+    ("iOS native crashes / app hangs and Android NDK crashes still arrive at full volume, as if the native layer "
+     "never got the sample rate.", {"ios", "android"}),
+    ("Transactions on Android run for 300 seconds; on iOS they end much sooner.", {"android", "ios"}),
+    # the contrast is read inside one sentence only
+    ("On iOS nothing arrives. On Android the feedback appears in the issue.", {"ios", "android"}),
+])
+def test_a_platform_named_by_contrast_with_a_complaint_is_the_one_that_works(text, platforms):
+    assert named_platforms(text) == platforms
+
+
 def test_repository_platforms_come_from_registry_aliases():
     registry = load_registry()
     assert "ios" in repository_platforms(registry, "getsentry/sentry-cocoa")

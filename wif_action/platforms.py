@@ -2,7 +2,8 @@
 
 Why: a fix scoped to other platforms cannot fix the customer's symptom, and a hybrid SDK's bundled
 SDKs are per platform (sentry-cocoa ships iOS, sentry-java Android). A platform the text names only
-as the one that works ("Android looks fine", "works on Android") is not the customer's.
+as the one that works ("Android looks fine", "works on Android", or by contrast: "on Android the feedback
+appears, on iOS nothing arrives") is not the customer's.
 """
 
 from __future__ import annotations
@@ -22,18 +23,50 @@ def _platform_word(words: frozenset[str]) -> re.Pattern[str]:
 
 def named_platforms(text: str) -> set[str]:
     """The platforms `text` says something happens on (those it names as working are left out)."""
-    found: set[str] = set()
+    text = text[:20_000]
     platform_of = lexicon.platform_of()
     works_after, works_before = lexicon.pattern("works_after"), lexicon.pattern("works_before")
-    for match in _platform_word(frozenset(platform_of)).finditer(text[:20_000]):
+    named: list[tuple[str, re.Match[str]]] = []
+    for match in _platform_word(frozenset(platform_of)).finditer(text):
         word = match.group(0).lower()
         if word == "web" and not _web_as_platform(text, match):
             continue
         after, before = text[match.end():match.end() + 60], text[max(0, match.start() - 30):match.start()]
         if works_after.search(after) or works_before.search(before):
             continue
-        found.add(platform_of[word])
-    return found
+        named.append((platform_of[word], match))
+    return {platform for platform, match in named if not _works_by_contrast(text, platform, match, named)}
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _works_by_contrast(text: str, platform: str, match: re.Match[str],
+                       named: list[tuple[str, re.Match[str]]]) -> bool:
+    """"…, on Android the feedback appears in the issue, on iOS nothing arrives at all": in a sentence naming two
+    platforms, one whose clause complains of nothing, while another platform's clause does, is named as the one
+    that works."""
+    complains = lexicon.pattern("complains")
+    start, end = _sentence(text, match)
+    if complains.search(_clause(text, match, start, end)):
+        return False
+    return any(other_platform != platform and start <= other.start() < end
+               and complains.search(_clause(text, other, start, end)) for other_platform, other in named)
+
+
+def _sentence(text: str, match: re.Match[str]) -> tuple[int, int]:
+    """Where the sentence holding `match` starts and ends."""
+    starts = [found.end() for found in _SENTENCE_END.finditer(text, 0, match.start())]
+    stop = _SENTENCE_END.search(text, match.end())
+    return (starts[-1] if starts else 0), (stop.start() if stop else len(text))
+
+
+def _clause(text: str, match: re.Match[str], start: int, end: int) -> str:
+    """The clause of the sentence `start:end` holding `match`, between the lexicon's `contrast_break`s."""
+    breaks = list(lexicon.pattern("contrast_break").finditer(text, start, end))
+    before = [found.end() for found in breaks if found.end() <= match.start()]
+    after = [found.start() for found in breaks if found.start() >= match.end()]
+    return text[(before[-1] if before else start):(after[0] if after else end)]
 
 
 def _web_as_platform(text: str, match: re.Match[str]) -> bool:
