@@ -10,7 +10,9 @@ is dead and goes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from importlib import resources
 
 import pytest
 
@@ -143,3 +145,18 @@ def test_a_package_name_is_read_right_and_wrong_without_its_entry(entry: str, me
     assert right[0] == repo and right[1] is not None  # an SDK named: its repository, or (shared) WIF asks which
     lexicon.use(_switched_off(entry))
     assert _package_reading(message) != right, f"{entry} changes nothing here"
+
+
+def test_a_python_requirement_names_its_sdk_and_keeps_its_extras(tmp_path) -> None:
+    """"`openai[aiohttp]==2.50.0` … the urllib3 pulled in for Bedrock": the version follows the requirement of the
+    SDK, its extras between (read without them, the other package, known to the operator's registry, was the SDK);
+    the extras name integrations in use, so they stay in the problem while the SDK phrase goes."""
+    data = json.loads(resources.files("indexer").joinpath("data/registry.json").read_text())
+    data["repositories"]["urllib3/urllib3"] = {"aliases": ["urllib3"]}
+    (tmp_path / "registry.json").write_text(json.dumps(data))
+    registry = load_registry(tmp_path / "registry.json")
+    request = extract("Security scan on a service using `openai[aiohttp]==2.50.0`: pip-audit flags the resolved "
+                      "aiohttp, and the urllib3 pulled in for Bedrock too.", registry)
+    assert (request.repo, request.version) == ("openai/openai-python", "2.50.0")
+    assert _reading("Using sentry-sdk[flask, celery]==2.3.1: celery spans are missing") == (
+        (PYTHON, "2.3.1"), "flask, celery celery spans are missing")

@@ -30,6 +30,7 @@ MAX_MESSAGE_CHARS = 50_000  # a bound on work; the judgement's numbers (problem_
 _URL = re.compile(r"<?https?://[^\s<>]+>?")
 _SPACE_RUN = re.compile(r"[^\S\n]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+_EXTRAS = re.compile(r"\[([\w.,\s-]{1,40})\]")  # a Python requirement's extras: "openai[aiohttp]"
 _ORPHANS = re.compile(r"(?<=\s)\(\s*\)|(?<=\s)['\"`(]+(?=\s)|(?<=\s)\)+(?=[\s.,;:])")
 
 
@@ -253,7 +254,10 @@ def _remove_sdk_phrase(text: str, mentions: list[AliasMention], version: Version
         closing = re.match(r"\s*\)", text[mention.end:])
         if named_after and closing:
             end = max(end, mention.end + closing.end())
-    return text[:start] + " " * (end - start) + text[end:]
+    blanked = text[:start] + " " * (end - start) + text[end:]
+    for extras in _EXTRAS.finditer(text, start, end):  # "sentry-sdk[flask]==2.3.1": the integrations stay
+        blanked = blanked[:extras.start(1)] + extras.group(1) + blanked[extras.end(1):]
+    return blanked
 
 
 def _lead_in_start(text: str, start: int, alias_words: set[str]) -> int:
