@@ -26,7 +26,8 @@ from indexer.registry import RegistryError, load_registry
 from indexer.schema import CacheError, NeverFilled, read_cache, refusal
 
 if TYPE_CHECKING:  # PyGithub, requests and sqlite-utils load when indexing starts, not for --help
-    from indexer.indexing import Derive, RepoReport
+    from indexer.indexing import RepoReport
+    from indexer.notes_pool import Derive
 
 DEFAULT_MAX_PULLS = 200
 
@@ -38,8 +39,10 @@ examples:
   GITHUB_API_URL=https://ghe.example.com/api/v3 wif index --db cache.db --repo acme/sdk
 
 environment:
-  GITHUB_TOKEN     token for the GitHub API (anonymous when unset: 60 requests/hour)
-  GITHUB_API_URL   API base URL (default https://api.github.com)
+  GITHUB_TOKEN       token for the GitHub API (anonymous when unset: 60 requests/hour)
+  GITHUB_API_URL     API base URL (default https://api.github.com)
+  WIF_INDEX_WORKERS  processes that parse release notes at once on Linux (default: one per core, at most 4;
+                     0 or 1: parse in the indexing process)
 
 A re-run costs two conditional requests per unchanged repository, its releases and the default branch's
 CHANGELOG.md (whose Unreleased section is cached: fixes merged, not released); a 304 is free of rate limit.

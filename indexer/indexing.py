@@ -29,6 +29,7 @@ from sqlite_utils import Database
 
 from indexer import unreleased
 from indexer.github_source import DefaultChangelog, Page, ReleaseSource, SourceError, check_slug
+from indexer.notes_pool import Derive, NotesPool
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.schema import open_cache
 from indexer.store import (
@@ -47,7 +48,6 @@ PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for
 MAX_PAGES = 500  # 50,000 releases: far beyond any SDK; a bound on a misbehaving server
 NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an issue), so it is not re-fetched
 Progress = Callable[[str], None]
-Derive = Callable[[sqlite3.Connection], object]  # derived data brought up to date after indexing
 
 
 STOP_AFTER_SYSTEMIC = 3  # consecutive repositories failing the same systemic way end an index run
@@ -112,29 +112,34 @@ class _Cached:
 
 
 # ---------------------------------------------------------------------------- entry points
-# ---------------------------------------------------------------------------- entry points
 def index_repositories(
-    db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], *, derive: Derive | None = None, **options
+    db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], *, derive: Derive | None = None,
+    workers: int | None = None, **options
 ) -> list[RepoReport]:
     """Index each repository in turn; one failing repository never stops the others. `derive` (given by the
     commands that index: the judge's term counts, which the indexer does not compute itself) then brings the
     derived data up to date; if it fails the cache is still complete (readers compute what is missing).
+    Notes are parsed by up to `workers` processes (default: one per core; indexer/notes_pool.py), and each
+    entry's derived value computed there too.
 
     Raises CacheError (from open_cache) when the file is not a usable cache.
     """
     db = open_cache(db_path, create=True)
+    pool = NotesPool(derive.per_text if derive is not None else None, workers=workers)
     try:
-        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), options)
+        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), {**options, "notes": pool})
+        pool.close()
         if derive is not None:
-            _derive(db, derive, options.get("on_progress", print))
+            _derive(db, derive, pool.computed, options.get("on_progress", print))
         return reports
     finally:
+        pool.close()
         db.close()
 
 
-def _derive(db: Database, derive: Derive, on_progress: Progress) -> None:
+def _derive(db: Database, derive: Derive, computed: dict[str, str], on_progress: Progress) -> None:
     try:
-        derive(db.conn)
+        derive.store(db.conn, computed)
     except sqlite3.DatabaseError as error:
         on_progress(f"Derived data not stored ({error}); answers compute it, the next index run retries.")
 
@@ -147,8 +152,19 @@ def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: li
     `--all` would spend half an hour before saying anything useful. What was indexed is kept.
     """
     reports: list[RepoReport] = []
+    ahead: _RepositoryPass | None = None  # read, written once the next repository is read
     for position, slug in enumerate(slugs):
-        reports.append(index_repository(db, source, slug, **options))
+        run = _repository_pass(db, source, slug, **options)
+        run.read()
+        if ahead is not None:
+            reports.append(ahead.finish())
+            ahead = None
+        if run.report.error is None and position + 1 < len(slugs):
+            # Written after the next repository is read: the parse workers parse its notes meanwhile. Only a
+            # repository read without error waits, so the stop below sees each failure when it happens.
+            ahead = run
+            continue
+        reports.append(run.finish())
         recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
         if len(recent) == STOP_AFTER_SYSTEMIC and recent[0] and len(set(recent)) == 1:
             progress = options.get("on_progress", print)
@@ -173,18 +189,30 @@ def index_repository(
     now: datetime | None = None,
     bundles: Mapping[str, dict[str, str]] | None = None,
     unreleased: bool = True,
+    notes: NotesPool | None = None,
 ) -> RepoReport:
     """Bring one repository's cached releases (and optionally PR details) up to date.
 
     `bundles`: per repository, the bundled SDK names its bump lines use → repositories (a user's registry);
     a repository not in it gets the packaged registry's. `unreleased`: also cache the Unreleased section of
-    CHANGELOG.md on the default branch (one conditional request)."""
+    CHANGELOG.md on the default branch (one conditional request). `notes`: the run's parse workers (None: notes are
+    parsed here, one after another)."""
+    return _repository_pass(db, source, slug, refresh_window_days=refresh_window_days,
+                            changelog_fallback=changelog_fallback, pulls=pulls, max_pulls=max_pulls,
+                            on_progress=on_progress, now=now, bundles=bundles, unreleased=unreleased,
+                            notes=notes).execute()
+
+
+def _repository_pass(db: Database, source: ReleaseSource, slug: str, *, refresh_window_days: float = 30,
+                     changelog_fallback: bool = True, pulls: str = "none", max_pulls: int | None = None,
+                     on_progress: Progress = print, now: datetime | None = None,
+                     bundles: Mapping[str, dict[str, str]] | None = None, unreleased: bool = True,
+                     notes: NotesPool | None = None) -> _RepositoryPass:
     if pulls not in ("none", "recent"):
         raise ValueError(f"pulls must be 'none' or 'recent', not {pulls!r}")
     cutoff = (now or datetime.now(UTC)) - timedelta(days=refresh_window_days)
-    run = _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff,
-                          changelog_fallback, pulls == "recent", max_pulls, (bundles or {}).get(slug), unreleased)
-    return run.execute()
+    return _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff, changelog_fallback,
+                           pulls == "recent", max_pulls, (bundles or {}).get(slug), unreleased, notes)
 
 
 @dataclass
@@ -202,17 +230,23 @@ class _RepositoryPass:
     max_pulls: int | None
     bundles: dict[str, str] | None = None
     unreleased: bool = True
-    unreleased_reply: DefaultChangelog | None = None  # read by `_run`, stored after the releases
+    notes: NotesPool | None = None
+    unreleased_reply: DefaultChangelog | None = None  # read by `_read`, stored after the releases
     unreleased_error: str | None = None
+    update: RepositoryUpdate | None = None  # what `read` learned, for `finish` to write
 
     def execute(self) -> RepoReport:
+        self.read()
+        return self.finish()
+
+    def read(self) -> None:
+        """Every GitHub request of the pass (releases, the Unreleased notes, PR details); writes nothing but a
+        failure's note."""
         started, requests_before = time.monotonic(), self.source.requests
         self.source.begin_repository()
         try:
             check_slug(self.slug)
-            self._run()
-            if self.unreleased:
-                self._unreleased_notes()
+            self._read()
         except SourceError as error:
             self.report.error = error.message
             self.report.systemic = _systemic_kind(error)
@@ -224,10 +258,23 @@ class _RepositoryPass:
         limits = self.source.rate_limit()
         self.report.rate_limit_remaining = limits[0] if limits else None
         self.report.seconds = time.monotonic() - started
+
+    def finish(self) -> RepoReport:
+        """The pass's writes (one transaction for the releases, one for the Unreleased notes), then its progress
+        line."""
+        started = time.monotonic()
+        if self.report.error is None:
+            try:
+                self._write_releases()
+                if self.unreleased:
+                    self._unreleased_notes()
+            except sqlite3.OperationalError as error:
+                self.report.error = f"cache write failed: {error}"
+        self.report.seconds += time.monotonic() - started
         self.on_progress(self.report.line())
         return self.report
 
-    def _run(self) -> None:
+    def _read(self) -> None:
         report = self.report
         first = self.source.first_page(self.slug, _stored_etag(self.db, self.slug))
         report.not_modified = first.status == 304
@@ -239,16 +286,24 @@ class _RepositoryPass:
             # a token pasted into notes (or echoed into them) is never stored, nor published with the cache
             redactor = self.source.redactor
             fetched = [replace(r, name=redactor.text(r.name), body=redactor.text(r.body)) for r in fetched]
+            if self.notes is not None:  # the workers parse what `apply_update` will write while the rest is read
+                self.notes.prefetch([r.body or "" for r in fetched if not _same_body(r, cached)], self.slug)
         if self.unreleased:  # read before the PR details (the PRs its notes cite are the newest), stored after
             self._read_unreleased()
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
         report.releases, report.pulls = len(fetched), len(pull_rows)
-        if report.not_modified and not pull_rows:
+        self.update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, bundles=self.bundles,
+                                       pulls=[self.source.redactor.value(row) for row in pull_rows],
+                                       parse_many=self.notes.parse_many if self.notes else None)
+
+    def _write_releases(self) -> None:
+        report, update = self.report, self.update
+        if update is None:  # nothing was read
+            return
+        if report.not_modified and not update.pulls:
             report.reparsed = self._write(self._checked_unchanged)
             report.stable = _stable_count(self.db, self.slug)
             return
-        update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, bundles=self.bundles,
-                                  pulls=[self.source.redactor.value(row) for row in pull_rows])
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
         report.reparsed = result.reparsed
@@ -276,7 +331,7 @@ class _RepositoryPass:
         """A 304: nothing fetched, but the registry's `bundles` or the notes parser may have changed since the
         last run. Returns how many stored releases were re-parsed."""
         mark_checked(self.db, self.slug)
-        reparsed = reparse_if_stale(self.db, self.slug)
+        reparsed = reparse_if_stale(self.db, self.slug, self.notes.parse_many if self.notes else None)
         refresh_bundle_bumps(self.db, self.slug, self.bundles)
         return reparsed
 

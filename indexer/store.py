@@ -20,9 +20,12 @@ from sqlite_utils import Database
 
 from indexer import repository_terms
 from indexer.bumps import bundled_name, parse_bumps
+from indexer.notes_pool import ParseMany, parse_here
 from indexer.registry import Registry, RegistryError, load_registry
-from indexer.release_notes import PARSER_VERSION, parse_release_notes
+from indexer.release_notes import PARSER_VERSION
 from indexer.versions import parse_tag, version_key
+
+ENTRY_BATCH = 500  # entries inserted per statement while the rest are still being parsed
 
 
 @dataclass
@@ -49,6 +52,9 @@ class RepositoryUpdate:
     etag: str | None
     pulls: list[dict] = field(default_factory=list)
     bundles: dict[str, str] | None = None  # bundled SDK name → repository; None: the packaged registry's
+    # how the notes to write are parsed: `wif index` hands in its worker processes (indexer/notes_pool.py);
+    # None parses them here, one after another (the entries are the same)
+    parse_many: ParseMany | None = None
 
 
 @dataclass
@@ -125,7 +131,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     repo_id = repository_id(db, update.slug)
     existing = {row[0]: (row[1], row[2]) for row in db.execute(
         "select tag, body, id from releases where repo_id = ?", [repo_id])}
-    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug))
+    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug, update.parse_many))
     written: list[dict] = []
     for record in update.releases:
         row = _release_row(repo_id, record)
@@ -144,7 +150,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.new += 1
         written.append(row)
     _insert_releases(db, written)
-    insert_entries(db, repo_id, update.slug, [(row["id"], row["body"]) for row in written])
+    insert_entries(db, repo_id, update.slug, [(row["id"], row["body"]) for row in written], update.parse_many)
     refresh_bundle_bumps(db, update.slug, update.bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
@@ -165,7 +171,7 @@ def _insert_releases(db: Database, rows: list[dict]) -> None:
         [[row[column] for column in _RELEASE_COLUMNS] for row in rows])
 
 
-def reparse_if_stale(db: Database, slug: str) -> int:
+def reparse_if_stale(db: Database, slug: str, parse_many: ParseMany | None = None) -> int:
     """Re-parse every stored body of a repository whose entries an older parser wrote (`PARSER_VERSION`);
     returns how many releases were re-parsed. Local only: the bodies are in the cache. Call inside a
     transaction."""
@@ -176,7 +182,7 @@ def reparse_if_stale(db: Database, slug: str) -> int:
     releases = db.execute("select id, body from releases where repo_id = ?", [repo_id]).fetchall()
     for table in ("bundle_bumps", "entry_prs", "entries"):
         db.execute(f"delete from {table} where repo_id = ?", [repo_id])
-    insert_entries(db, repo_id, slug, [(release_id, body or "") for release_id, body in releases])
+    insert_entries(db, repo_id, slug, [(release_id, body or "") for release_id, body in releases], parse_many)
     _rebuild_pr_first_release(db, repo_id)
     db.execute("update repositories set notes_parser = ? where id = ?", [PARSER_VERSION, repo_id])
     return len(releases)
@@ -189,23 +195,38 @@ def _delete_release(db: Database, release_id: int) -> None:
     db.execute("delete from releases where id = ?", [release_id])
 
 
-def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[int, str]]) -> None:
-    """Parse each (release id, body) and write its entries, their PR numbers and their full-text rows: a few
-    statements per repository rather than a few per entry.
+def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[int, str]],
+                   parse_many: ParseMany | None = None) -> None:
+    """Parse each (release id, body) (`parse_many`, else here) and write its entries, their PR numbers and their
+    full-text rows: a few statements per repository rather than a few per entry.
 
     Why the full-text rows are written here and not by a trigger: the per-row trigger cost ~15 µs an entry
     (0.3 s of indexing the 11 fixture repositories); one `insert … select` does the same in a sixth of that
     (m008 dropped the insert trigger; deletes and updates still keep `entries_fts` in step by trigger).
-    New ids follow the largest one, as SQLite would pick them: the write transaction is exclusive."""
+    New ids follow the largest one, as SQLite would pick them: the write transaction is exclusive. Entries are
+    inserted in batches of `ENTRY_BATCH` as they are parsed (workers parse the next bodies meanwhile)."""
     first = int(db.execute("select coalesce(max(id), 0) + 1 from entries").fetchone()[0])
+    parsed = (parse_many or parse_here)([body for _, body in releases], slug)
     entries: list[tuple] = []
     entry_prs: list[tuple[int, int, int, int]] = []
-    for release_id, body in releases:
-        for entry in parse_release_notes(body, repo=slug):
-            entry_id = first + len(entries)
-            entries.append((entry_id, release_id, repo_id, entry.position, entry.section, entry.heading, entry.text,
-                            _json_list(entry.prs), _json_list(entry.issues), _json_list(entry.commits)))
-            entry_prs.extend((entry_id, release_id, repo_id, pr) for pr in entry.prs)
+    next_id = first
+    for (release_id, _body), rows in zip(releases, parsed, strict=True):
+        for position, section, heading, text, prs, issues, commits, numbers in rows:
+            entries.append((next_id, release_id, repo_id, position, section, heading, text, prs, issues, commits))
+            entry_prs.extend((next_id, release_id, repo_id, pr) for pr in numbers)
+            next_id += 1
+        if len(entries) >= ENTRY_BATCH:
+            _write_entries(db, entries, entry_prs)
+            entries, entry_prs = [], []
+    _write_entries(db, entries, entry_prs)
+    if next_id == first:
+        return
+    db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
+    repository_terms.invalidate(db, repo_id)  # m011: counted again by `apply_update` (a trigger per inserted
+    # row would cost what m008 saved)
+
+
+def _write_entries(db: Database, entries: list[tuple], entry_prs: list[tuple[int, int, int, int]]) -> None:
     if not entries:
         return
     db.conn.executemany(
@@ -213,14 +234,6 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
         "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", entries)
     db.conn.executemany("insert or ignore into entry_prs (entry_id, release_id, repo_id, pr) values (?, ?, ?, ?)",
                         entry_prs)
-    db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
-    repository_terms.invalidate(db, repo_id)  # m011: counted again by `apply_update` (a trigger per inserted
-    # row would cost what m008 saved)
-
-
-def _json_list(values: tuple) -> str:
-    """`json.dumps(list(values))`; most entries cite no issue and no commit, and "[]" costs no encoder call."""
-    return json.dumps(list(values)) if values else "[]"
 
 
 def refresh_bundle_bumps(db: Database, slug: str, bundles: dict[str, str] | None) -> None:

@@ -22,8 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from indexer.github_source import ReleaseSource  # noqa: E402
 from indexer.indexing import index_repositories  # noqa: E402
+from indexer.notes_pool import Derive  # noqa: E402
 from tests.fakes.github_server import FakeGitHub, available_repos  # noqa: E402
-from wif_action.tools.term_index import refresh  # noqa: E402
+from wif_action.tools.term_index import counter, refresh  # noqa: E402
 
 
 def build(output: Path) -> None:
@@ -35,7 +36,7 @@ def build(output: Path) -> None:
         fake.rate_limit_limit = fake.rate_limit_remaining = 10**9  # ~10k requests for unlimited PR details
         source = ReleaseSource(fake.url, retries=None, requests_per_minute=None)  # a local fake: no pacing
         reports = index_repositories(partial, source, available_repos(), pulls="recent", max_pulls=None,
-                                     on_progress=print, derive=refresh)
+                                     on_progress=print, derive=Derive(refresh, counter))
         requests = fake.total_requests()
     failed = [report for report in reports if report.error]
     if failed:

@@ -26,11 +26,12 @@ import pytest
 from indexer.backoff import ENV as BACKOFF_ENV
 from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
+from indexer.notes_pool import Derive
 from indexer.release_notes import PARSER_VERSION
 from indexer.schema import MIGRATIONS, open_cache
 from tests.fakes.github_server import FakeGitHub, available_repos
 from tests.fakes.openai_server import FakeOpenAI
-from wif_action.tools.term_index import refresh
+from wif_action.tools.term_index import counter, refresh
 
 GITHUB_REPOS: list[str] = available_repos()
 EXAMPLE_CACHE = Path(__file__).resolve().parent.parent / "cache.db.example"
@@ -122,7 +123,7 @@ def _single_file(path: Path) -> None:
 
 def build_example_cache(path: Path, fake: FakeGitHub) -> list[RepoReport]:
     """What scripts/build_example_cache.py writes: all repositories, PR details for the newest releases."""
-    return build_cache(path, fake, GITHUB_REPOS, pulls="recent", max_pulls=None, derive=refresh)
+    return build_cache(path, fake, GITHUB_REPOS, pulls="recent", max_pulls=None, derive=Derive(refresh, counter))
 
 
 def example_is_current(path: Path) -> bool:

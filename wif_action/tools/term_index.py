@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable, Mapping
 
 from wif_action import lexicon
 from wif_action.lexicon.terms import term_counts
@@ -24,9 +25,11 @@ def has_table(conn: sqlite3.Connection) -> bool:
     return bool(conn.execute("select 1 from sqlite_master where type = 'table' and name = ?", [TABLE]).fetchone())
 
 
-def refresh(conn: sqlite3.Connection) -> int:
+def refresh(conn: sqlite3.Connection, computed: Mapping[str, str] | None = None) -> int:
     """Compute the term counts of every entry without a row of the current fingerprint, in one transaction;
-    returns how many were written (0 on a cache without the table: a schema before m009)."""
+    returns how many were written (0 on a cache without the table: a schema before m009). `computed`: encoded
+    counts by entry text, already worked out (by `counter` in the indexer's parse workers) under this process's
+    lexicon."""
     if not has_table(conn):
         return 0
     fingerprint = lexicon.fingerprint()
@@ -35,7 +38,8 @@ def refresh(conn: sqlite3.Connection) -> int:
     if not stale:
         return 0
     chunks: dict = {}  # each chunk's keys, worked out once for the whole run
-    encoded: dict[str, str] = {}  # release notes repeat whole lines across releases: each text counted once
+    # release notes repeat whole lines across releases: each text counted once
+    encoded: dict[str, str] = dict(computed or {})
     rows = []
     for entry_id, text in stale:
         counts = encoded.get(text)
@@ -54,6 +58,13 @@ def refresh(conn: sqlite3.Connection) -> int:
     if began:
         conn.execute("commit")
     return len(rows)
+
+
+def counter() -> Callable[[str], str]:
+    """What `refresh` stores for one entry text, with a memo of its own: the indexer's parse workers make one each
+    (`indexer.notes_pool.Derive.per_text`) and hand `refresh` what they counted."""
+    chunks: dict = {}
+    return lambda text: encode(term_counts(text, chunks))
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # json.dumps builds one per call

@@ -1,0 +1,137 @@
+"""The indexer's parse workers (indexer/notes_pool.py) and the read-ahead of `index_repositories`: the cache holds
+the same rows whether notes are parsed in worker processes or in the indexing process, whatever the workers do."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from indexer.github_source import ReleaseSource
+from indexer.indexing import index_repositories
+from indexer.notes_pool import WORKERS_ENV, Derive, NotesPool, parse_here, workers_available
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
+from tests.fakes.github_server import load_repo_fixture
+from wif_action.tools.term_index import counter, refresh
+
+RUBY = "getsentry/sentry-ruby"  # 90 releases
+PHP = "getsentry/sentry-php"  # 124 releases
+RUN_COLUMNS = {"fetched_at", "last_indexed_at", "last_checked_at", "read_at", "applied_at"}  # when, not what
+
+needs_fork = pytest.mark.skipif(workers_available() < 2, reason="parse workers fork on Linux with 2+ cores")
+
+
+def bodies(repo: str) -> list[str]:
+    return [release.get("body") or "" for release in load_repo_fixture(repo)["releases"]]
+
+
+def rows_digest(path: Path) -> dict[str, tuple[int, str]]:
+    """Each table's row count and digest, without the columns that record when a run happened."""
+    conn = sqlite3.connect(path)
+    try:
+        digests = {}
+        for (table,) in conn.execute("select name from sqlite_master where type = 'table' order by name"):
+            columns = [f'"{row[1]}"' for row in conn.execute(f"pragma table_info('{table}')")
+                       if row[1] not in RUN_COLUMNS]
+            rows = conn.execute(f'select {", ".join(columns)} from "{table}" order by {", ".join(columns)}')
+            digest, count = hashlib.sha256(), 0
+            for row in rows:
+                digest.update(repr(row).encode())
+                count += 1
+            digests[table] = (count, digest.hexdigest())
+        return digests
+    finally:
+        conn.close()
+
+
+@needs_fork
+def test_workers_parse_and_count_as_the_process_would() -> None:
+    """Rows in the order of the bodies, each the in-process parse; each entry text's count as `counter` gives it."""
+    pool = NotesPool(counter, workers=2, min_bodies=1)
+    try:
+        parsed = list(pool.parse_many(bodies(PHP), PHP))
+    finally:
+        pool.close()
+    assert parsed == list(parse_here(bodies(PHP), PHP))
+    count = counter()
+    texts = {row[3] for rows in parsed for row in rows}
+    assert pool.computed.keys() == texts
+    assert all(pool.computed[text] == count(text) for text in texts)
+
+
+@needs_fork
+def test_what_was_prefetched_is_what_is_asked_for_else_it_is_parsed_anew() -> None:
+    pool = NotesPool(workers=2, min_bodies=1)
+    try:
+        pool.prefetch(bodies(PHP), PHP)
+        pool.prefetch(bodies(RUBY), RUBY)  # the next repository's, read ahead: PHP's stays
+        assert list(pool.parse_many(bodies(PHP), PHP)) == list(parse_here(bodies(PHP), PHP))
+        changed = bodies(RUBY)[1:]  # not what was prefetched (say, the write found one body already stored)
+        assert list(pool.parse_many(changed, RUBY)) == list(parse_here(changed, RUBY))
+    finally:
+        pool.close()
+
+
+@needs_fork
+def test_a_worker_that_dies_leaves_its_notes_to_the_process() -> None:
+    pool = NotesPool(counter, workers=2, min_bodies=1)
+    try:
+        list(pool.parse_many(bodies(RUBY)[:4], RUBY))  # the workers are up
+        executor = pool._executor
+        assert executor is not None
+        for pid in list(executor._processes):  # killed as the OOM killer would
+            os.kill(pid, signal.SIGKILL)
+        assert list(pool.parse_many(bodies(PHP), PHP)) == list(parse_here(bodies(PHP), PHP))
+        assert list(pool.parse_many(bodies(RUBY), RUBY)) == list(parse_here(bodies(RUBY), RUBY))  # from then on
+    finally:
+        pool.close()
+
+
+def test_few_bodies_one_core_or_workers_capped_start_no_process(monkeypatch) -> None:
+    pool = NotesPool(workers=2, min_bodies=1000)
+    assert list(pool.parse_many(bodies(RUBY), RUBY)) == list(parse_here(bodies(RUBY), RUBY))
+    assert pool._executor is None
+    assert NotesPool(workers=1, min_bodies=1)._executor_for(10) is None
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    assert workers_available() == 0
+
+
+def test_store_uses_the_counts_the_workers_computed(tmp_path) -> None:
+    """`Derive.store` writes what the workers counted, not a second count of its own (here a marked value
+    shows which was written)."""
+    db = open_cache(tmp_path / "cache.db", create=True)
+    notes = "### Fixes\n\n- Fix a crash on launch (#1)\n- Add a feature (#2)\n"
+    release = ReleaseRecord(1, "1.0.0", "1.0.0", notes, False, False, "2024-01-01T00:00:00Z", None)
+    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=RUBY, releases=[release], etag=None)), print)
+    conn = db.conn
+    texts = [row[0] for row in conn.execute("select text from entries order by id")]
+    assert len(texts) == 2
+    assert refresh(conn, {texts[0]: '{"marked":1}'}) == 2
+    stored = dict(conn.execute("select e.text, t.counts from entries e join entry_terms t on t.entry_id = e.id"))
+    assert stored[texts[0]] == '{"marked":1}'
+    assert stored[texts[1]] == counter()(texts[1])
+    db.close()
+
+
+@needs_fork
+def test_the_cache_is_the_same_with_workers_and_without(fake_github, tmp_path, monkeypatch) -> None:
+    """A whole run, read-ahead included: every row the same (a repository that fails between two others too)."""
+    repos = [RUBY, "getsentry/nope", PHP]
+    digests, lines = [], []
+    for workers in ("0", "2"):
+        monkeypatch.setenv(WORKERS_ENV, workers)
+        path = tmp_path / f"cache-{workers}.db"
+        progress: list[str] = []
+        reports = index_repositories(path, ReleaseSource(fake_github.url, retries=None), repos,
+                                     on_progress=progress.append, derive=Derive(refresh, counter))
+        assert [report.repo for report in reports] == repos
+        assert [bool(report.error) for report in reports] == [False, True, False]
+        lines.append([line.split(":")[0] for line in progress])
+        digests.append(rows_digest(path))
+    assert digests[0] == digests[1]
+    assert lines[0] == lines[1] == repos  # one progress line per repository, in order
