@@ -14,11 +14,13 @@ the process. A worker that dies or fails leaves its chunk, and the rest of the r
 
 Why forking in the middle of a run is safe: a worker only runs the parser and the counter on the bodies it is
 sent; it never touches the SQLite connection, the HTTP sessions or the threads it inherited, ignores Ctrl-C (the
-parent stops the pool) and ends with `os._exit`, so nothing inherited is closed or flushed twice.
+parent stops the pool) and ends with `os._exit`, so nothing inherited is closed or flushed twice. A parent killed
+outright takes its workers with it (`_end_with_parent`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -154,7 +156,7 @@ class NotesPool:
             per_text()("warm up")  # so does what the counter reads (the lexicon)
         try:
             executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
-                                           initializer=_start_worker, initargs=(per_text,))
+                                           initializer=_start_worker, initargs=(os.getpid(), per_text))
             executor.submit(int).result()  # every worker forks now, in one go
         except (OSError, RuntimeError):  # no process could be started (limits, a sandbox)
             self._failed = True
@@ -199,10 +201,26 @@ _per_text: TextWork | None = None  # in a worker: what `Derive.per_text` made
 _sent: set[str] = set()  # in a worker: texts whose value it already returned (the parent keeps them for the run)
 
 
-def _start_worker(per_text: Callable[[], TextWork] | None) -> None:
+def _start_worker(parent: int, per_text: Callable[[], TextWork] | None) -> None:
     global _per_text
+    _end_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
     _per_text = per_text() if per_text is not None else None
+
+
+def _end_with_parent(parent: int) -> None:
+    """A killed indexer (SIGKILL, the OOM killer) cannot stop its pool: its workers would wait for work forever.
+    The kernel sends each one SIGKILL when the parent dies (PR_SET_PDEATHSIG); one whose parent died before
+    that was set ends now."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _parse_chunk(slug: str, bodies: Sequence[str]) -> _Chunk:

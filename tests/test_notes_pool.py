@@ -135,3 +135,43 @@ def test_the_cache_is_the_same_with_workers_and_without(fake_github, tmp_path, m
         digests.append(rows_digest(path))
     assert digests[0] == digests[1]
     assert lines[0] == lines[1] == repos  # one progress line per repository, in order
+
+
+ORPHAN_CHECK = """
+import sys, time
+from indexer.notes_pool import NotesPool
+pool = NotesPool(workers=2, min_bodies=1)
+list(pool.parse_many(["- a note (#1)"] * 4, "o/r"))
+print(" ".join(str(pid) for pid in pool._executor._processes), flush=True)
+time.sleep(600)
+"""
+
+
+@needs_fork
+def test_a_killed_indexer_takes_its_workers_with_it() -> None:
+    """SIGKILL leaves no chance to stop the pool: the workers must not wait for work forever."""
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_CHECK], cwd=root, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 60  # a bound on the wait, not a timing claim: the kernel kills them at once
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for init to reap it counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
