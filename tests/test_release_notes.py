@@ -402,6 +402,21 @@ def test_restructuredtext_links_cite_their_pr() -> None:
     assert other.prs == () and "other/lib#7" in other.text
 
 
+
+def test_restructuredtext_double_backtick_literals_leave_the_link_a_link() -> None:
+    """urllib3's CHANGES.rst (towncrier): a ``literal`` before the `#N <…>`__ link used to pair its second backtick
+    with the link's, swallowing the link into a code span ("… port. (`#3664 #3664`__)"), and a `` (Pull #N) ``
+    between two literals lost its PR."""
+    real = ("Bugfixes\n--------\n\n- Fixed ``HTTPConnectionPool`` when used in Emscripten with no explicit port. "
+            "(`#3664 <https://github.com/urllib3/urllib3/issues/3664>`__)\n")
+    entry = only(real, "urllib3/urllib3")
+    assert (entry.section, entry.prs) == ("fix", (3664,))
+    assert entry.text == "Fixed ``HTTPConnectionPool`` when used in Emscripten with no explicit port. (#3664)"
+    old = ("* Deprecated negotiating TLSv1 and TLSv1.1 by default. Users that\n  still wish to use TLS earlier than 1.2 "
+           "without a deprecation warning\n  should opt-in explicitly by setting ``ssl_version=ssl.PROTOCOL_TLSv1_1`` "
+           "(Pull #2002)\n  **Starting in urllib3 v2.0: Connections that receive a ``DeprecationWarning`` will fail**\n")
+    assert only(old, "urllib3/urllib3").prs == (2002,)
+
 @pytest.mark.parametrize("heading", ["### Known issues", "### Known Bugs", "Known issues:", "**Known limitations**"])
 def test_known_issues_are_not_entries(heading: str) -> None:
     """A release lists the bugs it still has under "Known issues": reading them as fixes would answer ✓."""

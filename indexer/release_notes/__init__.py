@@ -55,7 +55,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 3  # 3: commits a line cites (entries.commits)
+PARSER_VERSION = 4  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links
 
 _log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ _TOKEN = re.compile(
     r"|`(?P<rst_label>[^`<\n]{0,300}?)\s*<(?P<rst_url>https?://[^\s<>`]{1,500})>`_{1,2}"  # reStructuredText link
     r"|:(?P<role>pr|pull|issue|ghpull|ghissue|gh):`#?(?P<role_num>\d{1,7})`"  # Sphinx role (towncrier notes)
     r"|:user:`(?P<role_user>[\w-]{1,60})`"
-    r"|(?P<code>`[^`\n]{1,500}`)"
+    r"|(?P<code>``[^\n]{1,500}?``|`[^`\n]{1,500}`)"  # ``literal`` (rst, and Markdown's double-backtick span)
 )
 _GITHUB_REF = re.compile(
     r"(?:https?://(?:(?:www\.)?github\.com|github-redirect\.dependabot\.com)/)?"
