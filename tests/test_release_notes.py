@@ -412,9 +412,10 @@ def test_restructuredtext_double_backtick_literals_leave_the_link_a_link() -> No
     entry = only(real, "urllib3/urllib3")
     assert (entry.section, entry.prs) == ("fix", (3664,))
     assert entry.text == "Fixed ``HTTPConnectionPool`` when used in Emscripten with no explicit port. (#3664)"
-    old = ("* Deprecated negotiating TLSv1 and TLSv1.1 by default. Users that\n  still wish to use TLS earlier than 1.2 "
-           "without a deprecation warning\n  should opt-in explicitly by setting ``ssl_version=ssl.PROTOCOL_TLSv1_1`` "
-           "(Pull #2002)\n  **Starting in urllib3 v2.0: Connections that receive a ``DeprecationWarning`` will fail**\n")
+    old = ("* Deprecated negotiating TLSv1 and TLSv1.1 by default. Users that\n  still wish to use TLS earlier "
+           "than 1.2 without a deprecation warning\n  should opt-in explicitly by setting "
+           "``ssl_version=ssl.PROTOCOL_TLSv1_1`` (Pull #2002)\n  **Starting in urllib3 v2.0: Connections that "
+           "receive a ``DeprecationWarning`` will fail**\n")
     assert only(old, "urllib3/urllib3").prs == (2002,)
 
 @pytest.mark.parametrize("heading", ["### Known issues", "### Known Bugs", "Known issues:", "**Known limitations**"])
