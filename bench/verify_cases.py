@@ -9,10 +9,10 @@ and bench/data/near, bench/labelled.py), so a hybrid's bundled fix is checked ag
 
 For each `fix`/`feature` case: the customer's version V and the fix release R are stable releases of the
 repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
-or between V and R. For `already_has_fix`: each `must_not_claim` PR first ships at or before V. For
-`bundled_fix`: the expected PR first ships in the bundled SDK's release `via`, which V does not bundle yet and R
-is the first release to bundle (through its notes' bump lines). Why: a
-hand- or helper-written case whose answer the data does not support measures nothing.
+or between V and R. For `already_latest`: V is the newest stable release. For `already_has_fix`: each
+`must_not_claim` PR first ships at or before V. For `bundled_fix`: the expected PR first ships in the bundled
+SDK's release `via`, which V does not bundle yet and R is the first release to bundle (through its notes' bump
+lines). Why: a hand- or helper-written case whose answer the data does not support measures nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
     user = cache.find_release(repo, case["version"])
     if user is None or not user.stable:
         return [f"version {case['version']} is not a stable release"]
+    if case["category"] == "already_latest":
+        newest = cache.latest_stable(repo)
+        return [] if newest is not None and newest.version_key == user.version_key else \
+            [f"{user.version} is not the newest stable release ({newest.version if newest else 'none'})"]
     if case["category"] == "already_has_fix":
         return [f"{bad.get('pr') or bad.get('commit')} ships after {user.version}"
                 for bad in expect.get("must_not_claim", []) if not _user_has(cache, repo, bad, user)]
@@ -112,8 +116,8 @@ def main() -> int:
     elif args.db is None and {c.get("repo") for c in cases} & set(near_repos()):
         db = str(labelled_db())
     cache = SqliteReleaseCache.open(db)
-    checked = [c for c in cases if c["category"] in ("fix", "feature", "already_has_fix", "bundled_fix")
-               and c.get("repo")]
+    kinds = ("fix", "feature", "already_has_fix", "already_latest", "bundled_fix")
+    checked = [c for c in cases if c["category"] in kinds and c.get("repo")]
     failed = 0
     for case in checked:
         for problem in problems(case, cache):
