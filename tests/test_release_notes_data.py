@@ -213,9 +213,12 @@ FORMAT_SAMPLES = (
     "### Fixes\n\n- [#123] Don't panic on empty input\n\n### Known issues\n\n- Crash on start (#124)\n",
     "### Bug fixes (2 changes)\n\n- Fix the thing (#5)\n",
     "### Bug Fixes\n\n* **client:** preserve query params on base_url (92e109c)\n",
+    "Bugfixes\n--------\n\n- Fixed ``HTTPConnectionPool`` with no explicit port.\n"
+    "  (`#3664 <https://github.com/acme/widget/issues/3664>`__)\n",  # towncrier rst with ``literals`` (urllib3)
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
-PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c"}  # 3: with commits
+PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
+                  4: "40ebc2371b34c3858e9c6e140d5d55c9453add80f448c5e1742477cf7a652cd4"}  # 4: ``literal`` spans
 
 
 @pytest.mark.slow
