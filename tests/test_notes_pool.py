@@ -118,6 +118,7 @@ def test_store_uses_the_counts_the_workers_computed(tmp_path) -> None:
     db.close()
 
 
+@pytest.mark.slow  # two index runs
 @needs_fork
 def test_the_cache_is_the_same_with_workers_and_without(fake_github, tmp_path, monkeypatch) -> None:
     """A whole run, read-ahead included: every row the same (a repository that fails between two others too)."""
@@ -147,6 +148,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow  # runs a process
 @needs_fork
 def test_a_killed_indexer_takes_its_workers_with_it() -> None:
     """SIGKILL leaves no chance to stop the pool: the workers must not wait for work forever."""
