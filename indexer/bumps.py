@@ -37,9 +37,13 @@ _BUMP = re.compile(
     rf"{_VERB}(?:{_NAME}{_SDK}\s+(?:\([^)]*\)\s+)?|{_SENTRY_NAME.replace('name', 'bare')}\s+){_RANGE}",
     re.IGNORECASE,
 )
-# Any one-word name ("Bump `pydantic-core` to v2.14.3"): accepted only for names the registry declares.
-_DECLARED_BUMP = re.compile(rf"{_VERB}`?(?P<name>[A-Za-z.][\w.-]{{0,40}})`?\s+(?:\([^)]*\)\s+)?{_RANGE}",
-                            re.IGNORECASE)
+# Any one-word name ("Bump `pydantic-core` to v2.14.3"): accepted only for names the registry declares. After
+# "Sentry" ("Bump Sentry Android from v8.51.0 to v8.53.0": sentry-godot names its bundled SDKs so) only with a
+# from-version: the to-only lines of that shape in the fixtures ("Bump: Sentry Cocoa to 7.11.0 and Sentry Android
+# to 5.7.0", old sentry-react-native/sentry-dart) are never followable and stay unread as they were.
+_DECLARED_BUMP = re.compile(
+    rf"{_VERB}(?P<sentry>Sentry[\s-]+)?`?(?P<name>[A-Za-z.][\w.-]{{0,40}})`?\s+(?:\([^)]*\)\s+)?{_RANGE}",
+    re.IGNORECASE)
 # A second bump in the same line: "… and Sentry-Cocoa to 7.x".
 _AND_BUMP = re.compile(rf"\s*(?:,|and|&)\s+(?:{_NAME}(?:{_SDK})?\s+){_RANGE}", re.IGNORECASE)
 
@@ -79,6 +83,8 @@ def parse_bumps(line: str, declared: Iterable[str] = ()) -> list[Bump]:
         generic = _DECLARED_BUMP.match(line)
         if generic is None or bundled_name(generic.group("name")) not in set(declared):
             return []
+        if generic.group("sentry") and generic.group("from") is None:
+            return []  # "Bump: Sentry Cocoa to 7.11.0": never followable; see _DECLARED_BUMP
         return [_bump(generic.group("name"), generic, line)]
     bumps = [_bump(match.group("name") or match.group("bare"), match, line)]
     position = match.end()

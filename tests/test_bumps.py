@@ -96,12 +96,21 @@ def test_the_packaged_registry_follows_the_sentry_hybrids():
     ("* Bump pydantic-core from 2.14.1 to 2.14.3, significant changes", ("pydantic-core", "2.14.1", "2.14.3")),
     ("- Bump Java SDK (Android) from v7.1.0 to v7.2.0 (#3)", ("java", "v7.1.0", "v7.2.0")),
     ("- chore(deps): Bump the Native SDK from 0.7.0 to 0.7.2", ("native", "0.7.0", "0.7.2")),
+    # sentry-godot (bench/data/near), a name its registry entry declares, without "SDK"
+    ("- Bump Sentry Android from v8.51.0 to v8.53.0 ([#855](https://github.com/getsentry/sentry-godot/pull/855))",
+     ("android", "v8.51.0", "v8.53.0")),
 ])
 def test_more_bump_wordings_and_names_a_registry_declares(line, found):
-    bumps = parse_bumps(line, declared=["pydantic-core"])
+    bumps = parse_bumps(line, declared=["pydantic-core", "android"])
     assert [(bundled_name(b.name), b.from_text, b.to_text) for b in bumps] == [found]
+
+
+def test_a_declared_name_after_sentry_needs_a_from_version():
+    line = "- Bump: Sentry Cocoa to 7.11.0 and Sentry Android to 5.7.0 (#2160)"  # sentry-react-native 3.3.5
+    assert parse_bumps(line, declared=["cocoa", "android"]) == []
 
 
 def test_an_undeclared_name_without_sdk_is_not_a_bundle():
     assert parse_bumps("* Bump `pydantic-core` to `v2.14.3`") == []
     assert parse_bumps("- Bump Gradle from v8.9.0 to v8.10.0 (#4063)", declared=["pydantic-core"]) == []
+    assert parse_bumps("- Bump Sentry JavaScript from v10.69.0 to v10.70.0 (#862)", declared=["android"]) == []
