@@ -160,3 +160,12 @@ def test_a_python_requirement_names_its_sdk_and_keeps_its_extras(tmp_path) -> No
     assert (request.repo, request.version) == ("openai/openai-python", "2.50.0")
     assert _reading("Using sentry-sdk[flask, celery]==2.3.1: celery spans are missing") == (
         (PYTHON, "2.3.1"), "flask, celery celery spans are missing")
+
+
+def test_a_url_is_blanked_without_the_quote_or_full_stop_after_it() -> None:
+    """A URL inside quotes or backticks ends before them: blanking "…/items')`" and "…/items`." with the URL left
+    the problem with unpaired backticks and no sentence break, so the next sentence ran into the error message."""
+    message = ("sentry-python 2.3.1: with the HTTP integration, `requests.get('https://api.example.com/items')` raises "
+               "`InvalidURL: Failed to parse https://api.example.com:None/items`. Adding the port helps.")
+    assert _reading(message)[1] == ("with the HTTP integration, `requests.get(' ')` raises `InvalidURL: Failed to "
+                                    "parse `. Adding the port helps.")

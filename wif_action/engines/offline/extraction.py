@@ -27,7 +27,7 @@ from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000  # a bound on work; the judgement's numbers (problem_chars, adjacent_bonus) are [weight]
 
-_URL = re.compile(r"<?https?://[^\s<>]+>?")
+_URL = re.compile(r"<?https?://[^\s<>`'\"]*[^\s<>`'\".,;:!?)\]}]>?")  # not the quote or full stop after it
 _SPACE_RUN = re.compile(r"[^\S\n]+")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 _EXTRAS = re.compile(r"\[([\w.,\s-]{1,40})\]")  # a Python requirement's extras: "openai[aiohttp]"
