@@ -58,6 +58,15 @@ READINGS = [
     # "Running" leads in to the SDK phrase (off: the problem reads "Running celery spans are missing")
     ("words:lead_in", "Running sentry-python 2.3.1, celery spans are missing", (PYTHON, "2.3.1"),
      "celery spans are missing"),
+    # what works is the customer's control case, not the symptom (off: "Sync workers are fine." joins the problem)
+    ("pattern:works_here",
+     "sentry-python 2.3.1: Flask app on gunicorn with -k gevent. Errors only show up in Sentry minutes later. "
+     "Sync workers are fine.", (PYTHON, "2.3.1"), "Flask app on gunicorn with -k gevent. Errors only show up in "
+     "Sentry minutes later."),
+    # … a clause of it too (off: "masking works everywhere else" stays)
+    ("pattern:works_here", "sentry-cocoa 9.1.0: in iOS session replays, anything inside a ScrollView is visible in "
+     "clear text, masking works everywhere else.", (COCOA, "9.1.0"),
+     "in iOS session replays, anything inside a ScrollView is visible in clear text"),
     # "Has this been addressed in a newer version?" asks, it describes nothing (off: its words join the problem)
     ("words:question_noise",
      "sentry-python 2.3.1: celery spans are missing. Has this been addressed in a newer version?",
@@ -169,3 +178,10 @@ def test_a_url_is_blanked_without_the_quote_or_full_stop_after_it() -> None:
                "`InvalidURL: Failed to parse https://api.example.com:None/items`. Adding the port helps.")
     assert _reading(message)[1] == ("with the HTTP integration, `requests.get(' ')` raises `InvalidURL: Failed to "
                                     "parse `. Adding the port helps.")
+
+
+def test_a_clause_saying_what_works_stays_when_it_complains_too() -> None:
+    """"Building without withSentryConfig works." says what is missing for it to work: it is part of the symptom."""
+    assert _reading("@sentry/nextjs 10.46.0: with withSentryConfig, prod pages are broken. Building without "
+                    "withSentryConfig works.")[1] == ("with withSentryConfig, prod pages are broken. Building without "
+                                                      "withSentryConfig works.")

@@ -32,6 +32,8 @@ def test_named_platforms_leave_out_the_ones_that_work(text, platforms):
     ("they call captureUserFeedback after an error, on Android the feedback appears in the issue, on iOS nothing "
      "arrives at all.", {"ios"}),
     ("On iOS the events have no release, while Android events get the app version.", {"ios"}),
+    # a word ending in "nt" ("current") is no negation
+    ("On Android the events arrive with the current release, on iOS nothing arrives.", {"ios"}),
     # the other clause complains too, or neither does: both are the customer's
     ("On iOS nothing arrives, and on Android neither.", {"ios", "android"}),
     ("iOS native crashes / app hangs and Android NDK crashes still arrive at full volume, as if the native layer "

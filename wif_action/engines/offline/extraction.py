@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
@@ -217,7 +218,7 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
     text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []
     for sentence in _SENTENCE_BREAK.split(text):
-        cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(sentence.split()))
+        cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(_without_what_works(sentence).split()))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"")
         cleaned = lexicon.pattern("reported_speech").sub("", lexicon.pattern("aside").sub("", cleaned))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
@@ -229,6 +230,18 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
 
 
 
+
+
+def _without_what_works(sentence: str) -> str:
+    """The sentence less its clauses saying what works ("…, masking works everywhere else", "although the scheduled
+    commands run fine"): the customer's control case names what is not broken, and its words ("everywhere",
+    "scheduled commands") would weigh as the symptom's. A clause that also complains stays."""
+    works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
+    if not works.search(sentence):
+        return sentence
+    breaks = [0, *(m.start() for m in lexicon.pattern("contrast_break").finditer(sentence)), len(sentence)]
+    clauses = [sentence[start:end] for start, end in pairwise(breaks)]
+    return "".join(" " if works.search(clause) and not complains.search(clause) else clause for clause in clauses)
 
 
 def _is_status(sentence: str) -> bool:
