@@ -158,7 +158,7 @@ class NotesPool:
             executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_start_worker, initargs=(os.getpid(), per_text))
             executor.submit(int).result()  # every worker forks now, in one go
-        except (OSError, RuntimeError):  # no process could be started (limits, a sandbox)
+        except (OSError, RuntimeError, ValueError):  # no process could be started (limits, a sandbox, no fork)
             self._failed = True
             return None
         return executor

@@ -9,6 +9,10 @@ equals a build from sources. Tests that need to change a cache copy it first.
 
 Retries keep their policy but do not sleep: WIF_BACKOFF_SCALE=0 (indexer.backoff) for this process and
 the `wif` subprocesses it starts.
+
+Notes are parsed in the indexing process (WIF_INDEX_WORKERS=0, indexer.notes_pool): pytest-xdist already keeps
+every core busy, so parse workers would only add forks and pipes (the fast subset took 6% more CPU with them).
+tests/test_notes_pool.py starts workers itself and compares a run with them and one without.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import pytest
 from indexer.backoff import ENV as BACKOFF_ENV
 from indexer.github_source import ReleaseSource
 from indexer.indexing import RepoReport, index_repositories
-from indexer.notes_pool import Derive
+from indexer.notes_pool import WORKERS_ENV, Derive
 from indexer.release_notes import PARSER_VERSION
 from indexer.schema import MIGRATIONS, open_cache
 from tests.fakes.github_server import FakeGitHub, available_repos
@@ -36,6 +40,7 @@ from wif_action.tools.term_index import counter, refresh
 GITHUB_REPOS: list[str] = available_repos()
 EXAMPLE_CACHE = Path(__file__).resolve().parent.parent / "cache.db.example"
 os.environ[BACKOFF_ENV] = "0"
+os.environ[WORKERS_ENV] = "0"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -23,7 +23,6 @@ RUBY = "getsentry/sentry-ruby"  # 90 releases
 PHP = "getsentry/sentry-php"  # 124 releases
 RUN_COLUMNS = {"fetched_at", "last_indexed_at", "last_checked_at", "read_at", "applied_at"}  # when, not what
 
-needs_fork = pytest.mark.skipif(workers_available() < 2, reason="parse workers fork on Linux with 2+ cores")
 
 
 def bodies(repo: str) -> list[str]:
@@ -49,7 +48,6 @@ def rows_digest(path: Path) -> dict[str, tuple[int, str]]:
         conn.close()
 
 
-@needs_fork
 def test_workers_parse_and_count_as_the_process_would() -> None:
     """Rows in the order of the bodies, each the in-process parse; each entry text's count as `counter` gives it."""
     pool = NotesPool(counter, workers=2, min_bodies=1)
@@ -64,7 +62,6 @@ def test_workers_parse_and_count_as_the_process_would() -> None:
     assert all(pool.computed[text] == count(text) for text in texts)
 
 
-@needs_fork
 def test_what_was_prefetched_is_what_is_asked_for_else_it_is_parsed_anew() -> None:
     pool = NotesPool(workers=2, min_bodies=1)
     try:
@@ -77,7 +74,6 @@ def test_what_was_prefetched_is_what_is_asked_for_else_it_is_parsed_anew() -> No
         pool.close()
 
 
-@needs_fork
 def test_a_worker_that_dies_leaves_its_notes_to_the_process() -> None:
     pool = NotesPool(counter, workers=2, min_bodies=1)
     try:
@@ -119,7 +115,6 @@ def test_store_uses_the_counts_the_workers_computed(tmp_path) -> None:
 
 
 @pytest.mark.slow  # two index runs
-@needs_fork
 def test_the_cache_is_the_same_with_workers_and_without(fake_github, tmp_path, monkeypatch) -> None:
     """A whole run, read-ahead included: every row the same (a repository that fails between two others too)."""
     repos = [RUBY, "getsentry/nope", PHP]
@@ -149,7 +144,6 @@ time.sleep(600)
 
 
 @pytest.mark.slow  # runs a process
-@needs_fork
 def test_a_killed_indexer_takes_its_workers_with_it() -> None:
     """SIGKILL leaves no chance to stop the pool: the workers must not wait for work forever."""
     import subprocess
