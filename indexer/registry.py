@@ -118,12 +118,21 @@ class Registry:
             key = _normalise(name)
             if key not in self.aliases and re.fullmatch(r"[A-Za-z]+", name):
                 self._add_contextual(key, slug)
+                self._contextual_lengths = None
             for alias in {slug, name, *([spelled] if " " in spelled else [])}:
                 self.aliases.setdefault(_normalise(alias), slug)
-            part = _normalise(distinctive(name) or "") if distinctive else ""
+        self._starts = None
+        if distinctive is not None:
+            self.add_package_names(slugs, distinctive)
+
+    def add_package_names(self, slugs: list[str], distinctive: Callable[[str], str | None]) -> None:
+        """The distinctive part of each repository's name, `distinctive(name)`, becomes contextual unless the
+        registry already knows that name as an alias or an ambiguous name (cached repositories, and those the
+        registry lists without declaring that name: "gizmo" of a listed acme/gizmo-py)."""
+        for slug in slugs:
+            part = _normalise(distinctive(slug.split("/", 1)[-1]) or "")
             if part and (part in self.contextual or (part not in self.aliases and part not in self.ambiguous)):
                 self._add_contextual(part, slug)
-        self._starts = None
         self._contextual_lengths = None
 
     def _add_contextual(self, name: str, slug: str) -> None:

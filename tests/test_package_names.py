@@ -20,6 +20,8 @@ from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI, requested_schema
 from tests.workflow_helpers import ask
 from wif_action import lexicon
+from wif_action.api import ask as wif_ask
+from wif_action.commands.action_cache import repository_for
 from wif_action.engines.offline.extraction import extract
 from wif_action.lexicon.names import distinctive_part
 from wif_action.models import AskInput, Outcome
@@ -193,3 +195,39 @@ def test_a_package_name_counts_little_in_the_question_like_any_sdk_name(registry
         question = question_of(extract(message, registry), registry)
         assert question.terms["openai"].weight <= lexicon.weight("sdk_name")
         assert question.terms["stream"].weight > lexicon.weight("sdk_name")
+
+
+def _declared(tmp_path: Path) -> Path:
+    """An operator's registry listing repositories without declaring their package names."""
+    path = tmp_path / "declared.json"
+    path.write_text(json.dumps({"repositories": {"acme/doohickey-sdk": {}, "acme/gadget-py": {},
+                                                 "acme/gadget-go": {}}}))
+    return path
+
+
+@pytest.mark.parametrize(("message", "outcome", "phrase"), [
+    # listed, not cached: the operator is told what to index instead of "I don't know the SDK"
+    ("Customer on doohickey 2.0.0: crash on start. Fixed?", Outcome.FAILED, "no releases of acme/doohickey-sdk"),
+    ("The doohickey crashes on start since 2.0.0. Fixed?", Outcome.NEEDS_CLARIFICATION, "Which SDK"),
+    ("gadget 2.0.0: crash on start. Fixed?", Outcome.NEEDS_CLARIFICATION, "acme/gadget-py or acme/gadget-go"),
+])
+def test_a_listed_repository_is_named_by_its_package_name_too(cache_and_github: tuple[Path, FakeGitHub],
+                                                              tmp_path: Path, message: str, outcome: Outcome,
+                                                              phrase: str) -> None:
+    db, github = cache_and_github
+    answer = wif_ask(db, message=message, registry=_declared(tmp_path), engine="offline",
+                     env={"GITHUB_API_URL": github.url})
+    assert answer.outcome == outcome and phrase in answer.message
+
+
+@pytest.mark.parametrize(("inputs", "repo"), [
+    (AskInput(message="doohickey 2.0.0 crashes on start"), "acme/doohickey-sdk"),
+    (AskInput(sdk="Doohickey SDK", version="2.0.0", problem="Crash on start."), "acme/doohickey-sdk"),
+    (AskInput(message="The doohickey crashes on start since 2.0.0"), None),
+    (AskInput(sdk="gadget", version="2.0.0", problem="Crash on start."), None),  # two listed: no guess
+])
+def test_the_actions_on_the_spot_indexing_finds_a_listed_repository_by_its_package_name(
+        tmp_path: Path, inputs: AskInput, repo: str | None) -> None:
+    registry = load_registry(_declared(tmp_path))
+    registry.add_package_names(list(registry.repositories), distinctive_part)
+    assert repository_for(inputs, registry) == repo

@@ -47,10 +47,11 @@ class AppConfig:
 
 
 def load_known_registry(config: AppConfig, cache: SqliteReleaseCache) -> Registry:
-    """The SDK registry plus every repository the cache holds (so any cached repo can be named, by its
-    distinctive part too where a message uses it as a package's name)."""
+    """The SDK registry plus every repository the cache holds (so any cached repo can be named), each listed or
+    cached repository also by the distinctive part of its name where a message uses it as a package's name."""
     registry = load_registry(config.registry)
     registry.add_repositories(cache.repositories(), distinctive=distinctive_part)
+    registry.add_package_names(list(registry.repositories), distinctive_part)
     return registry
 
 

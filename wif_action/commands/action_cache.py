@@ -99,11 +99,14 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
     deadline less the analysis's reserve; returns the path."""
     from indexer.github_source import REPOSITORY_SECONDS
     from indexer.indexing import index_repositories
+    from wif_action.lexicon.names import distinctive_part
 
     try:
-        repo = repository_for(ask, load_registry(settings.registry))
+        registry = load_registry(settings.registry)
     except RegistryError as error:
         raise ConfigError(str(error)) from error
+    registry.add_package_names(list(registry.repositories), distinctive_part)
+    repo = repository_for(ask, registry)
     if not repo:
         raise ConfigError("There is no usable release cache, and the question does not name a known SDK "
                           "to index. Set the `cache-db` or `cache-repo` input, or give `sdk`.")
@@ -128,10 +131,19 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
 
 
 def repository_for(ask: AskInput, registry: Registry) -> str | None:
-    """The repository the question is about: explicit repo, a known SDK name, or one named in the text."""
+    """The repository the question is about: explicit repo, a known SDK name, or one named in the text; a
+    repository the registry lists also by its package name ("gizmo" of acme/gizmo-py, given as the SDK or used as
+    a package's name in the text: "gizmo 1.0.0"), when only one listed repository has it."""
     for name in (ask.repo, ask.sdk):
         if name and (registry.lookup(name) or SLUG.match(name.strip())):
             return registry.lookup(name) or name.strip()
+    from wif_action.engines.offline.extraction import package_mentions
+    from wif_action.lexicon.names import package_choices
+
+    named = package_choices(registry, ask.sdk) if ask.sdk else []
+    if len(named) == 1:
+        return named[0]
     text = " ".join(part for part in (ask.problem, ask.message) if part)
     found = [repo for _alias, repo in registry.find_in_text(text) if repo]
+    found += [mention.repo for mention in package_mentions(text, registry) if mention.repo]
     return found[0] if found else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from indexer.registry import Registry
 from wif_action import lexicon
 
 # The weights of the three kinds of name: lexicon.toml [weight] alias_package, alias_sdk_phrase, alias_platform.
@@ -50,3 +51,9 @@ def distinctive_part(name: str) -> str | None:
     if len(part) < 3 or not re.search(r"[a-z]", part) or part in lexicon.words("stopwords", "weak"):
         return None
     return part
+
+
+def package_choices(registry: Registry, name: str) -> list[str]:
+    """The repositories an SDK name given as such (a field, an engine's extracted SDK) means as a package name: as
+    typed, else by its distinctive part ("Anthropic Python SDK" → "anthropic")."""
+    return registry.package_choices(name) or registry.package_choices(distinctive_part(name) or "")

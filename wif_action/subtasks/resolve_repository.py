@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from indexer.registry import SLUG, Registry
-from wif_action.lexicon.names import distinctive_part
+from wif_action.lexicon.names import package_choices
 from wif_action.models import Request
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
@@ -62,8 +62,7 @@ def _inferred(run: Run, request: Request) -> RepositoryResult:
 def _choices(registry: Registry, sdk: str) -> list[str]:
     """The repositories an SDK name could mean: the registry's for an ambiguous name, else the cached
     repositories whose package name it is, as typed or by its distinctive part ("Anthropic Python SDK")."""
-    return (registry.choices(sdk) or registry.package_choices(sdk)
-            or registry.package_choices(distinctive_part(sdk) or ""))
+    return registry.choices(sdk) or package_choices(registry, sdk)
 
 
 def _which(name: str, choices: list[str]) -> str:
