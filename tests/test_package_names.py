@@ -231,3 +231,16 @@ def test_the_actions_on_the_spot_indexing_finds_a_listed_repository_by_its_packa
     registry = load_registry(_declared(tmp_path))
     registry.add_package_names(list(registry.repositories), distinctive_part)
     assert repository_for(inputs, registry) == repo
+
+
+@pytest.mark.parametrize(("message", "repo"), [
+    # the whole phrase is the package's name, not the packaged registry's "Python SDK" (sentry-python) after it
+    ("Customer on the Widget Python SDK 1.2.0: the widget flickers on rotation", "acme/widget-sdk"),
+    ("widget python sdk (1.2.0): the widget flickers on rotation", "acme/widget-sdk"),
+    # … while "Python SDK" alone is still the registry's
+    ("Customer on the Python SDK 2.3.1: celery spans are missing", "getsentry/sentry-python"),
+])
+def test_a_package_name_before_a_platform_sdk_phrase_names_its_own_sdk(message: str, repo: str) -> None:
+    packaged = load_registry()
+    packaged.add_repositories([*MADE_UP, "getsentry/sentry-python"], distinctive=distinctive_part)
+    assert extract(message, packaged).repo == repo

@@ -134,8 +134,11 @@ def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
             if alias in CAPITALISED_ONLY and not text[match.start()].isupper():
                 continue
             mentions.append(AliasMention(alias, repo, match.start(), match.end(), weight, names_sdk))
-    mentions += [package for package in package_mentions(text, registry)
-                 if not any(m.start < package.end and package.start < m.end for m in mentions)]
+    for package in package_mentions(text, registry):  # the longer name wins, as in `Registry.find_in_text`
+        overlapping = [m for m in mentions if m.start < package.end and package.start < m.end]
+        if all(package.start <= m.start and m.end <= package.end and m.end - m.start < package.end - package.start
+               for m in overlapping):  # "Anthropic Python SDK" is anthropic's, not the "Python SDK" alias's
+            mentions = [m for m in mentions if m not in overlapping] + [package]
     return sorted(mentions, key=lambda m: m.start)
 
 
@@ -148,7 +151,8 @@ def package_mentions(text: str, registry: Registry) -> list[AliasMention]:
         end = start + len(name)
         if used_as_package(text, start, end):
             repos = registry.package_choices(name)
-            found.append(AliasMention(name, repos[0] if len(repos) == 1 else "", start, end,
+            named = lexicon.pattern("package_named_after").match(text, end)  # "anthropic Python SDK": all of it
+            found.append(AliasMention(name, repos[0] if len(repos) == 1 else "", start, named.end() if named else end,
                                       lexicon.weight("alias_package"), True))
     return found
 
