@@ -83,6 +83,9 @@ PACKAGE_READINGS = [
     # after an install command (off: no SDK named)
     ("pattern:package_named_before", "After pip install widget the screen flickers on rotation, 1.2.0",
      "acme/widget-sdk"),
+    # the label the message starts with (off, either half: no SDK named)
+    ("pattern:package_label_before", "widget: flickers on rotation since 1.2.0", "acme/widget-sdk"),
+    ("pattern:package_label_after", "- widget: flickers on rotation since 1.2.0", "acme/widget-sdk"),
     # "gizmo" is gizmo-py's as much as gizmo-go's: WIF asks which (off: "py" kept, so "gizmo" is gizmo-go's alone)
     ("words:name_affixes", "Customer on gizmo 1.0.0: crash on start", None),
 ]

@@ -90,6 +90,8 @@ def test_contextual_names_are_not_aliases_and_a_declared_name_stays_declared(reg
     ("Customer on widget 1.2.0: the widget flickers on rotation", "acme/widget-sdk", "1.2.0"),
     ("requests 2.31.0: the requests fail with a timeout", "acme/requests", "2.31.0"),
     ("Customer on pydantic 2.5.0: validators run twice", "pydantic/pydantic", "2.5.0"),
+    ("openai: streaming responses hang since 1.40.0", "openai/openai-python", "1.40.0"),
+    ("Hi team,\n> requests: the session leaks sockets on 2.31.0", "acme/requests", "2.31.0"),
 ])
 def test_a_name_used_as_a_package_names_its_repository(registry: Registry, message: str, repo: str,
                                                        version: str) -> None:
@@ -103,6 +105,8 @@ def test_a_name_used_as_a_package_names_its_repository(registry: Registry, messa
     "HTTP requests are 2.5 times slower",  # a measurement, not a version
     "our openai calls time out when the proxy drops the connection (1.40.0)",
     "the requests client-side hang on 2.31.0",
+    "The customer says the widget: it flickers on 1.2.0",  # a colon, but no label a line starts with
+    "widget://open fails on 1.2.0",  # a URL scheme
 ])
 def test_the_same_word_in_prose_names_nothing(registry: Registry, message: str) -> None:
     request = extract(message, registry)

@@ -159,11 +159,14 @@ def package_mentions(text: str, registry: Registry) -> list[AliasMention]:
 
 def used_as_package(text: str, start: int, end: int) -> bool:
     """The name at text[start:end] is written as a package's: right before a version (`adjacent_gap`), before
-    what an SDK is called, or after an install command or an import."""
+    what an SDK is called, after an install command or an import, or as the label a line starts with."""
     if lexicon.pattern("package_named_after").match(text, end):
         return True
-    if lexicon.pattern("package_named_before").search(text, max(0, start - int(lexicon.weight("version_gap_chars"))),
-                                                      start):
+    reach = max(0, start - int(lexicon.weight("version_gap_chars")))
+    if lexicon.pattern("package_named_before").search(text, reach, start):
+        return True
+    if lexicon.pattern("package_label_after").match(text, end) and \
+            lexicon.pattern("package_label_before").search(text, reach, start):
         return True
     version = VERSION.search(text, end, end + int(lexicon.weight("version_gap_chars")))
     return bool(version and lexicon.pattern("adjacent_gap").fullmatch(text, end, version.start())
