@@ -46,6 +46,22 @@ def test_a_platform_named_by_contrast_with_a_complaint_is_the_one_that_works(tex
     assert named_platforms(text) == platforms
 
 
+@pytest.mark.parametrize(("text", "platforms"), [
+    # sentry-unreal 1.13.0 (#1420): a fix of the Mac crash reporter, not a Windows one ("window" is no platform)
+    ("Fix Sentry Crash Reporter showing an empty window for packaged games on Mac", {"macos"}),
+    ("Fix screenshot capture after Sentry disabled on Mac (#1101)", {"macos"}),
+    # sentry-unreal 1.18.0 (#1500), the other side: the Windows fix names Windows, not the Mac
+    ("Increase the crash handler thread stack guarantee to 128 KiB on Windows to make stack-overflow crash capture "
+     "more reliable (#1500)", {"windows"}),
+    ("Add Mac Catalyst support", {"macos"}),
+    # "mac" only as a whole word
+    ("Fix crash when the machine has no network", set()),
+    ("Fix reading the MacBook model name", set()),
+])
+def test_the_mac_is_named_as_macos(text, platforms):
+    assert named_platforms(text) == platforms
+
+
 def test_repository_platforms_come_from_registry_aliases():
     registry = load_registry()
     assert "ios" in repository_platforms(registry, "getsentry/sentry-cocoa")
