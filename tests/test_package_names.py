@@ -248,3 +248,12 @@ def test_a_package_name_before_a_platform_sdk_phrase_names_its_own_sdk(message: 
     packaged = load_registry()
     packaged.add_repositories([*MADE_UP, "getsentry/sentry-python"], distinctive=distinctive_part)
     assert extract(message, packaged).repo == repo
+
+
+def test_an_ambiguous_name_of_the_registry_lists_a_few_choices_and_counts_the_rest(
+        cache_and_github: tuple[Path, FakeGitHub]) -> None:
+    db, github = cache_and_github
+    answer, _ = ask(db, github.url, AskInput(sdk="sentry", version="1.0.0", problem="Crash on start."))
+    assert answer.outcome == Outcome.NEEDS_CLARIFICATION
+    assert answer.message.startswith("\u201csentry\u201d could be getsentry/sentry-")
+    assert re.search(r"(?:getsentry/sentry-[a-z-]+, ){4}getsentry/sentry-[a-z-]+ or 2 others\.", answer.message)

@@ -65,9 +65,13 @@ def _choices(registry: Registry, sdk: str) -> list[str]:
     return registry.choices(sdk) or package_choices(registry, sdk)
 
 
-def _which(name: str, choices: list[str]) -> str:
+def _which(name: str, choices: list[str], most: int = 5) -> str:
+    """The clarifying question: the repositories an ambiguous name could be (the first `most`, then how many
+    more: a registry's "sentry" has a handful, and a Slack thread is no place for a long list)."""
     if choices:
-        return (f"\u201c{name}\u201d could be {', '.join(choices[:-1])} or {choices[-1]}. "
+        named = choices[:most] if len(choices) > most + 1 else choices
+        rest = f"{len(choices) - len(named)} others" if len(choices) > len(named) else named.pop()
+        return (f"\u201c{name}\u201d could be {', '.join(named)} or {rest}. "
                 "Which repository (owner/name) is it?")
     return f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?"
 
