@@ -257,3 +257,23 @@ def test_an_ambiguous_name_of_the_registry_lists_a_few_choices_and_counts_the_re
     assert answer.outcome == Outcome.NEEDS_CLARIFICATION
     assert answer.message.startswith("\u201csentry\u201d could be getsentry/sentry-")
     assert re.search(r"(?:getsentry/sentry-[a-z-]+, ){4}getsentry/sentry-[a-z-]+ or 2 others\.", answer.message)
+
+
+def test_the_llm_engines_sdk_named_by_one_repositorys_package_name_needs_no_choice(
+        cache_and_github: tuple[Path, FakeGitHub]) -> None:
+    """"widget" from the LLM's extraction is acme/widget-sdk's package name alone: resolved without asking the
+    model to choose."""
+    db, github = cache_and_github
+    schemas: list[str | None] = []
+
+    def respond(body: dict) -> Any:
+        schema, _ = requested_schema(body)
+        schemas.append(schema)
+        if schema == "ExtractedRequest":
+            return {"sdk": "widget", "version": "1.0.0", "problem": "The widget flickers on rotation.", "links": []}
+        return None
+
+    with FakeOpenAI(respond) as openai:
+        answer, _ = ask(db, github.url, AskInput(message="Customer on widget 1.0.0: the widget flickers when the "
+                                                         "screen rotates."), engine="openai", openai_url=openai.url)
+    assert answer.repo == "acme/widget-sdk" and "RepositoryChoice" not in schemas
