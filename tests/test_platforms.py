@@ -8,8 +8,10 @@ from indexer.registry import load_registry
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
-from wif_action.models import AskInput
-from wif_action.platforms import named_platforms, repository_platforms
+from wif_action.models import AskInput, Confidence, PullRequest, Score
+from wif_action.objections import on_the_api_levels
+from wif_action.platforms import api_levels, named_platforms, repository_platforms
+from wif_action.question import analyse_question
 
 
 @pytest.mark.parametrize(("text", "platforms"), [
@@ -104,3 +106,50 @@ def test_a_medium_scoped_to_other_platforms_is_listed_after_one_that_is_not(tmp_
     assert [(c.pr, c.objected) for c in answer.candidates] == [(12, False), (11, True)]
     assert answer.message.startswith("**v1.2.0** includes changes"), answer.message
     assert "any with a reason against them last" in answer.message
+
+
+@pytest.mark.parametrize(("text", "levels"), [
+    # sentry-kotlin-multiplatform 0.0.3 (#61) and the customer's words
+    ("fix: crash on Android API levels 23 and below (#61)", range(1, 24)),
+    ("The app crashes on start on older Android devices (Android 6 / API 23 and below) when the SDK initialises.",
+     range(1, 24)),
+    # sentry-java 8.32.0 (#4999), sentry-java 6.32.0 (#2990)
+    ("Fix cold/warm app start type detection for Android devices running API level 34+", range(34, 100)),
+    ("Make `SystemEventsBroadcastReceiver` exported on API 33+ (#2990)", range(33, 100)),
+    ("Crash on API < 21", range(1, 21)),
+    ("Only on API 21-23", range(21, 24)),
+    ("Broken on API 33 or higher", range(33, 100)),
+    # no level: a version, lower-case "api", no number
+    ("Upgrade the API 2.0 client", ()),
+    ("the api 2 endpoint times out", ()),
+    ("Android app start is slow", ()),
+])
+def test_the_android_api_levels_a_text_names(text, levels):
+    assert api_levels(text) == frozenset(levels)
+
+
+def _objection(problem: str, headline: str):
+    score = Score(confidence=Confidence.HIGH, reason="It matches.")
+    pull = PullRequest(repo="getsentry/sentry-java", number=1, title=headline, url="https://github.com/x/y/pull/1")
+    return on_the_api_levels(score, pull, None, analyse_question(problem))
+
+
+KMP_OLD_ANDROID = ("The app crashes on start on older Android devices (Android 6 / API 23 and below) when the SDK "
+                   "initialises.")
+
+
+def test_a_fix_for_other_android_api_levels_is_not_the_high_answer():
+    objection = _objection(KMP_OLD_ANDROID, "fix(android): Fix cold/warm app start type detection for Android "
+                                            "devices running API level 34+")
+    assert objection is not None and objection.confidence is Confidence.MEDIUM
+    assert "API levels 34+, and the problem is on 23 and below" in objection.reason
+
+
+@pytest.mark.parametrize(("problem", "headline"), [
+    (KMP_OLD_ANDROID, "fix: Android init crash on API level 23 and below"),  # the levels overlap: the fix (#61)
+    (KMP_OLD_ANDROID, "Fix cold/warm app start type detection"),  # the fix names no level
+    # nor the problem
+    ("The app crashes on start on older Android devices", "Fix crash on devices running API level 34+"),
+])
+def test_a_fix_for_the_problems_api_levels_or_without_any_is_not_objected_to(problem, headline):
+    assert _objection(problem, headline) is None

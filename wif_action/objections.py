@@ -16,7 +16,7 @@ from wif_action import lexicon
 from wif_action.direction import opposite
 from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, Entry, PullRequest, Score
-from wif_action.platforms import named_platforms
+from wif_action.platforms import MAX_API_LEVEL, api_levels, named_platforms
 from wif_action.problem_kind import feature_sections
 from wif_action.question import Question
 
@@ -65,6 +65,25 @@ def on_the_platform(score: Score, pull: PullRequest, entry: Entry | None, questi
     return Score(confidence=Confidence.MEDIUM,
                  reason=f"{score.reason} But it is about {', '.join(sorted(scoped))}, and the problem is on "
                         f"{', '.join(sorted(wanted))}.")
+
+
+def on_the_api_levels(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
+    """A fix its own words scope to Android API levels ("… running API level 34+") none of which the problem's
+    are ("API 23 and below") cannot fix it: at most MEDIUM, saying why."""
+    if score.confidence == Confidence.LOW or not question.api_levels:
+        return None
+    scoped = api_levels(entry.text if entry is not None else pull.title) or api_levels(pull.title)
+    if not scoped or scoped & question.api_levels:
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it is about Android API levels {_span(scoped)}, and the problem is "
+                        f"on {_span(question.api_levels)}.")
+
+
+def _span(levels: frozenset[int]) -> str:
+    low, high = min(levels), max(levels)
+    return f"{low}+" if high == MAX_API_LEVEL else f"{high} and below" if low == 1 else \
+        str(low) if low == high else f"{low}–{high}"
 
 
 def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
@@ -161,6 +180,6 @@ def _names(families: set[int]) -> set[str]:
     return {names.get(term, term) for index in families for term in lexicon.symptom_families()[index]}
 
 
-CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, in_the_asked_direction, a_behaviour_change,
-                             a_fix_for_a_bug, a_feature_for_missing_functionality, more_than_the_note,
-                             of_the_failure_asked)
+CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, in_the_asked_direction,
+                             a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
+                             more_than_the_note, of_the_failure_asked)

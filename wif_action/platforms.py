@@ -76,6 +76,29 @@ def _web_as_platform(text: str, match: re.Match[str]) -> bool:
     return before.endswith(("on ", "for ")) or after.startswith((",", " a", ")")) or after == ""
 
 
+MAX_API_LEVEL = 99
+
+
+def api_levels(text: str) -> frozenset[int]:
+    """The Android API levels a text names ("crash on Android API levels 23 and below" → 1…23; "devices running
+    API level 34+" → 34…99), empty when it names none.
+
+    Why: a fix scoped to API 34+ cannot fix a crash on API 23 and below, though both are "Android devices" whose
+    "app start" is the subject; the platform alone does not tell them apart."""
+    levels: set[int] = set()
+    for match in lexicon.pattern("api_level").finditer(text[:20_000]):
+        level, op = int(match["level"]), match["op"] or ""
+        low, high = level, level
+        if match["upto"]:
+            high = max(level, int(match["upto"]))
+        elif op in ("<", "<=", "≤") or match["below"]:
+            low, high = 1, level - 1 if op == "<" else level
+        elif op in (">", ">=", "≥") or match["plus"] or match["above"]:
+            low, high = level + 1 if op == ">" else level, MAX_API_LEVEL
+        levels.update(range(low, high + 1))
+    return frozenset(levels)
+
+
 def repository_platforms(registry: Registry, repo: str) -> set[str]:
     """The platforms a repository's SDK is for, from its registry aliases ("iOS" → sentry-cocoa)."""
     platform_of = lexicon.platform_of()

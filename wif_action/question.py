@@ -16,7 +16,7 @@ from wif_action.direction import Complaint, complaints
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
 from wif_action.models import Request
-from wif_action.platforms import named_platforms, repository_platforms
+from wif_action.platforms import api_levels, named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
 
 
@@ -48,6 +48,7 @@ class Question:
     identifiers: frozenset[str] = frozenset()  # code names anywhere in the request ("before_send", "__init__")
     quoted: frozenset[str] = frozenset()  # … those quoted verbatim (`http_ssl_verify_peer`)
     platforms: frozenset[str] = frozenset()  # where it happens ("ios"), not where it works
+    api_levels: frozenset[int] = frozenset()  # the Android API levels it names ("API 23 and below": 1…23)
     wants_functionality: bool = False  # asks for missing functionality, not about broken behaviour
     complaints: tuple[Complaint, ...] = ()  # per sentence: what it names is there / missing (direction)
     alternatives: tuple[frozenset[str], ...] = ()  # "slow/frozen frames": one idea
@@ -74,6 +75,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         identifiers=frozenset(term.key for term in analyse(both) if term.identifier),
         quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
         platforms=frozenset(named_platforms(both)),
+        api_levels=api_levels(both),
         wants_functionality=wants_functionality(both),
         complaints=complaints(both),
         alternatives=alternatives(both),
