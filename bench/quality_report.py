@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.calibrate_offline import ShippedRunner, judge_weights, parse_setting, thresholds  # noqa: E402
-from bench.labelled import case_files, fixture_dir, registry_file  # noqa: E402
+from bench.labelled import case_files, fixture_dir, near_repos, registry_file  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -246,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; registry {args.registry}" if args.registry else ""))
     for mode in MODES:
         show(mode, rows[mode])
+    near = set(near_repos()) if with_near and not args.far else set()
+    for mode in MODES if near else ():  # the near repositories apart: how WIF does where nobody tuned it before
+        show(f"{mode}, bench/data/near only", [r for r in rows[mode] if r["repo"] in near])
+        show(f"{mode}, without bench/data/near", [r for r in rows[mode] if r["repo"] not in near])
     if args.save:
         Path(args.save).write_text(json.dumps(rows, indent=1))
     if args.diff:
