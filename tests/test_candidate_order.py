@@ -11,13 +11,14 @@ import pytest
 
 from indexer.redaction import Redactor
 from wif_action import lexicon
-from wif_action.candidate_order import candidate_order, clear_leader, top_candidate
+from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
 from wif_action.models import Answer, AskInput, Candidate, Confidence, Outcome
 from wif_action.rendering import render
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.store import RunStore
+from wif_action.subtasks.scan_release_notes import ScanResult, _demote_behind_older_rivals
 
 REPO = "acme/sdk"
 
@@ -122,3 +123,32 @@ def test_the_answer_says_why_a_later_candidate_leads() -> None:
     assert "Candidates (the one naming clearly the most of the problem first, then oldest first):" in render(answer)
     answer.candidates[1].strength = 10.0
     assert "Candidates (oldest first):" in render(answer)
+
+
+def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
+    """older_rivals: a HIGH is demoted when an older, released MEDIUM nothing objects to names the problem at least
+    `older_rival` times as well; not for a weaker, objected, later or same-release MEDIUM."""
+    tables = lexicon.data()
+    tables["weight"]["older_rival"] = 0.8
+    lexicon.use(tables)
+    high = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)
+    assert older_rivals([high, medium("1.2.0", 12, 8.0)]) == [high]
+    assert older_rivals([high, medium("1.2.0", 12, 7.9)]) == []
+    assert older_rivals([high, candidate("1.2.0", 12, Confidence.MEDIUM, objected=True, strength=20.0)]) == []
+    assert older_rivals([high, medium("1.6.0", 16, 20.0), medium("1.5.0", 14, 20.0)]) == []
+    assert older_rivals([high, medium("1.2.0", 12, None)]) == []
+    tables["weight"]["older_rival"] = float("inf")  # the rule off
+    lexicon.use(tables)
+    assert older_rivals([high, medium("1.2.0", 12, 100.0)]) == []
+
+
+def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
+    tables = lexicon.data()
+    tables["weight"]["older_rival"] = 0.8
+    lexicon.use(tables)
+    result = ScanResult(candidates=[medium("1.2.0", 12, 9.0), candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
+    _demote_behind_older_rivals(result)
+    assert [c.confidence for c in result.candidates] == [Confidence.MEDIUM, Confidence.MEDIUM]
+    assert top_candidate(result.candidates).pr == 12
+    answer = Answer(outcome=Outcome.MEDIUM, repo=REPO, user_version="1.0.0", candidates=result.candidates)
+    assert render(answer).index("/pull/12)") < render(answer).index("/pull/15)")  # both listed, oldest first

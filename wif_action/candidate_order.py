@@ -7,6 +7,7 @@ another top PR than the answer. Every reader asks here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
@@ -69,6 +70,24 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
     ranked = sorted(peers, key=lambda c: -(c.strength or 0.0))
     best, runner_up = ranked[0].strength or 0.0, ranked[1].strength or 0.0
     return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
+
+
+def older_rivals(candidates: Iterable[R]) -> list[R]:
+    """The HIGH candidates to demote to MEDIUM: those an older release's MEDIUM (nothing objecting, released)
+    covers at least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
+
+    Why: the scan stops at the first HIGH, and a later fix sharing words with the question can reach HIGH while
+    the right, older line stays MEDIUM; when the older one names the problem about as well, the answer lists both,
+    oldest first, instead of a ✓ on the later one."""
+    ratio = lexicon.weight("older_rival")
+    pool = list(candidates)
+    if not math.isfinite(ratio):
+        return []
+    rivals = [c for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
+              and c.version != UNRELEASED]
+    return [high for high in pool if high.confidence == "high" and high.strength
+            and any(release_order(rival) < release_order(high) and (rival.strength or 0.0) >= ratio * high.strength
+                    for rival in rivals)]
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:

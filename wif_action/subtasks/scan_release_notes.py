@@ -8,9 +8,10 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
+from wif_action.candidate_order import older_rivals
 from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
@@ -74,7 +75,15 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
+    _demote_behind_older_rivals(result)
     return result
+
+
+def _demote_behind_older_rivals(result: ScanResult) -> None:
+    """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`) becomes MEDIUM: the answer lists both."""
+    demoted = older_rivals(result.candidates)
+    result.candidates = [replace(c, confidence=Confidence.MEDIUM) if any(c is d for d in demoted) else c
+                         for c in result.candidates]
 
 
 def _confirmed_high(result: ScanResult) -> int:
