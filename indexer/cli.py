@@ -90,9 +90,10 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     `python -m indexer` has none, and readers compute them)."""
     from indexer.github_source import ReleaseSource
     from indexer.indexing import index_repositories
+    from indexer.notes_pool import workers_setting_problem
 
     slugs, problem, bundles = _repositories(args)
-    problem = problem or _db_problem(Path(args.db))
+    problem = problem or workers_setting_problem() or _db_problem(Path(args.db))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
         return EXIT_USAGE

@@ -91,6 +91,15 @@ def workers_available() -> int:
     return min(cores, int(cap)) if cap.isdigit() else cores
 
 
+def workers_setting_problem() -> str | None:
+    """What is wrong with `WIF_INDEX_WORKERS`, if set to anything but a whole number ≥ 0: said before indexing
+    starts, instead of silently running with the default."""
+    cap = os.environ.get(WORKERS_ENV, "").strip()
+    if not cap or cap.isdigit():
+        return None
+    return f"{WORKERS_ENV} must be a whole number of processes (0 or 1: parse in the indexing process), not {cap!r}"
+
+
 class NotesPool:
     """The run's parse workers, started by the first repository with `min_bodies` bodies to parse."""
 

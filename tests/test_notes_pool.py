@@ -13,7 +13,14 @@ import pytest
 
 from indexer.github_source import ReleaseSource
 from indexer.indexing import index_repositories
-from indexer.notes_pool import WORKERS_ENV, Derive, NotesPool, parse_here, workers_available
+from indexer.notes_pool import (
+    WORKERS_ENV,
+    Derive,
+    NotesPool,
+    parse_here,
+    workers_available,
+    workers_setting_problem,
+)
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from tests.fakes.github_server import load_repo_fixture
@@ -171,3 +178,20 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@pytest.mark.parametrize("value", ["two", "-1", "1.5"])
+def test_a_workers_setting_that_is_no_whole_number_is_a_usage_error_before_indexing(value, tmp_path, monkeypatch,
+                                                                                   capsys) -> None:
+    """`WIF_INDEX_WORKERS=two wif index …` says what is wrong and indexes nothing (no cache file is created),
+    rather than running with the default as if the operator's cap had been read."""
+    from wif_action.cli import main
+
+    monkeypatch.setenv(WORKERS_ENV, value)
+    db = tmp_path / "cache.db"
+    assert main(["index", "--db", str(db), "--repo", RUBY]) == 2
+    assert f"WIF_INDEX_WORKERS must be a whole number of processes (0 or 1: parse in the indexing process), " \
+           f"not {value!r}" in capsys.readouterr().err
+    assert not db.exists()
+    monkeypatch.setenv(WORKERS_ENV, "0")
+    assert workers_setting_problem() is None
