@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action import lexicon, objections  # noqa: E402
+from wif_action import candidate_order, lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, scoring  # noqa: E402
@@ -114,6 +114,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
+    (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
 ]
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.

@@ -78,6 +78,17 @@ def medium(version: str, pr: int, strength: float | None) -> Candidate:
     return candidate(version, pr, Confidence.MEDIUM, strength=strength)
 
 
+def test_within_one_release_the_stronger_headline_comes_first() -> None:
+    """Two MEDIUM lines of one release (no clear leader): the one naming more of the problem leads, whatever
+    order the notes list them in; a HIGH stays in the order found and a later release still comes after."""
+    weak, strong, later = medium("1.2.0", 12, 10.0), medium("1.2.0", 21, 12.0), medium("1.3.0", 13, 15.0)
+    assert [c.pr for c in candidate_order([weak, later, strong])] == [21, 12, 13]
+    assert [c.pr for c in candidate_order([medium("1.2.0", 12, None), strong])] == [21, 12]
+    highs = [candidate("1.2.0", 12, Confidence.HIGH, strength=1.0), candidate("1.2.0", 21, Confidence.HIGH,
+                                                                               strength=9.0)]
+    assert [c.pr for c in candidate_order(highs)] == [12, 21]
+
+
 def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_strength() -> None:
     older, margin = medium("1.1.0", 11, 10.0), lexicon.weight("lead_margin")
     at = medium("1.3.0", 13, 10.0 * margin)

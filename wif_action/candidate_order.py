@@ -39,17 +39,29 @@ UNRELEASED = "unreleased"  # the version of a candidate from the default branch'
 
 
 def candidate_order(candidates: Iterable[R]) -> list[R]:
-    """HIGH candidates first, in the order found; then the others, oldest release first — unless one of them
-    is the clear match (`clear_leader`), which then leads them. At each of the two levels a candidate an
-    objection marks (`objections.py`: other platform, opposite direction, …) comes after those nothing objects
-    to, so it never leads while another candidate of its level stands."""
-    def key(candidate: R) -> tuple[bool, bool, str]:
+    """HIGH candidates first, in the order found; then the others, oldest release first (within one release,
+    the one naming the most of the problem first: `within_release`) — unless one of them is the clear match
+    (`clear_leader`), which then leads them. At each of the two levels a candidate an objection marks
+    (`objections.py`: other platform, opposite direction, …) comes after those nothing objects to, so it never
+    leads while another candidate of its level stands."""
+    def key(candidate: R) -> tuple[bool, bool, str, float]:
         high = candidate.confidence == "high"
-        return not high, candidate.objected, "" if high else release_order(candidate)
+        if high:
+            return False, candidate.objected, "", 0.0
+        return True, candidate.objected, release_order(candidate), within_release(candidate)
 
     ordered = sorted(candidates, key=key)
     leader = clear_leader(ordered)
     return ordered if leader is None else [leader, *(c for c in ordered if c is not leader)]
+
+
+def within_release(candidate: Ranked) -> float:
+    """The sort key among non-HIGH candidates of the same release: the stronger headline first (no strength
+    measured: after those with one, in the order found).
+
+    Why: "oldest first" says nothing about two lines of one release; the order found is the notes' order, which
+    says nothing about the problem, while the headline naming more of it is the likelier fix."""
+    return -(candidate.strength or 0.0)
 
 
 def clear_leader(candidates: Iterable[R]) -> R | None:
