@@ -39,7 +39,7 @@ from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import candidate_order, lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
-from wif_action.engines.offline import evidence, scoring  # noqa: E402
+from wif_action.engines.offline import evidence, extraction, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
@@ -88,6 +88,8 @@ def ablations() -> list[Ablation]:
         for word in record["words"]:
             found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word),
                                   used=f"platform:{word}"))
+    for index, record in enumerate(data.get("ecosystem", [])):
+        found.append(Ablation(f"ecosystem:{record['name']}", _drop_ecosystem(index)))
     for name in data["words"]:
         found.append(Ablation(f"words:{name}", _empty_list(name)))
     for name in data["pattern"]:
@@ -99,7 +101,7 @@ def ablations() -> list[Ablation]:
                               patch=_replaced(module, function, value)))
     for name, value in WEIGHT_RULES:
         found.append(Ablation(f"rule:weight.{name}", _weight(name, value)))
-    order = ("symptom", "words", "rule", "pattern", "platform")  # the judge's core first
+    order = ("symptom", "words", "rule", "pattern", "platform", "ecosystem")  # the judge's core first
     return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
 
@@ -115,6 +117,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
+    (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
 ]
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.
@@ -139,6 +142,12 @@ def _own_family(index: int) -> Callable[[dict[str, Any]], None]:
 def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["symptom"][index][flag] = False
+    return edit
+
+
+def _drop_ecosystem(index: int) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["ecosystem"][index]["words"] = []
     return edit
 
 

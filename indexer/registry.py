@@ -36,6 +36,7 @@ class Registry:
     _starts: re.Pattern | None = None  # where an alias may start: built on first use
     _lengths: dict[str, list[int]] = field(default_factory=dict)  # first character → alias lengths, longest first
     _contextual_lengths: tuple[re.Pattern, dict[str, list[int]]] | None = None  # the same for `contextual`
+    _ambiguous_index: tuple[re.Pattern, dict[str, list[int]]] | None = None  # … and for `ambiguous`
     # Names of cached repositories that name one only where a text uses them as a package's name ("anthropic" of
     # anthropic-sdk-python, "requests" of psf/requests): name → the repositories it could mean.
     contextual: dict[str, list[str]] = field(default_factory=dict)
@@ -71,6 +72,14 @@ class Registry:
         fail")."""
         return list(_names_in(fold_case(text), self.contextual, self._contextual_index()))
 
+    def find_ambiguous_names(self, text: str) -> list[tuple[int, str]]:
+        """(offset, name) of every name the registry declares ambiguous ("sentry": the Rust crate, the Elixir hex
+        package, the PHP composer package, …) in free text, left to right; like `find_package_names`, the caller
+        decides whether the text uses it as a package's name ("sentry 13.4.0", "the sentry crate")."""
+        if self._ambiguous_index is None:
+            self._ambiguous_index = _index(self.ambiguous)
+        return list(_names_in(fold_case(text), self.ambiguous, self._ambiguous_index))
+
     def find_in_text(self, text: str) -> list[tuple[str, str]]:
         """(alias, repo) for every known name in free text, longest alias first.
 
@@ -94,6 +103,12 @@ class Registry:
         declared = self.repositories.get(repo, {}).get("bundles") or {}
         return {bundled_name(name): target for name, target in declared.items()
                 if isinstance(target, str) and SLUG.match(target)}
+
+    def ecosystems(self, repo: str) -> list[str]:
+        """The package managers `repo` publishes to, as the registry declares them (`"ecosystems": ["cargo"]`),
+        lower case; empty when it declares none."""
+        declared = self.repositories.get(repo, {}).get("ecosystems") or []
+        return [name.lower() for name in declared if isinstance(name, str)]
 
     def all_repositories(self) -> list[str]:
         """Every repository, then the bundled repositories they name: `wif index --all` caches both."""
@@ -204,6 +219,13 @@ def _check_bundles(slug: str, bundles: object, path: object) -> None:
                                 f"slug, not {target!r}")
 
 
+def _check_ecosystems(slug: str, ecosystems: object, path: object) -> None:
+    """`"ecosystems": ["cargo"]`: the package managers a repository publishes to, as a list of names."""
+    if ecosystems is not None and not (isinstance(ecosystems, list) and all(isinstance(e, str) for e in ecosystems)):
+        raise RegistryError(f"SDK registry {path}: 'ecosystems' of {slug} must be a list of package manager names "
+                            f"(\"cargo\", \"npm\"), not {ecosystems!r}")
+
+
 def load_registry(path: str | Path | None = None) -> Registry:
     """Load the packaged registry, or a user's registry file."""
     try:
@@ -226,8 +248,10 @@ def _from_dict(data: object, path: object) -> Registry:
         if not SLUG.match(slug):
             raise RegistryError(f"SDK registry {path}: '{slug}' is not an owner/repo slug")
         _check_bundles(slug, info.get("bundles"), path)
+        _check_ecosystems(slug, info.get("ecosystems"), path)
         for alias in [slug, slug.split("/", 1)[1], *info.get("aliases", [])]:
             aliases.setdefault(_normalise(alias), slug)
     for sdk_id, slug in (data.get("sdks") or {}).items():
         aliases.setdefault(_normalise(sdk_id), slug)
-    return Registry(aliases=aliases, ambiguous=dict(data.get("ambiguous") or {}), repositories=repositories)
+    ambiguous = {_normalise(name): choices for name, choices in (data.get("ambiguous") or {}).items()}
+    return Registry(aliases=aliases, ambiguous=ambiguous, repositories=repositories)

@@ -88,12 +88,20 @@ def package_aliases(canonical: str) -> list[str]:
     return names
 
 
+# `canonical` prefixes that name where a package is published, not a package manager a message could name.
+NOT_ECOSYSTEMS = {"github"}
+
+
 def build(source: dict) -> dict:
     targets: dict[str, set[str]] = defaultdict(set)
     sdks = {}
+    ecosystems: dict[str, set[str]] = defaultdict(set)
     for sdk_id, sdk in sorted(source["sdks"].items()):
         repo = sdk["repo"]
         sdks[sdk_id] = repo
+        prefix = sdk["canonical"].split(":", 1)[0] if ":" in sdk["canonical"] else ""
+        if prefix and prefix not in NOT_ECOSYSTEMS:
+            ecosystems[repo].add(prefix)
         for alias in [sdk_id, repo, repo.split("/", 1)[1], *package_aliases(sdk["canonical"])]:
             targets[alias.lower()].add(repo)
     for repo, aliases in {**PLATFORM_ALIASES, **EXTRA_REPOSITORIES}.items():
@@ -104,7 +112,7 @@ def build(source: dict) -> dict:
         targets.pop(generic, None)
     return {
         "source": source.get("source", ""),
-        "repositories": {repo: _repository(repo) for repo in repos},
+        "repositories": {repo: _repository(repo, ecosystems.get(repo, set())) for repo in repos},
         "sdks": sdks,
         "aliases": {alias: sorted(t)[0] for alias, t in sorted(targets.items()) if len(t) == 1},
         "ambiguous": {alias: sorted(t) for alias, t in sorted(targets.items()) if len(t) > 1},
@@ -115,8 +123,13 @@ def build(source: dict) -> dict:
 OTHER_BUNDLES = {"pydantic/pydantic": {"pydantic-core": "pydantic/pydantic-core"}}
 
 
-def _repository(repo: str) -> dict:
+def _repository(repo: str, ecosystems: set[str]) -> dict:
+    """A repository's entry: contacts, what it bundles, and the package managers it publishes to (`ecosystems`,
+    from the `canonical` ids' prefixes: "cargo" of cargo:sentry), which tell repositories sharing a package name
+    apart when a message names the manager ("the sentry crate", `mix deps.get`)."""
     info: dict = {"slack_group_id": None, "github_team": None}
+    if ecosystems:
+        info["ecosystems"] = sorted(ecosystems)
     bundles = HYBRID_BUNDLES.get(repo) or OTHER_BUNDLES.get(repo)
     if bundles:
         info["bundles"] = dict(bundles)

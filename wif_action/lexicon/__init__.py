@@ -64,7 +64,7 @@ def data() -> dict[str, Any]:
 
 
 _ANALYSIS_CODE = ("__init__.py", "terms.py", "stemmer.py")  # what turns a text into its terms, with data()
-_NOT_ANALYSIS = ("weight", "section_weight")  # tables no term key depends on
+_NOT_ANALYSIS = ("weight", "section_weight", "ecosystem")  # tables no term key depends on
 
 
 @_cached
@@ -170,6 +170,19 @@ def platforms() -> tuple[Platform, ...]:
 def platform_of() -> dict[str, str]:
     """Each platform word → the platform it names ("iphone" → "ios")."""
     return {word: platform.name for platform in platforms() for word in platform.words}
+
+
+@_cached
+def ecosystem_patterns() -> dict[str, re.Pattern[str]]:
+    """Each package manager → the pattern of the words that name it in a message (`[[ecosystem]]`)."""
+    return {record["name"]: re.compile(rf"(?<![\w.-]){alternation(frozenset(record['words']))}(?![\w-]|\.\w)",
+                                       re.IGNORECASE)
+            for record in data().get("ecosystem", [])}
+
+
+def ecosystems_named(text: str) -> frozenset[str]:
+    """The package managers a text names ("the sentry crate" → cargo; "`mix deps.get` fails" → hex)."""
+    return frozenset(name for name, found in ecosystem_patterns().items() if found.search(text))
 
 
 def weight(name: str) -> float:

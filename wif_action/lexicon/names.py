@@ -57,3 +57,14 @@ def package_choices(registry: Registry, name: str) -> list[str]:
     """The repositories an SDK name given as such (a field, an engine's extracted SDK) means as a package name: as
     typed, else by its distinctive part ("Anthropic Python SDK" → "anthropic")."""
     return registry.package_choices(name) or registry.package_choices(distinctive_part(name) or "")
+
+
+def in_named_ecosystem(registry: Registry, text: str, choices: list[str]) -> list[str]:
+    """The choices publishing to a package manager the text names ("the sentry crate", `mix deps.get`: lexicon
+    `[[ecosystem]]`) per the registry's `ecosystems`; all of them when the text names none or none publishes there.
+
+    Why: a package name several repositories share ("sentry" is a Rust crate, an Elixir hex package, a PHP
+    composer package, …) is one package per manager; naming the manager names the package."""
+    named = lexicon.ecosystems_named(text)
+    meant = [repo for repo in choices if named & set(registry.ecosystems(repo))] if named else []
+    return meant or choices

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from indexer.registry import SLUG, Registry
-from wif_action.lexicon.names import package_choices
+from wif_action.lexicon.names import in_named_ecosystem, package_choices
 from wif_action.models import Request
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
@@ -27,6 +27,7 @@ def resolve_repository(run: Run, request: Request) -> RepositoryResult:
     registry = run.registry
     repo = _explicit_repo(request.repo) or registry.lookup(request.sdk) or registry.lookup(request.repo)
     choices = _choices(registry, request.sdk) if repo is None and request.sdk else []
+    choices = _by_ecosystem(run, request, choices)
     if len(choices) == 1:  # an SDK named by a package name one cached repository has ("anthropic")
         repo = choices[0]
     elif choices:
@@ -63,6 +64,15 @@ def _choices(registry: Registry, sdk: str) -> list[str]:
     """The repositories an SDK name could mean: the registry's for an ambiguous name, else the cached
     repositories whose package name it is, as typed or by its distinctive part ("Anthropic Python SDK")."""
     return registry.choices(sdk) or package_choices(registry, sdk)
+
+
+def _by_ecosystem(run: Run, request: Request, choices: list[str]) -> list[str]:
+    """The choices publishing to the package manager the request names ("the sentry crate": cargo), noted."""
+    meant = in_named_ecosystem(run.registry, request.raw_text, choices)
+    if len(meant) < len(choices):
+        run.journal.note(f"\u201c{request.sdk}\u201d: of {', '.join(choices)}, the package manager the request "
+                         f"names is {', '.join(meant)}'s.")
+    return meant
 
 
 def _which(name: str, choices: list[str], most: int = 5) -> str:

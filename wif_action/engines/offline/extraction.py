@@ -55,7 +55,7 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     if version is None and mentions and not any(m.names_sdk for m in mentions):
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
         version = customer_version(scrubbed, _names(mentions))
-    best = choose_alias(mentions, version, scrubbed)
+    best = choose_alias(mentions, version, scrubbed) or _shared_name(scrubbed, registry)
     if best is not None and not best.repo:  # "gizmo 1.2.0" of acme/gizmo-go and acme/gizmo-python: ask which
         return Request(sdk=scrubbed[best.start:best.end], repo=None, version=version.text if version else None,
                        problem=condense(scrubbed, [best], version), links=list(dict.fromkeys(found_links)),
@@ -72,6 +72,18 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     return Request(sdk=sdk, repo=repo, version=version.text if version else None, problem=problem,
                    links=list(dict.fromkeys(found_links)), raw_text=message or "",
                    tentative_version=tentative.text if tentative else None)
+
+
+def _shared_name(text: str, registry: Registry) -> AliasMention | None:
+    """With no other SDK named, the first name the registry declares ambiguous that the text uses as a package's
+    name ("bumping to sentry 13.4.0", "the sentry crate"): the workflow narrows its repositories (the package
+    manager the message names, the engine's choice) or asks which. Never the same word in prose ("Sentry's
+    installer", "shows up in Sentry")."""
+    for start, name in registry.find_ambiguous_names(text):
+        end = start + len(name)
+        if used_as_package(text, start, end):
+            return AliasMention(name, "", start, end, lexicon.weight("alias_package"), True)
+    return None
 
 
 def _tentative_version(text: str, mentions: list[AliasMention], best: AliasMention | None) -> VersionMention | None:
