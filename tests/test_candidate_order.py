@@ -4,6 +4,7 @@ candidate, and a candidate an objection marks never leads while another of its l
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from wif_action import lexicon
 from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
-from wif_action.models import Answer, AskInput, Candidate, Confidence, Outcome
+from wif_action.models import Answer, AskInput, Candidate, Confidence, Grounds, Outcome
 from wif_action.rendering import render
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.store import RunStore
@@ -136,6 +137,15 @@ def test_the_answer_says_why_a_later_candidate_leads() -> None:
     assert "Candidates (oldest first):" in render(answer)
 
 
+def grounds_of(**by_pr: Grounds) -> Callable[[Candidate], Grounds | None]:
+    """`PrEvaluator.grounds` for a test: PR number (as `pr12=`) → what its level rests on."""
+    return lambda c: by_pr.get(f"pr{c.pr}")
+
+
+OWN = Grounds(subjects=("strictmode",), own_text=True)  # a rival whose PR was read and that names the subject
+HIGH_GROUNDS = Grounds(subjects=("strictmode", "violat"), own_text=True)
+
+
 def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
     """older_rivals: a HIGH is demoted when an older, released MEDIUM nothing objects to names the problem at least
     `older_rival` times as well; not for a weaker, objected, later or same-release MEDIUM."""
@@ -143,14 +153,36 @@ def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
     tables["weight"]["older_rival"] = 0.8
     lexicon.use(tables)
     high = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)
-    assert older_rivals([high, medium("1.2.0", 12, 8.0)]) == [high]
-    assert older_rivals([high, medium("1.2.0", 12, 7.9)]) == []
-    assert older_rivals([high, candidate("1.2.0", 12, Confidence.MEDIUM, objected=True, strength=20.0)]) == []
-    assert older_rivals([high, medium("1.6.0", 16, 20.0), medium("1.5.0", 14, 20.0)]) == []
-    assert older_rivals([high, medium("1.2.0", 12, None)]) == []
+    grounds = grounds_of(pr15=HIGH_GROUNDS, pr12=OWN, pr16=OWN, pr14=OWN)
+    rival = medium("1.2.0", 12, 8.0)
+    assert older_rivals([high, rival], grounds) == [(high, rival)]
+    assert older_rivals([high, medium("1.2.0", 12, 7.9)], grounds) == []
+    assert older_rivals([high, candidate("1.2.0", 12, Confidence.MEDIUM, objected=True, strength=20.0)], grounds) == []
+    assert older_rivals([high, medium("1.6.0", 16, 20.0), medium("1.5.0", 14, 20.0)], grounds) == []
+    assert older_rivals([high, medium("1.2.0", 12, None)], grounds) == []
     tables["weight"]["older_rival"] = float("inf")  # the rule off
     lexicon.use(tables)
-    assert older_rivals([high, medium("1.2.0", 12, 100.0)]) == []
+    assert older_rivals([high, medium("1.2.0", 12, 100.0)], grounds) == []
+
+
+def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restored) -> None:
+    """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched,
+    a line citing only a commit) cannot take a ✓ away, nor can one about another subject: it must name the HIGH's
+    first (heaviest) subject by the same term. A HIGH whose engine names no subjects is left alone."""
+    tables = lexicon.data()
+    tables["weight"]["older_rival"] = 0.8
+    lexicon.use(tables)
+    high, rival = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0), medium("1.2.0", 12, 20.0)
+    assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS, pr12=OWN)) == [(high, rival)]
+    unread = Grounds(subjects=OWN.subjects, own_text=False)
+    assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS, pr12=unread)) == []
+    assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS)) == []  # not judged by this evaluator
+    second_only = Grounds(subjects=("violat",), own_text=True)  # names the HIGH's second subject, not its first
+    assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS, pr12=second_only)) == []
+    part = Grounds(subjects=("path",), own_text=True)  # "path" of a "root path" HIGH: another term
+    assert older_rivals([high, rival], grounds_of(pr15=Grounds(subjects=("root path",), own_text=True),
+                                                  pr12=part)) == []
+    assert older_rivals([high, rival], grounds_of(pr15=Grounds(own_text=True), pr12=OWN)) == []
 
 
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
@@ -158,8 +190,9 @@ def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_lin
     tables["weight"]["older_rival"] = 0.8
     lexicon.use(tables)
     result = ScanResult(candidates=[medium("1.2.0", 12, 9.0), candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
-    _demote_behind_older_rivals(result)
+    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert [c.confidence for c in result.candidates] == [Confidence.MEDIUM, Confidence.MEDIUM]
+    assert "PR #12 of the older 1.2.0 is about the same thing" in result.candidates[1].reason
     assert top_candidate(result.candidates).pr == 12
     answer = Answer(outcome=Outcome.MEDIUM, repo=REPO, user_version="1.0.0", candidates=result.candidates)
     assert render(answer).index("/pull/12)") < render(answer).index("/pull/15)")  # both listed, oldest first

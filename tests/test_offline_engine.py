@@ -18,7 +18,7 @@ from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_c
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.lexicon.stemmer import stem
-from wif_action.lexicon.terms import alternatives, analyse
+from wif_action.lexicon.terms import Term, alternatives, analyse
 from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
 from wif_action.question import Question, analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
@@ -591,3 +591,31 @@ def test_a_batch_yields_at_most_max_per_batch_entries_to_judge(cache, judge) -> 
         assert len(judge.filter_relevant_entries(batch(shipped), asked(problem, problem))) == shipped - 1
     finally:
         lexicon.use(None)
+
+
+def test_the_score_names_the_subjects_its_headline_names_heaviest_first(cache, judge) -> None:
+    """`Score.subjects` (what `candidate_order.older_rivals` compares): the problem's ideas the headline names
+    verbatim, by the term that named them, heaviest first, the kind of failure ("crash") left out; a headline
+    naming only the failure names no subject."""
+    pr, entry = pull(cache, 110), entry_with(cache, 110)
+    subjects = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).subjects
+    assert subjects and subjects[0] == "avassetdownloadtask"
+    assert not {"crash", "nsgenericexception"} & set(subjects)
+    only_crash = replace(pr, title="Fix a crash", body="")
+    assert judge.score_pr_confidence(only_crash, replace(entry, text="Fix a crash"),
+                                     asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).subjects == ()
+
+
+def test_subjects_are_the_named_concepts_by_their_credited_term_heaviest_first() -> None:
+    """`scoring.subjects` over evidence as `gather` leaves it: concepts in the order of their weight, those named
+    in full only (credit 1), each by the term that named it ("path", not the concept's head "root path"), the
+    kind of failure left out."""
+    def concept(key: str, value: float, kind: str = "word") -> Concept:
+        return Concept([Term(key, key, 1.0, kind)], value, set(key.split()))
+
+    concepts = [concept("root path", 9.0, "bigram"), concept("crash", 8.0), concept("url", 7.0),
+                concept("starlette", 6.0)]
+    evidence = Evidence(1.0, concepts=concepts, credits=[1.0, 1.0, 1.0, 0.5],
+                        matched=[{"path"}, {"crash"}, {"url"}, {"starlette"}],
+                        keys=["path", "crash", "url", "starlette"], shares=[0.2, 0.01, 0.001, 0.0])
+    assert scoring.subjects(evidence) == ("path", "url")

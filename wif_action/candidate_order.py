@@ -8,11 +8,12 @@ another top PR than the answer. Every reader asks here.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar
 
 from indexer.versions import parse_tag, version_key
 from wif_action import lexicon
+from wif_action.models import Grounds
 
 
 class Ranked(Protocol):
@@ -84,22 +85,40 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
     return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
 
 
-def older_rivals(candidates: Iterable[R]) -> list[R]:
-    """The HIGH candidates to demote to MEDIUM: those an older release's MEDIUM (nothing objecting, released)
-    covers at least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
+def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]) -> list[tuple[R, R]]:
+    """The HIGH candidates to demote to MEDIUM, each with the older MEDIUM that rivals it: a MEDIUM of an older
+    release (nothing objecting, released) that brings evidence of its own — the run read its PR (`grounds`:
+    `own_text`), so it is more than a release line echoing the question — names the HIGH's most specific
+    subject too (the first of its `subjects`, by the same term), and covers the problem at least `older_rival`
+    (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
 
-    Why: the scan stops at the first HIGH, and a later fix sharing words with the question can reach HIGH while
-    the right, older line stays MEDIUM; when the older one names the problem about as well, the answer lists both,
-    oldest first, instead of a ✓ on the later one."""
+    Why: the scan stops at the first HIGH, and a later fix of the same subject can reach HIGH while the right,
+    older line stays MEDIUM; when the older one is about the same thing and names the problem about as well,
+    the answer lists both, oldest first, instead of a ✓ on the later one. A line whose only evidence is its own
+    words (a PR that cannot be read, a planted note) cannot take a ✓ away."""
     ratio = lexicon.weight("older_rival")
     pool = list(candidates)
     if not math.isfinite(ratio):
         return []
     rivals = [c for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
-              and c.version != UNRELEASED]
-    return [high for high in pool if high.confidence == "high" and high.strength
-            and any(release_order(rival) < release_order(high) and (rival.strength or 0.0) >= ratio * high.strength
-                    for rival in rivals)]
+              and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
+    found: list[tuple[R, R]] = []
+    for high in pool:
+        subject = _subject(high, grounds)
+        if high.confidence != "high" or not high.strength or subject is None:
+            continue
+        rival = next((r for r in rivals if release_order(r) < release_order(high)
+                      and subject in (grounds(r) or Grounds()).subjects
+                      and (r.strength or 0.0) >= ratio * high.strength), None)
+        if rival is not None:
+            found.append((high, rival))
+    return found
+
+
+def _subject(candidate: R, grounds: Callable[[R], Grounds | None]) -> str | None:
+    """The most specific idea of the problem a candidate's headline names (None: its engine says none)."""
+    named = grounds(candidate)
+    return named.subjects[0] if named is not None and named.subjects else None
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:

@@ -170,9 +170,21 @@ class Score:
     reason: str
     strength: float | None = None  # how much of the problem the PR's headline names, comparable within one run
     # (offline: the idf-weighted problem vocabulary it names); None: the engine measures none
+    subjects: tuple[str, ...] = ()  # the problem's ideas the headline names verbatim, heaviest first (offline:
+    # `scoring.subjects`, the key of the term that named each key concept); empty: the engine says none
 
     def __post_init__(self) -> None:
         self.confidence = Confidence(self.confidence)
+
+
+@dataclass(frozen=True)
+class Grounds:
+    """What a candidate's level rests on, beyond its level: the problem's ideas its headline names (`Score.subjects`)
+    and whether the run read its PR (`own_text`: False for a line whose PR details were unavailable, or that cites
+    only a commit — the release line is then its only evidence). Read by `candidate_order.older_rivals`."""
+
+    subjects: tuple[str, ...] = ()
+    own_text: bool = False
 
 
 @dataclass(kw_only=True)

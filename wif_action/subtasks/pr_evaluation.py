@@ -16,6 +16,7 @@ from wif_action.models import (
     Candidate,
     Confidence,
     Entry,
+    Grounds,
     NearMiss,
     PullRequest,
     Release,
@@ -38,6 +39,12 @@ class PrEvaluator:
         self._details: dict[tuple[str, int], PullRequest | None] = {}
         self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
+        self._grounds: dict[tuple[str, int | str], Grounds] = {}
+
+    def grounds(self, candidate: Candidate) -> Grounds | None:
+        """What the candidate's level rests on (`models.Grounds`); None for one this evaluator did not judge."""
+        key = candidate.pr if candidate.commit is None else f"commit:{candidate.commit}"
+        return self._grounds.get((candidate.repo or self.repo, key)) if key is not None else None
 
     @property
     def evaluated(self) -> int:
@@ -93,6 +100,8 @@ class PrEvaluator:
         if score is None:
             return None
         strength = score.strength  # the engine's measure; the checks below may lower the level, not the evidence
+        key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
+        self._grounds[key] = Grounds(subjects=score.subjects, own_text=not degraded and pull.commit is None)
         if score.confidence == Confidence.HIGH:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:

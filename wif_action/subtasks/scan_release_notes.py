@@ -8,11 +8,12 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
 from wif_action.candidate_order import older_rivals
-from wif_action.models import Candidate, Confidence, Entry, Release, RelevantEntry
+from wif_action.models import Candidate, Confidence, Entry, Grounds, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
@@ -75,15 +76,23 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
-    _demote_behind_older_rivals(result)
+    _demote_behind_older_rivals(result, evaluator.grounds)
     return result
 
 
-def _demote_behind_older_rivals(result: ScanResult) -> None:
-    """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`) becomes MEDIUM: the answer lists both."""
-    demoted = older_rivals(result.candidates)
-    result.candidates = [replace(c, confidence=Confidence.MEDIUM) if any(c is d for d in demoted) else c
+def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None]) -> None:
+    """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`; `grounds`: `PrEvaluator.grounds`) becomes
+    MEDIUM, its reason naming the rival: the answer lists both, oldest first."""
+    demoted = older_rivals(result.candidates, grounds)
+    result.candidates = [_demoted(c, rival) if (rival := next((r for h, r in demoted if h is c), None)) else c
                          for c in result.candidates]
+
+
+def _demoted(high: Candidate, rival: Candidate) -> Candidate:
+    older = f"PR #{rival.pr}" if rival.pr is not None else f"commit {str(rival.commit)[:7]}"
+    return replace(high, confidence=Confidence.MEDIUM,
+                   reason=f"{high.reason} But {older} of the older {rival.version} is about the same thing and names "
+                          "the problem about as well, so neither is certain.")
 
 
 def _confirmed_high(result: ScanResult) -> int:

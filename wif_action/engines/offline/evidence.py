@@ -47,6 +47,7 @@ class Evidence:
     body: dict[str, tuple[Term, float]] = field(default_factory=dict)
     credits: list[float] = field(default_factory=list)
     matched: list[set[str]] = field(default_factory=list)  # per concept: atoms of the term that earned its credit
+    keys: list[str] = field(default_factory=list)  # per concept: the key of the term that earned its credit
     shares: list[float] = field(default_factory=list)  # per concept: share of the repository's notes naming the
     # term that earned its credit (how everyday that word is there: "api" is in 28% of openai-python's notes)
     linked_issue: int | None = None
@@ -193,6 +194,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
                                    for term in concept.terms), key=lambda item: (item[0], len(item[1])))
         evidence.credits.append(credit)
         evidence.matched.append(atoms)
+        evidence.keys.append(term.key)
         evidence.shares.append(stats.df(repo, term.key) / documents)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo

@@ -151,3 +151,13 @@ def verified(evidence: Evidence, stats: RepositoryStats, repo: str, weights: Thr
     named = evidence.named()
     return (_strong_headline(evidence, weights)
             and any(concept in named for concept in rarest(evidence, stats, repo, weights)))
+
+
+def subjects(evidence: Evidence) -> tuple[str, ...]:
+    """The problem's ideas the headline names verbatim — the key of the term that named each key concept, symptom
+    classes ("crash", "EXC_BAD_ACCESS") left out — heaviest concept first (the problem's weight × the
+    repository's idf): what the candidate is about, which `candidate_order.older_rivals` compares between two
+    lines ("StrictMode" in both: the same subject; a line naming "path" does not name "root path")."""
+    index = {id(c): i for i, c in enumerate(evidence.concepts)}
+    named = [index[id(c)] for c in evidence.named() if not _symptom_class(c)]
+    return tuple(dict.fromkeys(evidence.keys[i] for i in named))
