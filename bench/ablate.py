@@ -113,6 +113,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_says_which_fix", lambda evidence, unnamed: True),  # a `fix:` commit type says which fix
     (evidence, "_named_things", lambda query, stats, repo: frozenset()),  # "frozen frames" is no hang
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
+    (scoring, "_names_only_the_quoted_code", lambda evidence: False),  # only the command the customer quoted
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
@@ -123,6 +124,7 @@ RULES: list[tuple[Any, str, Any]] = [
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.
 WEIGHT_RULES: list[tuple[str, float]] = [
     ("lead_margin", math.inf),  # candidate_order: a MEDIUM naming far more of the problem leads the older ones
+    ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
 ]
 
 

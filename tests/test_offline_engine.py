@@ -13,6 +13,7 @@ from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from wif_action import lexicon
 from wif_action.engines.offline import OfflineJudge, scoring
+from wif_action.engines.offline import evidence as evidence_module
 from wif_action.engines.offline.change_kind import ships_to_users
 from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
@@ -619,3 +620,29 @@ def test_subjects_are_the_named_concepts_by_their_credited_term_heaviest_first()
                         matched=[{"path"}, {"crash"}, {"url"}, {"starlette"}],
                         keys=["path", "crash", "url", "starlette"], shares=[0.2, 0.01, 0.001, 0.0])
     assert scoring.subjects(evidence) == ("path", "url")
+
+
+def _command_evidence(quoted_code: frozenset[str], says_fix: bool) -> Evidence:
+    """A headline ("Improve the stacktrace of the `php artisan sentry:test` event") naming two of the problem's
+    three concepts, both words of the command the customer quoted; the third ("proxy") it does not name."""
+    terms = [Term("sentry:test", "sentry:test", 3.0, "identifier"), Term("php artisan", "php artisan", 2.0, "bigram"),
+             Term("proxi", "proxy", 2.0)]
+    concepts = [Concept([term], 10.0, {term.key}) for term in terms]
+    evidence = Evidence(1.0, concepts=concepts, credits=[1.0, 1.0, 0.0], matched=[{t.key} for t in terms],
+                        keys=[t.key for t in terms], shares=[0.01, 0.02, 0.01],
+                        headline={t.key: (t, 10.0) for t in terms[:2]}, says_fix=says_fix, fix_verb=says_fix)
+    evidence.quoted_only = evidence_module._quoted_only(evidence, quoted_code)
+    return evidence
+
+
+def test_a_headline_naming_only_the_quoted_command_is_no_high() -> None:
+    """`scoring._names_only_the_quoted_code`: named only by the code the customer quoted (the command they ran) and
+    saying no fix, a headline names the feature, not its fix: MEDIUM. The same headline is HIGH when one named
+    concept is not quoted code, when it says it fixes something, or when it names every concept of the problem."""
+    command = frozenset({"sentry:test", "php artisan", "php", "artisan"})
+    assert scoring.confidence(_command_evidence(command, says_fix=False)) == Confidence.MEDIUM
+    assert scoring.confidence(_command_evidence(frozenset({"sentry:test"}), says_fix=False)) == Confidence.HIGH
+    assert scoring.confidence(_command_evidence(command, says_fix=True)) == Confidence.HIGH
+    everything = _command_evidence(command, says_fix=False)
+    everything.credits = [1.0, 1.0, 1.0]
+    assert not evidence_module._quoted_only(everything, command | {"proxi"})  # nothing beyond the quote

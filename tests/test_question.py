@@ -84,3 +84,15 @@ def test_the_customers_own_routes_are_no_query_terms() -> None:
                                 "Crash at /Users/me/Pods/Sentry/Sources/SentryCrashMachineContext.c:120")
     assert not {"v1", "cart"} & question.terms.keys()
     assert {"root", "url", "sentrycrashmachinecontext"} <= question.terms.keys()
+
+
+def test_quoted_code_is_the_terms_of_quoted_code_that_names_no_failure() -> None:
+    """`Question.quoted_code`: every term of a quoted span naming code (a command, an option), not of a quoted
+    error (an exception class, a symptom word) nor of quoted prose without code."""
+    question = analyse_question(
+        "`php artisan sentry:test` times out; `TypeError: object of type 'HttpUrl' has no len()`; "
+        "it says \"request failed\"; `app crashes in sentry_init`", "")
+    assert {"sentry:test", "artisan", "php artisan"} <= question.quoted_code
+    assert not {"typeerror", "httpurl", "len"} & question.quoted_code  # a quoted error
+    assert not {"request", "fail"} & question.quoted_code  # quoted prose
+    assert "sentry_init" not in question.quoted_code  # code, but the span names the failure ("crashes")

@@ -47,6 +47,7 @@ class Question:
     problem_keys: frozenset[str] = frozenset()  # term keys of the condensed problem alone
     identifiers: frozenset[str] = frozenset()  # code names anywhere in the request ("before_send", "__init__")
     quoted: frozenset[str] = frozenset()  # … those quoted verbatim (`http_ssl_verify_peer`)
+    quoted_code: frozenset[str] = frozenset()  # every term of a quoted span naming code (`php artisan sentry:test`)
     platforms: frozenset[str] = frozenset()  # where it happens ("ios"), not where it works
     api_levels: frozenset[int] = frozenset()  # the Android API levels it names ("API 23 and below": 1…23)
     wants_functionality: bool = False  # asks for missing functionality, not about broken behaviour
@@ -74,12 +75,25 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         problem_keys=frozenset(term.key for term in analyse(problem)),
         identifiers=frozenset(term.key for term in analyse(both) if term.identifier),
         quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
+        quoted_code=_quoted_code(both),
         platforms=frozenset(named_platforms(both)),
         api_levels=api_levels(both),
         wants_functionality=wants_functionality(both),
         complaints=complaints(both),
         alternatives=alternatives(both),
         links=tuple(link.url for link in find_links(request_text)))
+
+
+def _quoted_code(text: str) -> frozenset[str]:
+    """The terms of the quoted spans that name code (a span with an identifier: a command, an option, a call)
+    and no failure: not of a quoted error ("`TypeError: object of type 'HttpUrl' has no len()`", lexicon
+    `failure_class`, or a symptom word), which says what went wrong."""
+    failure, symptoms = lexicon.pattern("failure_class"), lexicon.symptom_terms()
+    spans = [analyse(span) for span in quoted_spans(text)]
+    return frozenset(term.key for terms in spans
+                     if any(t.identifier for t in terms)
+                     and not any(t.key in symptoms or (t.identifier and failure.match(t.surface)) for t in terms)
+                     for term in terms)
 
 
 def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:

@@ -53,6 +53,8 @@ class Evidence:
     linked_issue: int | None = None
     repo: str = ""  # whose notes weighed the terms
     quoted_unique: bool = False  # names verbatim a code name the customer quoted that no other entry names
+    quoted_only: bool = False  # every concept it names, it names by the words of code the customer quoted, and
+    # the problem has concepts beyond them (`php artisan sentry:test`, and the proxy it times out through)
     symptoms_asked: frozenset[str] = frozenset()  # symptom classes the problem names (crash, hang, missing, …)
     symptoms_named: frozenset[str] = frozenset()  # … and those the headline names
     defects: frozenset[str] = frozenset()  # what an "un-" word of the problem lacks ("symbol" of "unsymbolicated")
@@ -170,7 +172,7 @@ def _atoms(term: Term) -> set[str]:
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
            repo: str | None = None, quoted: frozenset[str] = frozenset(),
-           alternatives: tuple[frozenset[str], ...] = ()) -> Evidence:
+           alternatives: tuple[frozenset[str], ...] = (), quoted_code: frozenset[str] = frozenset()) -> Evidence:
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
@@ -199,6 +201,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
+    evidence.quoted_only = _quoted_only(evidence, quoted_code)
     evidence.symptoms_asked = _symptoms_asked(query, problem_keys, modifiers)
     evidence.symptoms_named = frozenset(headline) & lexicon.symptom_terms()
     evidence.defects = _positive_forms(plain, problem_keys)
@@ -207,6 +210,15 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.fix_verb = fix_verb(note) or fix_verb(pr.title)
     evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
     return evidence
+
+
+def _quoted_only(evidence: Evidence, quoted_code: frozenset[str]) -> bool:
+    """Whether the headline names the problem only by the code the customer quoted (the command they ran, the
+    class they call), while the problem has concepts beyond it: it names where, not what went wrong."""
+    index = {id(c): i for i, c in enumerate(evidence.concepts)}
+    named = [index[id(c)] for c in evidence.named()]
+    return bool(named) and len(named) < len(evidence.concepts) \
+        and all(evidence.keys[i] in quoted_code for i in named)
 
 
 def _named_things(query: dict[str, Term], stats: RepositoryStats, repo: str) -> frozenset[str]:

@@ -80,6 +80,8 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
         return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
     if evidence.defects and not evidence.defects_named:
         return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
+    if _names_only_the_quoted_code(evidence):
+        return False  # "Improve the stacktrace of the `sentry:test` event": the command they ran, not its fix
     concepts = evidence.named(weights.named_credit)
     uncommon = evidence.uncommon(concepts, weights.common_share)
     if not uncommon:
@@ -98,6 +100,13 @@ def _says_which_fix(evidence: Evidence, unnamed: bool) -> bool:
     ("fix(fastapi): use … path for prefixed routers") files the change as a fix; it does not say it fixes
     this failure, and conventional-commit repositories put it on every fix."""
     return not unnamed or evidence.fix_verb
+
+
+def _names_only_the_quoted_code(evidence: Evidence) -> bool:
+    """The headline names the problem only by code the customer quoted (`php artisan sentry:test`, the command
+    they ran) and does not say it fixes anything: it names the feature the problem is about, not a fix of it —
+    every change to that command names it too."""
+    return evidence.quoted_only and not evidence.says_fix
 
 
 def _in_the_host_sdk(evidence: Evidence) -> bool:
