@@ -109,7 +109,7 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
     def every_pattern(text: str) -> str:
         text = text[:terms.MAX_ANALYSED_CHARS]
         for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, terms._NOISE_NUMBER):
-            text = pattern.sub(" ", text)
+            text = pattern.sub(terms._version_or_space if pattern is terms._VERSION_LIKE else " ", text)
         return text
 
     texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY + CLEANED

@@ -32,6 +32,11 @@ _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:ms|s|m|h|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
                            re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+# A runtime's or protocol's version ("OTP 25", "Elixir 1.19", "HTTP/2", "Erlang/OTP-28.0"): the word before it
+# (lexicon `versioned_names`), the number as written, and the number joined to its word.
+_SUBJECT_BEFORE = re.compile(r"(?<![\w.+#-])([A-Za-z][\w.+#]*)[ \t/-]{1,2}$")
+_SUBJECT_VERSION = re.compile(r"(\d{1,4}(?:\.\d{1,4}){0,2})")
+_JOINED_VERSION = re.compile(r"([A-Za-z][\w.+#]*)[/-]" + _SUBJECT_VERSION.pattern)
 _CHUNK = re.compile(r"[A-Za-z0-9_$]+(?:[.:/-]+[A-Za-z0-9_$]+)*")
 _CLAUSE_BREAK = re.compile(r"[^\s'\"`*-]")
 # `_CHUNK` with the text before it: group 1 is non-empty when that text breaks the clause (`_CLAUSE_BREAK`);
@@ -69,9 +74,45 @@ def clean(text: str) -> str:
         text = _REFERENCE.sub(" ", text)
     if _DIGIT.search(text) is not None:
         if "." in text:
-            text = _VERSION_LIKE.sub(" ", text)
+            text = _VERSION_LIKE.sub(_version_or_space, text)
         text = _NOISE_NUMBER.sub(" ", text)
     return text
+
+
+def _version_or_space(match: re.Match[str]) -> str:
+    """A version is noise (the SDK's, a dependency's) unless it is a runtime's or protocol's ("Elixir 1.19")."""
+    found = match.group()
+    if _SUBJECT_VERSION.fullmatch(found):
+        before = _SUBJECT_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
+        if before is not None and before.group(1).lower() in _versioned():
+            return found
+    return " "
+
+
+def _versioned() -> frozenset[str]:
+    return lexicon.words("versioned_names")
+
+
+def _subject(chunk: str) -> Term | None:
+    """The word a chunk names a version of when a number follows it ("OTP", "Erlang/OTP"; not "sentry-elixir",
+    whose number is that package's version): its key and surface."""
+    word = chunk.rsplit("/", 1)[-1] if "/" in chunk and "-" not in chunk else chunk
+    if word.lower() not in _versioned():
+        return None
+    terms = _word_terms(word)
+    return Term(terms[0].key if terms else word.lower(), word)
+
+
+def _versioned_term(subject: Term, number: str) -> Term | None:
+    """ "OTP 25" as one term, keyed by the major and a minor that is not 0 ("OTP-28.0" is "otp 28"); None for a
+    number that is a term of its own (a 3-digit code: the ordinary bigram already pairs it)."""
+    if _keep_word(number):
+        return None
+    parts = number.split(".")[:2]
+    while len(parts) > 1 and parts[-1].strip("0") == "":
+        parts.pop()
+    version = ".".join(parts)
+    return Term(f"{subject.key} {version}", f"{subject.surface} {version}", lexicon.weight("bigram"), "bigram")
 
 
 def _word_terms(part: str, kind: str = "word") -> list[Term]:
@@ -136,6 +177,10 @@ def _identifier(text: str) -> Term:
 
 def _chunk_terms(chunk: str) -> list[Term]:
     """Terms of one run of word characters joined by `.`, `:`, `/` or `-`."""
+    joined = _JOINED_VERSION.fullmatch(chunk) if _DIGIT.search(chunk) else None
+    if joined is not None and (subject := _subject(joined.group(1))) is not None:  # "HTTP/2", "OTP-28.0"
+        versioned = _versioned_term(subject, joined.group(2))
+        return _word_terms(joined.group(1)) + ([versioned] if versioned else [])
     segments = [s for s in _SEPARATORS.split(chunk) if s.strip("_")]
     split = len(segments) > 1 and bool(re.search(r"[.:]", chunk))
     terms: list[Term] = []
@@ -158,11 +203,17 @@ def analyse(text: str, chunks: dict[str, list[Term]] | None = None) -> list[Term
     text = clean(text)
     terms: list[Term] = []
     previous: Term | None = None
+    subject: Term | None = None  # the runtime or protocol a number right after names the version of
     end = 0
     for match in _CHUNK.finditer(text):
         if _CLAUSE_BREAK.search(text, end, match.start()):
-            previous = None
+            previous = subject = None
         end = match.end()
+        if subject is not None and _SUBJECT_VERSION.fullmatch(match.group(0)):
+            versioned = _versioned_term(subject, match.group(0))
+            if versioned is not None:
+                terms.append(versioned)
+        subject = _subject(match.group(0))
         for term in _chunk_terms(match.group(0)) if chunks is None else _memoised(match.group(0), chunks):
             terms.append(term)
             if term.kind not in ("word", "part"):
@@ -199,9 +250,15 @@ def term_counts(text: str, chunks: dict[str, _Keys] | None = None) -> Counter[st
     keys: list[str] = []
     append, extend = keys.append, keys.extend
     previous: str | None = None
+    subject: Term | None = None  # as `analyse`: a number right after "OTP" is OTP's version
     for broken, chunk in _BROKEN_CHUNK.findall(clean(text)):
         if broken:
-            previous = None
+            previous = subject = None
+        if subject is not None and _SUBJECT_VERSION.fullmatch(chunk):
+            versioned = _versioned_term(subject, chunk)
+            if versioned is not None:
+                append(versioned.key)
+        subject = _subject(chunk) if chunk else None
         found = memo.get(chunk)
         if found is None:
             if not chunk:
