@@ -15,7 +15,7 @@ from wif_action import lexicon
 from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
-from wif_action.models import Answer, AskInput, Candidate, Confidence, Grounds, Outcome
+from wif_action.models import Answer, AskInput, Candidate, Confidence, Grounds, Outcome, Via
 from wif_action.rendering import render
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.store import RunStore
@@ -196,3 +196,10 @@ def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_lin
     assert top_candidate(result.candidates).pr == 12
     answer = Answer(outcome=Outcome.MEDIUM, repo=REPO, user_version="1.0.0", candidates=result.candidates)
     assert render(answer).index("/pull/12)") < render(answer).index("/pull/15)")  # both listed, oldest first
+    bundled = replace(medium("1.2.0", 12, 9.0), repo="acme/core", via=Via(repo="acme/core", version="3.1.0"))
+    result = ScanResult(candidates=[bundled, candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
+    notes: list[str] = []
+    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN), notes.append)
+    assert "But core PR #12 of the older 1.2.0 is about the same thing" in result.candidates[1].reason
+    assert notes == ["PR #15 (1.5.0) lowered to medium: core PR #12 of the older 1.2.0 is about the same thing and "
+                     "names the problem about as well."]

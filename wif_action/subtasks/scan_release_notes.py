@@ -76,23 +76,34 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
-    _demote_behind_older_rivals(result, evaluator.grounds)
+    _demote_behind_older_rivals(result, evaluator.grounds, journal.note)
     return result
 
 
-def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None]) -> None:
+def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None],
+                                note: Callable[[str], None] = lambda line: None) -> None:
     """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`; `grounds`: `PrEvaluator.grounds`) becomes
-    MEDIUM, its reason naming the rival: the answer lists both, oldest first."""
-    demoted = older_rivals(result.candidates, grounds)
-    result.candidates = [_demoted(c, rival) if (rival := next((r for h, r in demoted if h is c), None)) else c
-                         for c in result.candidates]
+    MEDIUM, its reason naming the rival: the answer lists both, oldest first. `note`: the trace's line for each."""
+    demoted = dict((id(high), rival) for high, rival in older_rivals(result.candidates, grounds))
+    for high in result.candidates:
+        if id(high) in demoted:
+            note(f"{_change(high)} ({high.version}) lowered to medium: {_rival_clause(demoted[id(high)])}.")
+    result.candidates = [_demoted(c, demoted[id(c)]) if id(c) in demoted else c for c in result.candidates]
 
 
 def _demoted(high: Candidate, rival: Candidate) -> Candidate:
-    older = f"PR #{rival.pr}" if rival.pr is not None else f"commit {str(rival.commit)[:7]}"
     return replace(high, confidence=Confidence.MEDIUM,
-                   reason=f"{high.reason} But {older} of the older {rival.version} is about the same thing and names "
-                          "the problem about as well, so neither is certain.")
+                   reason=f"{high.reason} But {_rival_clause(rival)}, so neither is certain.")
+
+
+def _rival_clause(rival: Candidate) -> str:
+    return f"{_change(rival)} of the older {rival.version} is about the same thing and names the problem about as well"
+
+
+def _change(candidate: Candidate) -> str:
+    """"PR #12", "commit 92e109c", a bundled SDK's with its SDK: "sentry-java PR #4724"."""
+    change = f"PR #{candidate.pr}" if candidate.pr is not None else f"commit {str(candidate.commit)[:7]}"
+    return f"{candidate.via.repo.split('/')[-1]} {change}" if candidate.via is not None else change
 
 
 def _confirmed_high(result: ScanResult) -> int:
