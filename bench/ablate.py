@@ -39,7 +39,7 @@ from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import candidate_order, lexicon, objections  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
-from wif_action.engines.offline import evidence, extraction, scoring  # noqa: E402
+from wif_action.engines.offline import evidence, extraction, judge, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
@@ -119,6 +119,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
+    (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
 ]
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.

@@ -22,6 +22,7 @@ from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon
 from wif_action.api import ask as wif_ask
 from wif_action.engines.offline.extraction import extract
+from wif_action.engines.offline.judge import _code_names
 from wif_action.lexicon.names import in_named_ecosystem
 from wif_action.models import Outcome
 
@@ -119,7 +120,7 @@ def test_a_shared_name_not_used_as_a_package_or_beside_another_sdk_is_not_the_sd
 
 NOTES = {
     "acme/gizmo-py": "### Fixes\n\n- Fix crash when the socket closes during a handshake (#21)\n",
-    "acme/gizmo-js": "### Fixes\n\n- Fix panic when the socket closes during a handshake (#31)\n",
+    "acme/gizmo-js": "### Fixes\n\n- Fix panic when the socket closes during a handshake in `socket-pool` (#31)\n",
 }
 
 
@@ -164,3 +165,17 @@ def test_a_shared_package_name_is_answered_for_the_manager_the_message_names(
     lexicon.use(_switched_off("pypi" if repo.endswith("py") else "npm"))
     off = wif_ask(db, message=message, registry=_registry(tmp_path, True), engine="offline", env=env)
     assert off.outcome == Outcome.NEEDS_CLARIFICATION
+
+
+def test_a_kebab_case_name_only_one_choices_notes_name_picks_it(cache_and_github: tuple[Path, FakeGitHub],
+                                                                 tmp_path: Path) -> None:
+    """"actix-web app on sentry 0.39.0", "sentry-tower's http layer": packages and crates are named in kebab case,
+    and a name of the message that the notes of one choice alone name says which (as a code name does:
+    `OfflineJudge._only_one_knows`); no manager named, no registry data needed."""
+    db, github = cache_and_github
+    message = "gizmo 1.0.0 with socket-pool panics when the socket closes during a handshake. Fixed later?"
+    answer = wif_ask(db, message=message, registry=_registry(tmp_path, False), engine="offline",
+                     env={"GITHUB_API_URL": github.url})
+    assert answer.repo == "acme/gizmo-js" and answer.candidates and answer.candidates[0].pr == 31
+    assert [t.key for t in _code_names("actix-web app on sentry-tower's layer, a built-in")] == \
+        ["actix-web", "sentry-tower", "built-in"]

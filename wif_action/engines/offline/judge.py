@@ -206,13 +206,18 @@ class OfflineJudge:
             return pr.repo
 
 
+_KEBAB = re.compile(r"(?<![\w./@-])[a-z][a-z0-9]+(?:-[a-z][a-z0-9]+)+(?![\w/@-])")  # lower-case words joined by "-"
+
+
 def _code_names(text: str) -> list[Term]:
-    """The identifiers of `text`, each with the phrase of its words ("watchdog termination")."""
+    """The identifiers of `text`, each with the phrase of its words ("watchdog termination"), and its kebab-case
+    names ("actix-web", "sentry-tower": how packages and crates are named; a phrase for the full-text count)."""
     names: list[Term] = []
     for term in analyse(text):
         if term.identifier:
             names.append(term)
             names += [part for part in analyse(term.surface) if part.kind == "bigram"]
+    names += [Term(name, name, kind="identifier") for name in _KEBAB.findall(text)]
     return list({term.key: term for term in names}.values())
 
 
