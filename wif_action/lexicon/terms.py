@@ -9,6 +9,7 @@ handful of symptom synonyms fold onto one term.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -328,13 +329,42 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     weights: dict[str, Term] = {}
     problem, request_text = _without_routes(problem), _without_routes(request_text)
     _add(weights, analyse(problem), 1.0)
-    _add(weights, analyse(request_text), lexicon.weight("request_factor"))
+    _add(weights, analyse(without_what_works(request_text, keep_code=True)), lexicon.weight("request_factor"))
     quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
     for key in quoted & weights.keys():
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
+
+
+_SENTENCE_BREAK = re.compile(r"((?<=[.!?])\s+|\s*\n\s*)")  # kept by re.split: offsets stay
+
+
+def without_what_works(text: str, keep_code: bool = False) -> str:
+    """The text less its clauses saying what works ("…, masking works everywhere else", "although the scheduled
+    commands run fine", "With the default transport it backs off correctly."), sentence by sentence, offsets kept
+    by blanks: the customer's control case names what is not broken, and its words ("everywhere", "scheduled
+    commands", "default transport") would weigh as the symptom's. A clause that also complains stays."""
+    works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
+    if not works.search(text):
+        return text
+    return "".join(_clauses_that_complain(part, works, complains, keep_code) for part in _SENTENCE_BREAK.split(text))
+
+
+def _clauses_that_complain(sentence: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
+    if not works.search(sentence):
+        return sentence
+    breaks = [0, *(m.start() for m in lexicon.pattern("contrast_break").finditer(sentence)), len(sentence)]
+    clauses = [sentence[start:end] for start, end in itertools.pairwise(breaks)]
+    return "".join((_code_of(clause) if keep_code else " ") if works.search(clause) and not complains.search(clause)
+                   else clause for clause in clauses)
+
+
+def _code_of(clause: str) -> str:
+    """A control clause's code names ("SentryCapacitor.crash() crashes the iOS app as expected"): the API it tries
+    is what fails elsewhere, the prose around it is the setup that works."""
+    return " " + " ".join(term.surface for term in analyse(clause) if term.identifier) + " "
 
 
 def _without_routes(text: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import pairwise
 
 from indexer.github_refs import find_links, parse_link
 from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
@@ -24,6 +23,7 @@ from wif_action.engines.offline.versions_in_text import (
     named_as_customers,
 )
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
+from wif_action.lexicon.terms import without_what_works
 from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000  # a bound on work; the judgement's numbers (problem_chars, adjacent_bonus) are [weight]
@@ -237,7 +237,7 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
     text = _SPACE_RUN.sub(" ", text)  # long blank runs (blanked URLs) made the sentence split quadratic
     kept = []
     for sentence in _SENTENCE_BREAK.split(text):
-        cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(_without_what_works(sentence).split()))
+        cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(without_what_works(sentence).split()))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"")
         cleaned = lexicon.pattern("reported_speech").sub("", lexicon.pattern("aside").sub("", cleaned))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
@@ -249,18 +249,6 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
 
 
 
-
-
-def _without_what_works(sentence: str) -> str:
-    """The sentence less its clauses saying what works ("…, masking works everywhere else", "although the scheduled
-    commands run fine"): the customer's control case names what is not broken, and its words ("everywhere",
-    "scheduled commands") would weigh as the symptom's. A clause that also complains stays."""
-    works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
-    if not works.search(sentence):
-        return sentence
-    breaks = [0, *(m.start() for m in lexicon.pattern("contrast_break").finditer(sentence)), len(sentence)]
-    clauses = [sentence[start:end] for start, end in pairwise(breaks)]
-    return "".join(" " if works.search(clause) and not complains.search(clause) else clause for clause in clauses)
 
 
 def _is_status(sentence: str) -> bool:
