@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from indexer.store import (
     write_with_retry,
 )
 from indexer.versions import parse_tag, version_key
+from indexer.wall_clock import BackgroundThread
 
 RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
 PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for other repositories' releases
@@ -150,30 +152,44 @@ def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: li
 
     Why: against a hung or broken GitHub every repository costs the full timeout and retries, so
     `--all` would spend half an hour before saying anything useful. What was indexed is kept.
+
+    Each repository after the first is read (`_RepositoryPass.read`, GitHub requests and cache reads only) in a
+    background thread while the one before it is written here: the run waits on GitHub and on SQLite at the same
+    time, and the parse workers get the next repository's notes before this one's are all written. Only a
+    repository read without error lets the next read start early, so the stop below sees each failure when it
+    happens and starts no request after it.
     """
     reports: list[RepoReport] = []
-    ahead: _RepositoryPass | None = None  # read, written once the next repository is read
-    for position, slug in enumerate(slugs):
-        run = _repository_pass(db, source, slug, **options)
-        run.read()
-        if ahead is not None:
-            reports.append(ahead.finish())
-            ahead = None
-        if run.report.error is None and position + 1 < len(slugs):
-            # Written after the next repository is read: the parse workers parse its notes meanwhile. Only a
-            # repository read without error waits, so the stop below sees each failure when it happens.
-            ahead = run
-            continue
-        reports.append(run.finish())
-        recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
-        if len(recent) == STOP_AFTER_SYSTEMIC and recent[0] and len(set(recent)) == 1:
-            progress = options.get("on_progress", print)
-            left = slugs[position + 1:]
-            progress(f"Stopped: {STOP_AFTER_SYSTEMIC} repositories in a row failed the same way ({recent[0]}); "
-                     f"{len(left)} not attempted, everything indexed so far is kept.")
-            reports += [RepoReport(other, error=f"not attempted: {recent[0]}", systemic=recent[0]) for other in left]
-            break
+    reader = BackgroundThread("wif-index-read")
+    try:
+        reading: Future[_RepositoryPass] | None = None
+        for position, slug in enumerate(slugs):
+            run = reading.result() if reading is not None else _read(db, source, slug, options)
+            reading = None
+            following = slugs[position + 1] if position + 1 < len(slugs) else None
+            if following is not None and run.report.error is None:
+                reading = reader.submit(partial(_read, db, source, following, options))
+            reports.append(run.finish())
+            recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
+            if len(recent) == STOP_AFTER_SYSTEMIC and recent[0] and len(set(recent)) == 1:
+                progress = options.get("on_progress", print)
+                left = slugs[position + 1:]
+                progress(f"Stopped: {STOP_AFTER_SYSTEMIC} repositories in a row failed the same way ({recent[0]}); "
+                         f"{len(left)} not attempted, everything indexed so far is kept.")
+                reports += [RepoReport(other, error=f"not attempted: {recent[0]}", systemic=recent[0])
+                            for other in left]
+                break
+            if following is not None and reading is None:
+                reading = reader.submit(partial(_read, db, source, following, options))
+    finally:
+        reader.close()
     return reports
+
+
+def _read(db: Database, source: ReleaseSource, slug: str, options: dict) -> _RepositoryPass:
+    run = _repository_pass(db, source, slug, **options)
+    run.read()
+    return run
 
 
 def index_repository(
@@ -234,14 +250,16 @@ class _RepositoryPass:
     unreleased_reply: DefaultChangelog | None = None  # read by `_read`, stored after the releases
     unreleased_error: str | None = None
     update: RepositoryUpdate | None = None  # what `read` learned, for `finish` to write
+    failure: str | None = None  # why GitHub could not be read, for `finish` to note on the repository's row
 
     def execute(self) -> RepoReport:
         self.read()
         return self.finish()
 
     def read(self) -> None:
-        """Every GitHub request of the pass (releases, the Unreleased notes, PR details); writes nothing but a
-        failure's note."""
+        """Every GitHub request of the pass (releases, the Unreleased notes, PR details) and the cache reads they
+        need; writes nothing (`finish` does, a failure's note included), so it may run in another thread while
+        the main thread writes another repository."""
         started, requests_before = time.monotonic(), self.source.requests
         self.source.begin_repository()
         try:
@@ -250,8 +268,7 @@ class _RepositoryPass:
         except SourceError as error:
             self.report.error = error.message
             self.report.systemic = _systemic_kind(error)
-            self._record_failure(error.message)
-            self.report.stable = _stable_count(self.db, self.slug)
+            self.failure = error.message
         except sqlite3.OperationalError as error:
             self.report.error = f"cache write failed: {error}"
         self.report.requests = self.source.requests - requests_before
@@ -263,6 +280,9 @@ class _RepositoryPass:
         """The pass's writes (one transaction for the releases, one for the Unreleased notes), then its progress
         line."""
         started = time.monotonic()
+        if self.failure is not None:
+            self._record_failure(self.failure)
+            self.report.stable = _stable_count(self.db, self.slug)
         if self.report.error is None:
             try:
                 self._write_releases()

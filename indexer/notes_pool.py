@@ -26,6 +26,7 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -112,31 +113,39 @@ class NotesPool:
         self._executor: ProcessPoolExecutor | None = None
         self._failed = self.workers < 2
         self._ahead: dict[str, _Jobs] = {}  # per repository, what `prefetch` started until `parse_many` asks
+        # `prefetch` runs in the indexer's read thread, `parse_many` and `close` in its main thread
+        self._lock = threading.Lock()
+        self._closed = False
 
     def prefetch(self, bodies: Sequence[str], slug: str) -> None:
         """Start parsing `bodies` now, for a `parse_many` of the same bodies later: the workers parse while the
         indexer reads and writes other things (the next repository's releases, this one's release rows). What an
-        earlier call started for `slug` and nobody asked for is dropped."""
-        self._drop_ahead(slug)
-        jobs = self._submit(bodies, slug)
-        if jobs is not None:
-            self._ahead[slug] = jobs
+        earlier call started for `slug` and nobody asked for is dropped. Safe from another thread than the one
+        that writes; after `close`, nothing is started."""
+        with self._lock:
+            self._drop_ahead(slug)
+            jobs = None if self._closed else self._submit(bodies, slug)
+            if jobs is not None:
+                self._ahead[slug] = jobs
 
     def parse_many(self, bodies: Sequence[str], slug: str) -> Iterator[list[EntryRow]]:
         """`ParseMany`: the rows of each body, in order, as `parse_here` gives them."""
-        ahead = self._ahead.get(slug)
-        if ahead is not None and ahead.bodies == list(bodies):
-            del self._ahead[slug]
-            return self._collect(ahead)
-        jobs = self._submit(bodies, slug)
+        with self._lock:
+            ahead = self._ahead.get(slug)
+            if ahead is not None and ahead.bodies == list(bodies):
+                del self._ahead[slug]
+                return self._collect(ahead)
+            jobs = None if self._closed else self._submit(bodies, slug)
         return parse_here(bodies, slug) if jobs is None else self._collect(jobs)
 
     def close(self) -> None:
-        for slug in list(self._ahead):
-            self._drop_ahead(slug)
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        with self._lock:
+            self._closed = True
+            for slug in list(self._ahead):
+                self._drop_ahead(slug)
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, bodies: Sequence[str], slug: str) -> _Jobs | None:
         executor = self._executor_for(len(bodies))

@@ -1,4 +1,4 @@
-"""A total wall-clock bound on one blocking call.
+"""A total wall-clock bound on one blocking call; and `BackgroundThread`, calls run in turn in one daemon thread.
 
 Why: read timeouts in requests, httpx and urllib restart on every byte, so a server that
 drips one byte every few seconds is never cut off by them. The call runs in a daemon
@@ -9,9 +9,11 @@ dropped, never printed.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from concurrent.futures import Future
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -51,3 +53,40 @@ def run_within(seconds: float, call: Callable[[], T]) -> T:
     if outcome.error is not None:
         raise outcome.error
     return outcome.value  # type: ignore[return-value]
+
+
+class BackgroundThread:
+    """One daemon thread that runs the calls handed to it in turn, each answered through a Future.
+
+    Why (not a ThreadPoolExecutor): `wif index` reads the next repository from GitHub here while the main thread
+    writes the last one; a Ctrl-C must end the run at once, not wait at exit for a read against a hung GitHub
+    (an executor's threads are joined at exit, a daemon thread is not)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._calls: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, call: Callable[[], T]) -> Future[T]:
+        future: Future[T] = Future()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+            self._thread.start()
+        self._calls.put((future, call))
+        return future
+
+    def close(self) -> None:
+        """The thread ends after the calls already handed to it (none waits for it)."""
+        if self._thread is not None:
+            self._calls.put(None)
+            self._thread = None
+
+    def _run(self) -> None:
+        while (item := self._calls.get()) is not None:
+            future, call = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as error:  # handed to whoever waits on the future
+                future.set_exception(error)

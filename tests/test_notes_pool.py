@@ -95,6 +95,17 @@ def test_a_worker_that_dies_leaves_its_notes_to_the_process() -> None:
         pool.close()
 
 
+def test_nothing_is_started_after_close() -> None:
+    """`prefetch` runs in the indexer's read thread: one that comes after the run closed the pool (an error, a
+    Ctrl-C) starts no process, and a later parse happens in the process."""
+    pool = NotesPool(workers=2, min_bodies=1)
+    pool.close()
+    pool.prefetch(bodies(RUBY), RUBY)
+    assert pool._executor is None
+    assert list(pool.parse_many(bodies(RUBY)[:3], RUBY)) == list(parse_here(bodies(RUBY)[:3], RUBY))
+    assert pool._executor is None
+
+
 def test_few_bodies_one_core_or_workers_capped_start_no_process(monkeypatch) -> None:
     pool = NotesPool(workers=2, min_bodies=1000)
     assert list(pool.parse_many(bodies(RUBY), RUBY)) == list(parse_here(bodies(RUBY), RUBY))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.wall_clock import WallClockExceeded, run_within
+from indexer.wall_clock import BackgroundThread, WallClockExceeded, run_within
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.workflow_helpers import EXAMPLE_B
@@ -25,6 +25,22 @@ DRIP_SECONDS = 0.5  # per byte: a 1 s read timeout never fires
 
 def skipped(answer: Answer) -> str:
     return "\n".join(f"{s.step}: {s.reason}" for s in answer.skipped)
+
+
+def test_a_background_thread_runs_its_calls_in_turn_and_hands_back_results_and_errors():
+    thread = BackgroundThread("test-background")
+    order: list[int] = []
+    first = thread.submit(lambda: order.append(1) or "one")
+    failing = thread.submit(lambda: {}["missing"])
+    last = thread.submit(lambda: order.append(2) or "two")
+    assert (first.result(5), last.result(5)) == ("one", "two")
+    assert isinstance(failing.exception(5), KeyError)
+    assert order == [1, 2]
+    worker = next(t for t in threading.enumerate() if t.name == "test-background")
+    assert worker.daemon  # a hung call never keeps the process alive at exit
+    thread.close()
+    worker.join(5)
+    assert not worker.is_alive()
 
 
 def test_run_within_returns_raises_or_cuts_off():
