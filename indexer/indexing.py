@@ -43,6 +43,7 @@ from indexer.store import (
     write_with_retry,
 )
 from indexer.versions import parse_tag, version_key
+from indexer.wal_checkpoints import Checkpoints
 from indexer.wall_clock import BackgroundThread
 
 RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
@@ -127,15 +128,18 @@ def index_repositories(
     Raises CacheError (from open_cache) when the file is not a usable cache.
     """
     db = open_cache(db_path, create=True)
-    pool = NotesPool(derive.per_text if derive is not None else None, workers=workers)
+    pool = NotesPool(workers=workers, derive=derive)
+    checkpoints = Checkpoints(db_path)
     try:
-        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), {**options, "notes": pool})
+        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), {**options, "notes": pool},
+                                                checkpoints.after_commit)
         pool.close()
         if derive is not None:
             _derive(db, derive, pool.computed, options.get("on_progress", print))
         return reports
     finally:
         pool.close()
+        checkpoints.close()
         db.close()
 
 
@@ -146,8 +150,8 @@ def _derive(db: Database, derive: Derive, computed: dict[str, str], on_progress:
         on_progress(f"Derived data not stored ({error}); answers compute it, the next index run retries.")
 
 
-def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: list[str],
-                                  options: dict) -> list[RepoReport]:
+def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: list[str], options: dict,
+                                  written: Callable[[], None] = lambda: None) -> list[RepoReport]:
     """Index in turn, but stop after STOP_AFTER_SYSTEMIC repositories in a row failed the same systemic way.
 
     Why: against a hung or broken GitHub every repository costs the full timeout and retries, so
@@ -170,6 +174,7 @@ def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: li
             if following is not None and run.report.error is None:
                 reading = reader.submit(partial(_read, db, source, following, options))
             reports.append(run.finish())
+            written()
             recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
             if len(recent) == STOP_AFTER_SYSTEMIC and recent[0] and len(set(recent)) == 1:
                 progress = options.get("on_progress", print)
@@ -314,7 +319,8 @@ class _RepositoryPass:
         report.releases, report.pulls = len(fetched), len(pull_rows)
         self.update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, bundles=self.bundles,
                                        pulls=[self.source.redactor.value(row) for row in pull_rows],
-                                       parse_many=self.notes.parse_many if self.notes else None)
+                                       parse_many=self.notes.parse_many if self.notes else None,
+                                       written=self.notes.written() if self.notes else None)
 
     def _write_releases(self) -> None:
         report, update = self.report, self.update
@@ -351,7 +357,8 @@ class _RepositoryPass:
         """A 304: nothing fetched, but the registry's `bundles` or the notes parser may have changed since the
         last run. Returns how many stored releases were re-parsed."""
         mark_checked(self.db, self.slug)
-        reparsed = reparse_if_stale(self.db, self.slug, self.notes.parse_many if self.notes else None)
+        reparsed = reparse_if_stale(self.db, self.slug, self.notes.parse_many if self.notes else None,
+                                    self.notes.written() if self.notes else None)
         refresh_bundle_bumps(self.db, self.slug, self.bundles)
         return reparsed
 

@@ -47,6 +47,8 @@ TextWork = Callable[[str], str]
 # more to rebuild than to parse.
 EntryRow = tuple[int, str, str, str, str, str, str, tuple[int, ...]]
 ParseMany = Callable[[Sequence[str], str], Iterator[list[EntryRow]]]  # (bodies, slug) → the rows of each body
+# What the writer calls with the (id, text) of the entries it just inserted, inside its transaction.
+EntriesWritten = Callable[[sqlite3.Connection, Sequence[tuple[int, str]]], object]
 
 
 def entry_rows(body: str, slug: str) -> list[EntryRow]:
@@ -73,10 +75,14 @@ class Derive:
 
     `store(conn, computed)` runs after indexing and brings the derived data up to date; `computed` maps entry
     texts to the value `per_text` gave in the parse workers, for it to reuse (it computes what is missing).
-    `per_text()` makes, once in each worker, the function of one entry text (it may keep a memo)."""
+    `per_text()` makes, once in each worker, the function of one entry text (it may keep a memo).
+    `store_new(conn, entries, computed)`, if given, stores the derived data of the entries each repository's
+    write just inserted, in that write's transaction: the work is done while the workers parse the next
+    repository, and `store` at the end finds nothing left (one cheap query) instead of all of it."""
 
     store: Callable[[sqlite3.Connection, Mapping[str, str]], object]
     per_text: Callable[[], TextWork] | None = None
+    store_new: Callable[[sqlite3.Connection, Sequence[tuple[int, str]], Mapping[str, str]], object] | None = None
 
 
 WORKERS_ENV = "WIF_INDEX_WORKERS"  # an operator's cap on the parse workers: 0 or 1 parses in the process
@@ -105,8 +111,9 @@ class NotesPool:
     """The run's parse workers, started by the first repository with `min_bodies` bodies to parse."""
 
     def __init__(self, per_text: Callable[[], TextWork] | None = None, *, workers: int | None = None,
-                 min_bodies: int = MIN_BODIES) -> None:
-        self.per_text = per_text
+                 min_bodies: int = MIN_BODIES, derive: Derive | None = None) -> None:
+        self.per_text = per_text if derive is None else derive.per_text
+        self._store_new = derive.store_new if derive is not None else None
         self.workers = workers_available() if workers is None else workers
         self.min_bodies = min_bodies
         self.computed: dict[str, str] = {}  # entry text → its `per_text` value, for `Derive.store`
@@ -137,6 +144,14 @@ class NotesPool:
                 return self._collect(ahead)
             jobs = None if self._closed else self._submit(bodies, slug)
         return parse_here(bodies, slug) if jobs is None else self._collect(jobs)
+
+    def written(self) -> EntriesWritten | None:
+        """What the writer calls with the entries it inserted (`Derive.store_new` with the values the workers
+        computed), None without it."""
+        store_new, computed = self._store_new, self.computed
+        if store_new is None:
+            return None
+        return lambda conn, entries: store_new(conn, entries, computed)
 
     def close(self) -> None:
         with self._lock:

@@ -20,7 +20,7 @@ from sqlite_utils import Database
 
 from indexer import repository_terms
 from indexer.bumps import bundled_name, parse_bumps
-from indexer.notes_pool import ParseMany, parse_here
+from indexer.notes_pool import EntriesWritten, ParseMany, parse_here
 from indexer.registry import Registry, RegistryError, load_registry
 from indexer.release_notes import PARSER_VERSION
 from indexer.versions import parse_tag, version_key
@@ -55,6 +55,8 @@ class RepositoryUpdate:
     # how the notes to write are parsed: `wif index` hands in its worker processes (indexer/notes_pool.py);
     # None parses them here, one after another (the entries are the same)
     parse_many: ParseMany | None = None
+    written: EntriesWritten | None = None  # told the (id, text) of the entries inserted (`wif index`: their
+    # term counts are stored in the same transaction)
 
 
 @dataclass
@@ -131,7 +133,7 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     repo_id = repository_id(db, update.slug)
     existing = {row[0]: (row[1], row[2]) for row in db.execute(
         "select tag, body, id from releases where repo_id = ?", [repo_id])}
-    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug, update.parse_many))
+    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug, update.parse_many, update.written))
     written: list[dict] = []
     for record in update.releases:
         row = _release_row(repo_id, record)
@@ -150,7 +152,8 @@ def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
             result.new += 1
         written.append(row)
     _insert_releases(db, written)
-    insert_entries(db, repo_id, update.slug, [(row["id"], row["body"]) for row in written], update.parse_many)
+    insert_entries(db, repo_id, update.slug, [(row["id"], row["body"]) for row in written], update.parse_many,
+                   update.written)
     refresh_bundle_bumps(db, update.slug, update.bundles)
     _store_pulls(db, repo_id, update.pulls)
     _rebuild_pr_first_release(db, repo_id)
@@ -171,7 +174,8 @@ def _insert_releases(db: Database, rows: list[dict]) -> None:
         [[row[column] for column in _RELEASE_COLUMNS] for row in rows])
 
 
-def reparse_if_stale(db: Database, slug: str, parse_many: ParseMany | None = None) -> int:
+def reparse_if_stale(db: Database, slug: str, parse_many: ParseMany | None = None,
+                     written: EntriesWritten | None = None) -> int:
     """Re-parse every stored body of a repository whose entries an older parser wrote (`PARSER_VERSION`);
     returns how many releases were re-parsed. Local only: the bodies are in the cache. Call inside a
     transaction."""
@@ -182,7 +186,8 @@ def reparse_if_stale(db: Database, slug: str, parse_many: ParseMany | None = Non
     releases = db.execute("select id, body from releases where repo_id = ?", [repo_id]).fetchall()
     for table in ("bundle_bumps", "entry_prs", "entries"):
         db.execute(f"delete from {table} where repo_id = ?", [repo_id])
-    insert_entries(db, repo_id, slug, [(release_id, body or "") for release_id, body in releases], parse_many)
+    insert_entries(db, repo_id, slug, [(release_id, body or "") for release_id, body in releases], parse_many,
+                   written)
     _rebuild_pr_first_release(db, repo_id)
     db.execute("update repositories set notes_parser = ? where id = ?", [PARSER_VERSION, repo_id])
     return len(releases)
@@ -196,7 +201,7 @@ def _delete_release(db: Database, release_id: int) -> None:
 
 
 def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[int, str]],
-                   parse_many: ParseMany | None = None) -> None:
+                   parse_many: ParseMany | None = None, written: EntriesWritten | None = None) -> None:
     """Parse each (release id, body) (`parse_many`, else here) and write its entries, their PR numbers and their
     full-text rows: a few statements per repository rather than a few per entry.
 
@@ -204,15 +209,18 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
     (0.3 s of indexing the 11 fixture repositories); one `insert … select` does the same in a sixth of that
     (m008 dropped the insert trigger; deletes and updates still keep `entries_fts` in step by trigger).
     New ids follow the largest one, as SQLite would pick them: the write transaction is exclusive. Entries are
-    inserted in batches of `ENTRY_BATCH` as they are parsed (workers parse the next bodies meanwhile)."""
+    inserted in batches of `ENTRY_BATCH` as they are parsed (workers parse the next bodies meanwhile); `written`
+    is then told the (id, text) of every entry inserted."""
     first = int(db.execute("select coalesce(max(id), 0) + 1 from entries").fetchone()[0])
     parsed = (parse_many or parse_here)([body for _, body in releases], slug)
     entries: list[tuple] = []
     entry_prs: list[tuple[int, int, int, int]] = []
+    texts: list[tuple[int, str]] = []
     next_id = first
     for (release_id, _body), rows in zip(releases, parsed, strict=True):
         for position, section, heading, text, prs, issues, commits, numbers in rows:
             entries.append((next_id, release_id, repo_id, position, section, heading, text, prs, issues, commits))
+            texts.append((next_id, text))
             entry_prs.extend((next_id, release_id, repo_id, pr) for pr in numbers)
             next_id += 1
         if len(entries) >= ENTRY_BATCH:
@@ -222,6 +230,8 @@ def insert_entries(db: Database, repo_id: int, slug: str, releases: list[tuple[i
     if next_id == first:
         return
     db.execute("insert into entries_fts (rowid, text) select id, text from entries where id >= ?", [first])
+    if written is not None:
+        written(db.conn, texts)
     repository_terms.invalidate(db, repo_id)  # m011: counted again by `apply_update` (a trigger per inserted
     # row would cost what m008 saved)
 

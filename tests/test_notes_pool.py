@@ -24,7 +24,7 @@ from indexer.notes_pool import (
 from indexer.schema import open_cache
 from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 from tests.fakes.github_server import load_repo_fixture
-from wif_action.tools.term_index import counter, refresh
+from wif_action.tools.term_index import counter, refresh, store_new
 
 RUBY = "getsentry/sentry-ruby"  # 90 releases
 PHP = "getsentry/sentry-php"  # 124 releases
@@ -134,21 +134,42 @@ def test_store_uses_the_counts_the_workers_computed(tmp_path) -> None:
 
 @pytest.mark.slow  # two index runs
 def test_the_cache_is_the_same_with_workers_and_without(fake_github, tmp_path, monkeypatch) -> None:
-    """A whole run, read-ahead included: every row the same (a repository that fails between two others too)."""
+    """A whole run, read-ahead included: every row the same (a repository that fails between two others too),
+    whether the term counts are stored at the end (in the process) or with each repository (by the workers)."""
     repos = [RUBY, "getsentry/nope", PHP]
     digests, lines = [], []
-    for workers in ("0", "2"):
+    for workers, derive in (("0", Derive(refresh, counter)), ("2", Derive(refresh, counter, store_new))):
         monkeypatch.setenv(WORKERS_ENV, workers)
         path = tmp_path / f"cache-{workers}.db"
         progress: list[str] = []
         reports = index_repositories(path, ReleaseSource(fake_github.url, retries=None), repos,
-                                     on_progress=progress.append, derive=Derive(refresh, counter))
+                                     on_progress=progress.append, derive=derive)
         assert [report.repo for report in reports] == repos
         assert [bool(report.error) for report in reports] == [False, True, False]
         lines.append([line.split(":")[0] for line in progress])
         digests.append(rows_digest(path))
     assert digests[0] == digests[1]
     assert lines[0] == lines[1] == repos  # one progress line per repository, in order
+
+
+def test_each_repository_stores_its_term_counts_so_the_final_refresh_finds_none(fake_github, tmp_path) -> None:
+    """`Derive.store_new` writes each repository's term counts with its entries (in its transaction): the
+    `store` after indexing has nothing left to count, and every entry has its row."""
+    refreshed: list[int] = []
+
+    def store(conn, computed):
+        refreshed.append(refresh(conn, computed))
+
+    path = tmp_path / "cache.db"
+    index_repositories(path, ReleaseSource(fake_github.url, retries=None), [RUBY, PHP], on_progress=lambda _: None,
+                       derive=Derive(store, counter, store_new))
+    assert refreshed == [0]
+    conn = sqlite3.connect(path)
+    missing = conn.execute("select count(*) from entries e left join entry_terms t on t.entry_id = e.id "
+                           "where t.entry_id is null").fetchone()[0]
+    total = conn.execute("select count(*) from entry_terms").fetchone()[0]
+    conn.close()
+    assert missing == 0 and total > 0
 
 
 ORPHAN_CHECK = """

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from wif_action import lexicon
 from wif_action.lexicon.terms import term_counts
@@ -57,6 +57,21 @@ def refresh(conn: sqlite3.Connection, computed: Mapping[str, str] | None = None)
         raise
     if began:
         conn.execute("commit")
+    return len(rows)
+
+
+def store_new(conn: sqlite3.Connection, entries: Sequence[tuple[int, str]],
+              computed: Mapping[str, str] | None = None) -> int:
+    """The term counts of entries just inserted (their ids and texts), in the caller's transaction: `wif index`
+    stores each repository's with its entries (`indexer.notes_pool.Derive.store_new`), so `refresh` afterwards
+    finds none missing. `computed` as for `refresh`; returns how many rows were written."""
+    if not entries or not has_table(conn):
+        return 0
+    fingerprint = lexicon.fingerprint()
+    known = computed or {}
+    count = counter()
+    rows = [(entry_id, fingerprint, known.get(text) or count(text)) for entry_id, text in entries]
+    conn.executemany(f"insert or replace into {TABLE} (entry_id, fingerprint, counts) values (?, ?, ?)", rows)
     return len(rows)
 
 
