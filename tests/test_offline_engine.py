@@ -216,6 +216,29 @@ def test_ships_to_users_reads_the_commit_type_and_scope(headline, ships) -> None
     assert ships_to_users(headline) is ships
 
 
+@pytest.mark.parametrize(("headline", "asked", "ships"), [
+    ("fix(test): handle deduped events when collecting", frozenset({"test", "collect"}), True),
+    ("fix(test): handle deduped events when collecting", frozenset({"collect"}), False),
+    ("test: handle deduped events when collecting", frozenset({"test"}), False),  # the type says test-only
+    ("fix(ci): retry the upload", frozenset({"ci"}), False),  # not a `used_scopes` part
+    ("fix(internal): close the pool", frozenset({"intern"}), False),
+])
+def test_a_test_scoped_change_ships_when_the_problem_is_about_tests(headline, asked, ships) -> None:
+    """The SDK's test helpers ship (`Sentry.Test`): a `fix(test):` change is the customer's when they ask about
+    their tests (lexicon `used_scopes`); other no-ship scopes stay unshipped whatever the problem names."""
+    assert ships_to_users(headline, asked) is ships
+
+
+def test_without_used_scopes_a_test_scoped_change_never_ships() -> None:
+    tables = lexicon.data()
+    tables["words"]["used_scopes"] = []
+    lexicon.use(tables)
+    try:
+        assert not ships_to_users("fix(test): handle deduped events when collecting", frozenset({"test"}))
+    finally:
+        lexicon.use(None)
+
+
 def test_a_pr_that_refers_to_the_linked_issue_is_high(cache, judge) -> None:
     request = "Crash on download, looks like https://github.com/acme/widget-sdk/issues/7886 - fixed?"
     score = judge.score_pr_confidence(pull(cache, 110), entry_with(cache, 110), asked("Crash on download", request))

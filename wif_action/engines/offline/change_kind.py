@@ -10,6 +10,7 @@ import re
 
 from indexer.release_notes import classify_bullet, commit_prefix
 from wif_action import lexicon
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Entry, PullRequest
 
 # A change whose conventional-commit type or scope is in lexicon `no_ship_types`/`no_ship_scopes` never reaches
@@ -41,9 +42,14 @@ def section_of(entry: Entry, pr: PullRequest) -> str:
     return implied or entry.section
 
 
-def ships_to_users(headline: str) -> bool:
+def ships_to_users(headline: str, asked: frozenset[str] = frozenset()) -> bool:
     """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
-    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README")."""
+    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README").
+
+    `asked`: the problem's term keys. A scope of lexicon `used_scopes` that the problem itself is about names a
+    part the customer uses: "fix(test): handle deduped events when collecting" fixes the SDK's test helpers, which
+    ship, when the customer asks about their tests ("in our tests, the collected reports …"); the commit type
+    ("test: …") still says test-only, and a problem naming "CI" or an "internal service" frees no scope."""
     if lexicon.pattern("docs_only").match(headline):
         return False
     prefix = commit_prefix(headline)
@@ -51,4 +57,6 @@ def ships_to_users(headline: str) -> bool:
         return True
     kind, scope = prefix
     scopes = {part.strip().lower() for part in re.split(r"[,/ ]", scope) if part.strip()}
-    return kind not in lexicon.words("no_ship_types") and not scopes & lexicon.words("no_ship_scopes")
+    unshipped = {part for part in scopes & lexicon.words("no_ship_scopes")
+                 if part not in lexicon.words("used_scopes") or not {term.key for term in analyse(part)} & asked}
+    return kind not in lexicon.words("no_ship_types") and not unshipped

@@ -208,7 +208,8 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.defects_named = evidence.defects & frozenset(headline)
     evidence.says_fix = says_fix(note) or says_fix(pr.title)
     evidence.fix_verb = fix_verb(note) or fix_verb(pr.title)
-    evidence.ships = ships_to_users(note) and ships_to_users(pr.title)
+    asked = frozenset(problem_keys if problem_keys is not None else query)
+    evidence.ships = ships_to_users(note, asked) and ships_to_users(pr.title, asked)
     return evidence
 
 
