@@ -88,6 +88,8 @@ def ablations() -> list[Ablation]:
         for word in record["words"]:
             found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word),
                                   used=f"platform:{word}"))
+    for short in data.get("abbreviation", {}):
+        found.append(Ablation(f"abbreviation:{short}", _drop_abbreviation(short)))
     for index, record in enumerate(data.get("ecosystem", [])):
         found.append(Ablation(f"ecosystem:{record['name']}", _drop_ecosystem(index)))
     for name in data["words"]:
@@ -101,7 +103,7 @@ def ablations() -> list[Ablation]:
                               patch=_replaced(module, function, value)))
     for name, value in WEIGHT_RULES:
         found.append(Ablation(f"rule:weight.{name}", _weight(name, value)))
-    order = ("symptom", "words", "rule", "pattern", "platform", "ecosystem")  # the judge's core first
+    order = ("symptom", "words", "rule", "pattern", "platform", "abbreviation", "ecosystem")  # the judge's core first
     return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
 
@@ -146,6 +148,12 @@ def _own_family(index: int) -> Callable[[dict[str, Any]], None]:
 def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["symptom"][index][flag] = False
+    return edit
+
+
+def _drop_abbreviation(short: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        del data["abbreviation"][short]
     return edit
 
 

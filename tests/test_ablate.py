@@ -40,7 +40,7 @@ def config(monkeypatch):
 def test_every_entry_has_one_name_and_every_kind_is_covered() -> None:
     names = [ablation.name for ablation in ablations()]
     assert len(names) == len(set(names))
-    for kind in ("symptom:", "platform:", "words:", "pattern:", "rule:objection:", "rule:scoring."):
+    for kind in ("symptom:", "platform:", "words:", "pattern:", "abbreviation:", "rule:objection:", "rule:scoring."):
         assert any(name.startswith(kind) for name in names), kind
     assert len([n for n in names if n.startswith("pattern:")]) == len(lexicon.pattern_names())
 

@@ -125,6 +125,19 @@ def test_a_runtimes_or_protocols_version_is_one_term_and_the_sdks_own_version_is
     assert versioned("On OTP 25 a crash, disable HTTP/2") == set()
 
 
+def test_an_abbreviation_reads_as_its_word_on_both_sides() -> None:
+    """"(deps) Remove rewrite from optional deps" and "breaks dependency resolution" share the dependencies (lexicon
+    `[abbreviation]`); without the entry "deps" is a word of its own."""
+    def keys(text: str) -> set[str]:
+        return {term.key for term in analyse(text)}
+
+    assert "depend" in keys("(deps) Remove rewrite from optional deps") & keys("breaks dependency resolution")
+    tables = lexicon.data()
+    del tables["abbreviation"]["deps"]
+    lexicon.use(tables)
+    assert "depend" not in keys("(deps) Remove rewrite from optional deps")
+
+
 def test_weights_and_section_weights_are_numbers() -> None:
     assert all(isinstance(value, int | float) for value in lexicon.data()["weight"].values())
     assert lexicon.section_weights()["fix"] == 1.0

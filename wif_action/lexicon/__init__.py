@@ -127,6 +127,12 @@ def synonyms() -> dict[str, str]:
     return {_key(word): symptom.term for symptom in symptoms() for word in symptom.words}
 
 
+@_cached
+def abbreviations() -> dict[str, str]:
+    """A short form people and notes write for a word ("deps") → the key of that word ("depend"): both read as one."""
+    return {short.lower(): _key(full.lower()) for short, full in data().get("abbreviation", {}).items()}
+
+
 def _key(word: str) -> str:
     return stem(word) if word.isalpha() else word
 

@@ -122,7 +122,7 @@ def _word_terms(part: str, kind: str = "word") -> list[Term]:
     stopwords = lexicon.stopwords()
     if lower in stopwords or not _keep_word(lower):
         return []
-    key = stem(lower) if lower.isalpha() else lower
+    key = lexicon.abbreviations().get(lower) or (stem(lower) if lower.isalpha() else lower)
     if key in stopwords:
         return []
     weight = (lexicon.weight("part") if kind == "part" else 1.0) * \
