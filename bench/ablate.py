@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action import candidate_order, lexicon, objections  # noqa: E402
+from wif_action import candidate_order, lexicon, objections, question  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, extraction, judge, scoring  # noqa: E402
@@ -122,6 +122,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
+    (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
 ]
 

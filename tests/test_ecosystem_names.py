@@ -25,6 +25,7 @@ from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.judge import _code_names
 from wif_action.lexicon.names import in_named_ecosystem
 from wif_action.models import Outcome
+from wif_action.question import question_of
 
 RUST, ELIXIR = "getsentry/sentry-rust", "getsentry/sentry-elixir"
 
@@ -64,6 +65,7 @@ READINGS = [
     ("psgallery", "Install-Module installed sentry 0.1.0 and Start-Sentry fails", POWERSHELL),
     ("npm", "sentry 8.0.0 from npm breaks our bundle", None),  # no "sentry" choice publishes to npm
     ("pypi", "pip resolved sentry 2.0.0 and imports fail", None),  # … nor to PyPI
+    ("cocoapods", "Our Podfile pins sentry 8.0.0 and the build warns twice", None),  # … nor to CocoaPods
 ]
 
 
@@ -179,3 +181,15 @@ def test_a_kebab_case_name_only_one_choices_notes_name_picks_it(cache_and_github
     assert answer.repo == "acme/gizmo-js" and answer.candidates and answer.candidates[0].pr == 31
     assert [t.key for t in _code_names("actix-web app on sentry-tower's layer, a built-in")] == \
         ["actix-web", "sentry-tower", "built-in"]
+
+
+def test_a_package_manager_the_request_names_weighs_as_an_sdk_name() -> None:
+    """"iOS build through CocoaPods": how the SDK is installed, not what is wrong; as a full-weight term it matched
+    every note about pods (h-flutter-ios-duplicate-cpp-library stayed MEDIUM, bench/ablation.md)."""
+    registry = load_registry()
+    message = ("Flutter, sentry_flutter 7.10.1, iOS build through CocoaPods: Xcode now prints a 'duplicate "
+               "libraries' linker warning for the C++ library that comes from Sentry's pod.")
+    question = question_of(extract(message, registry), registry)
+    assert question.terms["cocoapods"].weight <= lexicon.weight("sdk_name") < question.terms["duplic"].weight
+    lexicon.use(_switched_off("cocoapods"))
+    assert question_of(extract(message, registry), registry).terms["cocoapods"].weight > lexicon.weight("sdk_name")

@@ -67,7 +67,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
     terms = query_terms(problem, request_text)
-    for key in sdk_name_keys(request_text, registry) & terms.keys():
+    for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
     return Question(
@@ -110,6 +110,14 @@ def customer_of(request: Request, named: frozenset[str], registry: Registry | No
     bundles = sorted(set(registry.bundles(repo).values())) if registry is not None and repo else []
     return Customer(sdk=request.sdk, repo=repo, version=request.version, platforms=tuple(platforms),
                     platform_source=source, bundles=tuple(bundles))
+
+
+def manager_keys(request_text: str) -> set[str]:
+    """Term keys of the package managers the request names (lexicon `[[ecosystem]]`: "via CocoaPods", "pip-audit",
+    "the sentry-ruby gem"): how the SDK is installed, not what is wrong."""
+    text = request_text[:MAX_ANALYSED_CHARS]
+    return {term.key for pattern in lexicon.ecosystem_patterns().values() for match in pattern.finditer(text)
+            for term in analyse(match.group())}
 
 
 def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:
