@@ -114,10 +114,14 @@ def test_a_registry_name_several_sdks_share_is_read_as_the_sdk_named(message: st
 @pytest.mark.parametrize("message", [
     "Requests whose handler panics never show up in Sentry; we are on 0.34.0",  # the product, not a package
     "Flutter app, Sentry 9.1.0, no events",  # another SDK named: that one is read, as before
+    # a linked repository says which: its repository, as without the shared name
+    "Tags show (empty) on sentry 8.48.0: https://github.com/getsentry/sentry-cocoa/issues/5397",
 ])
 def test_a_shared_name_not_used_as_a_package_or_beside_another_sdk_is_not_the_sdk(message: str) -> None:
     request = extract(message, load_registry())
     assert request.sdk != "sentry" and request.sdk != "Sentry"
+    if "github.com" in message:
+        assert request.repo == "getsentry/sentry-cocoa"
 
 
 NOTES = {

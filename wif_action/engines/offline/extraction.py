@@ -55,7 +55,9 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     if version is None and mentions and not any(m.names_sdk for m in mentions):
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
         version = customer_version(scrubbed, _names(mentions))
-    best = choose_alias(mentions, version, scrubbed) or _shared_name(scrubbed, registry)
+    best = choose_alias(mentions, version, scrubbed)
+    if best is None and not _repo_from_links(found_links, registry):  # a linked repository says which "sentry"
+        best = _shared_name(scrubbed, registry)
     if best is not None and not best.repo:  # "gizmo 1.2.0" of acme/gizmo-go and acme/gizmo-python: ask which
         return Request(sdk=scrubbed[best.start:best.end], repo=None, version=version.text if version else None,
                        problem=condense(scrubbed, [best], version), links=list(dict.fromkeys(found_links)),
@@ -75,10 +77,10 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
 
 
 def _shared_name(text: str, registry: Registry) -> AliasMention | None:
-    """With no other SDK named, the first name the registry declares ambiguous that the text uses as a package's
-    name ("bumping to sentry 13.4.0", "the sentry crate"): the workflow narrows its repositories (the package
-    manager the message names, the engine's choice) or asks which. Never the same word in prose ("Sentry's
-    installer", "shows up in Sentry")."""
+    """With no other SDK named nor linked, the first name the registry declares ambiguous that the text uses as a
+    package's name ("bumping to sentry 13.4.0", "the sentry crate"): the workflow narrows its repositories (the
+    package manager the message names, the engine's choice) or asks which. Never the same word in prose
+    ("Sentry's installer", "shows up in Sentry")."""
     for start, name in registry.find_ambiguous_names(text):
         end = start + len(name)
         if used_as_package(text, start, end):
