@@ -124,6 +124,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
+    (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
 ]
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.

@@ -669,3 +669,45 @@ def test_a_headline_naming_only_the_quoted_command_is_no_high() -> None:
     everything = _command_evidence(command, says_fix=False)
     everything.credits = [1.0, 1.0, 1.0]
     assert not evidence_module._quoted_only(everything, command | {"proxi"})  # nothing beyond the quote
+
+
+@pytest.mark.parametrize(("text", "said", "aside"), [
+    ("Remove the relaxation to prevent hangs during init (#9) IMPORTANT: StrictMode violations may appear again "
+     "in debug builds. This is intentional.", "Remove the relaxation to prevent hangs during init (#9) This is "
+     "intentional.", "IMPORTANT: StrictMode violations may appear again in debug builds."),
+    ("Mask the camera view. This may result in more of the screen being redacted. (#6)",
+     "Mask the camera view.", "This may result in more of the screen being redacted. (#6)"),
+    ("Fix a crash that may occur on start (#1)", "Fix a crash that may occur on start (#1)", ""),  # the first
+    ("Fix the upload. It might have failed on slow networks before.", "Fix the upload.",  # sentence is the change
+     "It might have failed on slow networks before."),
+    ("Fix grouping. Exceptions are grouped by type (#3)", "Fix grouping. Exceptions are grouped by type (#3)", ""),
+])
+def test_a_later_sentence_saying_what_the_change_may_cause_is_no_headline(text, said, aside):
+    """`evidence._without_side_effects`: after a note's first sentence, one hedged with "may"/"might" (a caveat,
+    a side effect) leaves the headline for the explanation; the first sentence, whatever it hedges, stays."""
+    assert evidence_module._without_side_effects(text) == (said, aside)
+
+
+def test_the_words_of_a_caveat_do_not_make_a_high():
+    """"StrictMode violations in debug builds": a change whose note names them only in its caveat ("IMPORTANT:
+    StrictMode violations may appear again in debug builds") causes them, it does not fix them — the caveat's
+    words weigh as explanation, so it is no HIGH; the same words as the note's change are."""
+    problem = "With StrictMode on, debug builds log StrictMode violations caused by the SDK."
+    caveat = ("Remove the runtime manager's relaxation to prevent hangs during init (#9) IMPORTANT: StrictMode "
+              "violations may appear again in debug builds.")
+    fixed = "Avoid StrictMode violations in debug builds (#9)"
+    texts = [caveat, "Fix a hang during init", "Add debug logs", "Fix builds on Windows"] + ["release health"] * 30
+    stats = RepositoryStats(BatchStatistics(texts))
+    query = {term.key: term for term in analyse(problem)}
+    stats.load("r", list(query.values()))
+    release = Release(id=1, repo="r", tag="4.4.0", version="4.4.0", version_key="k")
+
+    def evidence_of(text: str) -> Evidence:
+        entry = Entry(id=1, release=release, section="fix", text=text, prs=[9])
+        pr = PullRequest(repo="r", number=9, title="Remove the relaxation", body="", url="https://example.invalid/9")
+        return gather(pr, entry, query, stats, False, [], frozenset(query), "r")
+
+    hedged = evidence_of(caveat)
+    assert stem("violations") not in hedged.headline and stem("violations") in hedged.body
+    assert scoring.confidence(hedged) != Confidence.HIGH
+    assert scoring.confidence(evidence_of(fixed)) == Confidence.HIGH

@@ -180,8 +180,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0, scale=stats.scale(repo),
                         concepts=key_concepts(query, stats, repo, problem_keys, alternatives, plain))
     note, cut = entry.text if entry else "", int(lexicon.weight("headline_chars"))  # the rest explains it
-    headline = term_counts(note[:cut] + "\n" + pr.title)
-    body = term_counts(note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
+    said, aside = _without_side_effects(note[:cut])
+    headline = term_counts(said + "\n" + pr.title)
+    body = term_counts(aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
     for key, term in query.items():
         value = term.weight * stats.idf(repo, key)
         if headline.get(key):
@@ -211,6 +212,19 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     asked = frozenset(problem_keys if problem_keys is not None else query)
     evidence.ships = ships_to_users(note, asked) and ships_to_users(pr.title, asked)
     return evidence
+
+
+def _without_side_effects(headline: str) -> tuple[str, str]:
+    """The headline without the sentences after its first that say what the change may cause ("IMPORTANT:
+    StrictMode violations may appear again in debug builds.", "This may change grouping of exceptions."), and
+    those sentences. Why: such a sentence is a caveat about the change's side effect, not what it fixed or added;
+    its words ("violations", "debug builds") weigh as explanation, not as the headline naming the problem."""
+    sentences = lexicon.pattern("note_sentence_break").split(headline)
+    hedged = [i for i, sentence in enumerate(sentences) if i and lexicon.pattern("side_effect").search(sentence)]
+    if not hedged:
+        return headline, ""
+    return (" ".join(s for i, s in enumerate(sentences) if i not in hedged),
+            " ".join(sentences[i] for i in hedged))
 
 
 def _quoted_only(evidence: Evidence, quoted_code: frozenset[str]) -> bool:
