@@ -21,14 +21,17 @@ _HTML_TAG = re.compile(
     re.IGNORECASE,
 )
 _IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\s]{0,500}(?:\s+\"[^\"\n]{0,200}\")?\)")
+# Every alternative starts with a literal character outside its groups (the bare URL's "h", the code span's first
+# backtick: `bare` and `code` are then the whole match, `match.group(0)`), so the regex engine skips the positions
+# where none of "[<h`:" stands instead of trying the seven alternatives at every character.
 _TOKEN = re.compile(
     r"\[(?P<label>[^\[\]\n]{0,300})\]\((?P<url>[^()\s]{0,500})(?:\s+\"[^\"\n]{0,200}\")?\)"
     r"|<(?P<auto>https?://[^\s<>]{1,500})>"
-    r"|(?P<bare>https?://[^\s<>()\[\]`'\"]{1,500})"
+    r"|h(?P<bare>ttps?://[^\s<>()\[\]`'\"]{1,500})"
     r"|`(?P<rst_label>[^`<\n]{0,300}?)\s*<(?P<rst_url>https?://[^\s<>`]{1,500})>`_{1,2}"  # reStructuredText link
     r"|:(?P<role>pr|pull|issue|ghpull|ghissue|gh):`#?(?P<role_num>\d{1,7})`"  # Sphinx role (towncrier notes)
     r"|:user:`(?P<role_user>[\w-]{1,60})`"
-    r"|(?P<code>``[^\n]{1,500}?``|`[^`\n]{1,500}`)"  # ``literal`` (rst, and Markdown's double-backtick span)
+    r"|`(?P<code>`[^\n]{1,500}?``|[^`\n]{1,500}`)"  # ``literal`` (rst, and Markdown's double-backtick span)
 )
 _GITHUB_REF = re.compile(
     r"(?:https?://(?:(?:www\.)?github\.com|github-redirect\.dependabot\.com)/)?"
@@ -55,7 +58,6 @@ _TAIL_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _TITLE_END = re.compile(r"\s{0,3}(?::|\s-\s)")  # "Title #1048: details", "Title #363 - details"
-_SPACES = re.compile(r"\s+")
 
 
 @dataclass
@@ -84,6 +86,8 @@ def _strip_inline_markup(text: str) -> str:
 
 def _drop_comments(text: str) -> str:
     """Remove ``<!-- … -->`` (an unclosed one runs to the end); linear, unlike a lazy regex."""
+    if "<!--" not in text:  # most text has none: no copy
+        return text
     parts: list[str] = []
     pos = 0
     while True:
@@ -216,10 +220,12 @@ class _Renderer:
                 self.role(match.group("role").lower(), match.group("role_num"))
             elif kind == "role_user":
                 self.emit(f"@{match.group('role_user')}")
-            elif kind == "auto" or kind == "bare":
+            elif kind == "auto":
                 self.url(match.group(kind))
-            else:
-                self.emit(match.group("code"))
+            elif kind == "bare":
+                self.url(match.group(0))
+            else:  # a code span: the whole match, backticks included
+                self.emit(match.group(0))
             pos = match.end()
         if pos < len(raw):
             self.emit(_clean_plain(raw[pos:]), plain=True)
@@ -355,8 +361,12 @@ _COMMIT_URL = re.compile(
     r"https?://(?:www\.)?github\.com/([A-Za-z0-9-]{1,39}/[\w.-]{1,100})/commits?/([0-9a-fA-F]{7,40})(?![0-9a-zA-Z])"
 )
 # A hash the line cites: enclosed ("(92e109c)", "`92e109c`", "[92e109c]"), or a full 40-hex SHA anywhere.
-_ENCLOSED_SHA = re.compile(r"(?<=[(\[`])([0-9a-f]{7,40})(?=[)\]`])")
+# The opening character is matched, not looked behind for: the regex engine then skips to the next "(", "[" or "`"
+# instead of trying the look-behind at every character (a match ends on a hex digit, never on an opener, so the
+# same hashes are found).
+_ENCLOSED_SHA = re.compile(r"[(\[`]([0-9a-f]{7,40})(?=[)\]`])")
 _FULL_SHA = re.compile(r"(?<![\w/])([0-9a-f]{40})(?![\w/])")
+_HEX_RUN = re.compile(r"[0-9a-f]{40}")  # what every `_FULL_SHA` match holds: most lines have none
 _LEADING_SHA = re.compile(r"^(?:[#\d\s]{0,60})?`?([0-9a-f]{7,40})`?(?=:?\s)")
 
 
@@ -379,7 +389,8 @@ def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
             (own if _same_repo(match.group(1), repo) else foreign).append(match.group(2).lower())
     found = list(own)
     candidates = [m.group(1) for m in _ENCLOSED_SHA.finditer(text)]
-    candidates += [m.group(1) for m in _FULL_SHA.finditer(text)]
+    if _HEX_RUN.search(text) is not None:
+        candidates += [m.group(1) for m in _FULL_SHA.finditer(text)]
     leading = _CHANGESET_CREDIT.match(text) or _COMMIT_PREFIX.match(text)
     if leading is not None:
         candidates += [m.group(1) for m in [_LEADING_SHA.match(text)] if m is not None]

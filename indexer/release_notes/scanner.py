@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from indexer.release_notes.model import _MAX_BOLD_TEXT, _MAX_HEADING, _MAX_RAW, _MAX_TEXT, ReleaseNoteEntry
 from indexer.release_notes.references import (
-    _SPACES,
     _dedupe,
     _render_unit,
     _strip_inline_markup,
@@ -154,7 +153,7 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
             count = None
         raw = " ".join(unit.lines)
         text, unit_prs, unit_issues = _render_unit(raw, state.repo, count)
-        text = _SPACES.sub(" ", text).strip()
+        text = " ".join(text.split())  # `\s` runs to one space, ends stripped (str.split's whitespace is `\s`)
         if index == 0:
             if unit.count_refs:
                 commits = commit_refs(raw, text, state.repo)
