@@ -27,7 +27,7 @@ from indexer.schema import CacheError, NeverFilled, read_cache, refusal
 
 if TYPE_CHECKING:  # PyGithub, requests and sqlite-utils load when indexing starts, not for --help
     from indexer.indexing import RepoReport
-    from indexer.notes_pool import Derive
+    from indexer.notes_pool import Derive, NotesPool
 
 DEFAULT_MAX_PULLS = 200
 
@@ -88,18 +88,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     """`derive`: derived data to bring up to date after indexing (`wif index` hands in the judge's term counts;
     `python -m indexer` has none, and readers compute them)."""
-    from indexer.github_source import ReleaseSource
-    from indexer.indexing import index_repositories
-    from indexer.notes_pool import workers_setting_problem
+    from indexer.notes_pool import NotesPool, workers_setting_problem
 
     slugs, problem, bundles = _repositories(args)
     problem = problem or workers_setting_problem() or _db_problem(Path(args.db))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    notes = NotesPool(derive=derive)
+    if _new_cache(Path(args.db)):
+        notes.start()  # every note will be parsed: the workers load while the GitHub client and the rest do
+    try:
+        reports = _index(args, slugs, bundles, derive, notes)
+    finally:
+        notes.close()
+    if reports is None:
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"repos": [report.summary() for report in reports]}))
+    if _exit_code(reports) == EXIT_FAILED and _never_filled(Path(args.db)):
+        print(f"wif index: {args.db} holds no releases yet (every repository failed); `wif ask` refuses it as "
+              "never filled until an index run succeeds", file=sys.stderr)
+    return _exit_code(reports)
+
+
+def _index(args: argparse.Namespace, slugs: list[str], bundles: dict[str, dict[str, str]], derive: Derive | None,
+           notes: NotesPool) -> list[RepoReport] | None:
+    """The index run's reports, or None when the cache could not be used (said on stderr)."""
+    from indexer.github_source import ReleaseSource
+    from indexer.indexing import index_repositories
+
     source = ReleaseSource.from_env(timeout=args.timeout)
     try:
-        reports = index_repositories(
+        return index_repositories(
             args.db, source, slugs,
             refresh_window_days=args.refresh_days,
             changelog_fallback=not args.no_changelog_fallback,
@@ -109,21 +130,16 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
             bundles=bundles,
             unreleased=not args.no_unreleased,
             derive=derive,
+            notes=notes,
         )
     except CacheError as error:
         print(f"wif index: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     except sqlite3.DatabaseError as error:  # damaged, or the disk filled, after opening
         print(f"wif index: {refusal(error, Path(args.db))}", file=sys.stderr)
-        return EXIT_USAGE
+        return None
     finally:
         source.close()
-    if args.json:
-        print(json.dumps({"repos": [report.summary() for report in reports]}))
-    if _exit_code(reports) == EXIT_FAILED and _never_filled(Path(args.db)):
-        print(f"wif index: {args.db} holds no releases yet (every repository failed); `wif ask` refuses it as "
-              "never filled until an index run succeeds", file=sys.stderr)
-    return _exit_code(reports)
 
 
 def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict[str, dict[str, str]]]:
@@ -144,6 +160,14 @@ def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict
     if not slugs:
         return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all", {}
     return list(dict.fromkeys(slugs)), None, bundles
+
+
+def _new_cache(path: Path) -> bool:
+    """No cache yet (no file, or an empty one): a first run, which parses every release's notes."""
+    try:
+        return not path.exists() or path.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def _db_problem(path: Path) -> str | None:

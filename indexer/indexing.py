@@ -117,18 +117,22 @@ class _Cached:
 # ---------------------------------------------------------------------------- entry points
 def index_repositories(
     db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], *, derive: Derive | None = None,
-    workers: int | None = None, **options
+    workers: int | None = None, notes: NotesPool | None = None, **options
 ) -> list[RepoReport]:
     """Index each repository in turn; one failing repository never stops the others. `derive` (given by the
     commands that index: the judge's term counts, which the indexer does not compute itself) then brings the
     derived data up to date; if it fails the cache is still complete (readers compute what is missing).
     Notes are parsed by up to `workers` processes (default: one per core; indexer/notes_pool.py), and each
-    entry's derived value computed there too.
+    entry's derived value computed there too; `notes`: those workers, already started by the caller (closed here).
 
     Raises CacheError (from open_cache) when the file is not a usable cache.
     """
-    db = open_cache(db_path, create=True)
-    pool = NotesPool(workers=workers, derive=derive)
+    pool = notes if notes is not None else NotesPool(workers=workers, derive=derive)
+    try:
+        db = open_cache(db_path, create=True)
+    except BaseException:
+        pool.close()
+        raise
     checkpoints = Checkpoints(db_path)
     try:
         reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), {**options, "notes": pool},

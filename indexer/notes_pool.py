@@ -8,6 +8,9 @@ computes the `Derive.per_text` value of every entry text it parsed (the judge's 
 `Derive.store` then writes instead of computing them again. The cache's rows are the same either way: a worker
 runs the same parser on the same body, and the results are taken in the order submitted.
 
+A first run (`wif index` on a new cache) forks the workers before anything else (`start`): each loads the parser
+and the judge's counter itself while the indexer loads its GitHub client and opens the cache, on the other core.
+
 Below `MIN_BODIES` (an incremental run, a test's few releases), on one core, or where `fork` is not the platform's
 way (only Linux forks here: macOS's system libraries are not fork-safe), nothing is started and parsing stays in
 the process. A worker that dies or fails leaves its chunk, and the rest of the run, to be parsed in the process.
@@ -124,6 +127,15 @@ class NotesPool:
         self._lock = threading.Lock()
         self._closed = False
 
+    def start(self) -> None:
+        """Fork the workers now, before the indexer loads its GitHub client and opens the cache: a first run (a new
+        cache) parses every note, so the workers will be needed, and each loads the parser and the lexicon itself
+        while the indexer loads the rest (on another core) instead of after it. Nothing is started on one core,
+        where `fork` is not used, or when the pool was closed."""
+        with self._lock:
+            if self._executor is None and not self._failed and not self._closed:
+                self._executor = self._start(warm=False)
+
     def prefetch(self, bodies: Sequence[str], slug: str) -> None:
         """Start parsing `bodies` now, for a `parse_many` of the same bodies later: the workers parse while the
         indexer reads and writes other things (the next repository's releases, this one's release rows). What an
@@ -179,18 +191,23 @@ class NotesPool:
             self._executor = self._start()
         return self._executor
 
-    def _start(self) -> ProcessPoolExecutor | None:
+    def _start(self, warm: bool = True) -> ProcessPoolExecutor | None:
+        """The executor, every worker forked. `warm`: the parser and the counter load here first, once, and the
+        workers inherit them (a pool started mid-run); else each worker loads them itself (`start`)."""
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        parse_release_notes("- warm up (#1)", repo="o/r")  # the parser's lazy imports load once, before forking
         per_text = self.per_text
-        if per_text is not None:
-            per_text()("warm up")  # so does what the counter reads (the lexicon)
+        if warm:
+            parse_release_notes("- warm up (#1)", repo="o/r")  # the parser's lazy imports load once, before forking
+            if per_text is not None:
+                per_text()("warm up")  # so does what the counter reads (the lexicon)
         try:
             executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_start_worker, initargs=(os.getpid(), per_text))
-            executor.submit(int).result()  # every worker forks now, in one go
+            started = executor.submit(int)  # with `fork`, every worker is forked by the first submit, in one go
+            if warm:
+                started.result()
         except (OSError, RuntimeError, ValueError):  # no process could be started (limits, a sandbox, no fork)
             self._failed = True
             return None
@@ -238,6 +255,7 @@ def _start_worker(parent: int, per_text: Callable[[], TextWork] | None) -> None:
     global _per_text
     _end_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+    parse_release_notes("- warm up (#1)", repo="o/r")  # loaded here if the pool was started before the parser was
     _per_text = per_text() if per_text is not None else None
 
 

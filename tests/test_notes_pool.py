@@ -95,11 +95,38 @@ def test_a_worker_that_dies_leaves_its_notes_to_the_process() -> None:
         pool.close()
 
 
+def test_a_pool_started_before_any_note_parses_and_counts_the_same() -> None:
+    """`start` (a first run: before the indexer loads its client) forks the workers with nothing to parse yet;
+    each loads the parser and the counter itself (`_start_worker`), and the rows and counts are the same."""
+    pool = NotesPool(counter, workers=2)
+    pool.start()
+    try:
+        assert pool._executor is not None and len(pool._executor._processes) == 2
+        parsed = list(pool.parse_many(bodies(PHP), PHP))
+    finally:
+        pool.close()
+    assert parsed == list(parse_here(bodies(PHP), PHP))
+    count = counter()
+    assert pool.computed and all(pool.computed[text] == count(text) for text in pool.computed)
+
+
+def test_only_a_new_cache_starts_the_workers_before_indexing(tmp_path) -> None:
+    from indexer.cli import _new_cache
+
+    path = tmp_path / "cache.db"
+    assert _new_cache(path)
+    path.write_bytes(b"")
+    assert _new_cache(path)  # an empty file is filled from scratch too
+    path.write_bytes(b"SQLite format 3\x00")
+    assert not _new_cache(path)  # an update: most runs parse a few notes, in the process
+
+
 def test_nothing_is_started_after_close() -> None:
     """`prefetch` runs in the indexer's read thread: one that comes after the run closed the pool (an error, a
     Ctrl-C) starts no process, and a later parse happens in the process."""
     pool = NotesPool(workers=2, min_bodies=1)
     pool.close()
+    pool.start()
     pool.prefetch(bodies(RUBY), RUBY)
     assert pool._executor is None
     assert list(pool.parse_many(bodies(RUBY)[:3], RUBY)) == list(parse_here(bodies(RUBY)[:3], RUBY))

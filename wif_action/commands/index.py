@@ -9,6 +9,8 @@ entries (`python -m indexer` does not: readers then compute them).
 from __future__ import annotations
 
 import argparse
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
 
 from indexer import cli
 
@@ -19,6 +21,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from indexer.notes_pool import Derive
-    from wif_action.tools.term_index import counter, refresh, store_new
 
-    return cli.run(args, derive=Derive(refresh, counter, store_new))
+    return cli.run(args, derive=Derive(_refresh, _counter, _store_new))
+
+
+# Imported on first use: a first run forks its parse workers before the judge's lexicon is loaded, and each worker
+# loads it (for `_counter`) while the indexer loads its GitHub client.
+def _refresh(conn: sqlite3.Connection, computed: Mapping[str, str]) -> int:
+    from wif_action.tools.term_index import refresh
+
+    return refresh(conn, computed)
+
+
+def _counter() -> Callable[[str], str]:
+    from wif_action.tools.term_index import counter
+
+    return counter()
+
+
+def _store_new(conn: sqlite3.Connection, entries: Sequence[tuple[int, str]], computed: Mapping[str, str]) -> int:
+    from wif_action.tools.term_index import store_new
+
+    return store_new(conn, entries, computed)
