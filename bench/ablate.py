@@ -117,6 +117,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (scoring, "_names_only_the_quoted_code", lambda evidence: False),  # only the command the customer quoted
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
+    (terms, "_seconds", lambda match: " "),  # a duration ("300 seconds", "5 min") is one term in seconds
     (terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request text
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full

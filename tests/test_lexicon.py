@@ -125,6 +125,17 @@ def test_a_runtimes_or_protocols_version_is_one_term_and_the_sdks_own_version_is
     assert versioned("On OTP 25 a crash, disable HTTP/2") == set()
 
 
+def test_a_duration_is_one_term_in_seconds_whatever_its_unit() -> None:
+    """"timeout to 30s instead of 300s" and "run for 300 seconds" share the 300 s the customer measured; "5 min"
+    and "300000ms" are the same duration. A measurement that is no duration ("10m", "50%") stays noise."""
+    def keys(text: str) -> set[str]:
+        return {term.key for term in analyse(text)}
+
+    assert "300s" in keys("Fixed default deadline timeout to 30s instead of 300s") & keys("run for 300 seconds")
+    assert {"300s", "1500ms"} <= keys("waits 5 min, or 300000ms, or 1500 ms") and "300000ms" not in keys("300000ms")
+    assert not any(char.isdigit() for key in keys("10m further, 50% faster, 2x smaller") for char in key)
+
+
 def test_an_abbreviation_reads_as_its_word_on_both_sides() -> None:
     """"(deps) Remove rewrite from optional deps" and "breaks dependency resolution" share the dependencies (lexicon
     `[abbreviation]`); without the entry "deps" is a word of its own."""
