@@ -158,6 +158,22 @@ def test_markdown_heading_levels_and_emoji() -> None:
     ]
 
 
+def test_a_list_item_that_only_names_a_section_is_a_heading_over_its_items() -> None:
+    """Old mix CHANGELOGs (sentry-elixir 7.x–8.x) nest their entries under list items naming the section: each
+    nested item is an entry of that section, not one entry gluing the section's name to all of them; a short
+    entry with nested details ("TTFD fixes") stays an entry."""
+    body = ("* Bug Fixes\n  * Fix issue from using spawn\\_link stacktrace (#315)\n  * Relax plug\\_cowboy versions"
+            " (#314)\n\n* Breaking Changes:\n  * Require Elixir 1.7+\n\n### Features\n\n* TTFD fixes\n"
+            "  * Report TTFD when the screen is drawn (#9)\n")
+    entries = parse_release_notes(body, "getsentry/sentry-elixir")
+    assert [(e.section, e.heading, e.text, e.prs) for e in entries] == [
+        ("fix", "Bug Fixes", "Fix issue from using spawn_link stacktrace (#315)", (315,)),
+        ("fix", "Bug Fixes", "Relax plug_cowboy versions (#314)", (314,)),
+        ("breaking", "Breaking Changes", "Require Elixir 1.7+", ()),
+        ("feature", "Features", "TTFD fixes Report TTFD when the screen is drawn (#9)", (9,)),
+    ]
+
+
 def test_bold_and_colon_pseudo_headings() -> None:
     body = "**Features**\n\n- Add a (#1)\n\nBug fixes:\n\n- Crash b (#2)\n\n**Warning**\n\n- Plain c (#3)\n"
     entries = parse(body)

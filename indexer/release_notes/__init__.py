@@ -55,7 +55,8 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 4  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links
+PARSER_VERSION = 5  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+# 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries
 
 _log = logging.getLogger(__name__)
 

@@ -37,6 +37,13 @@ _PLAIN_ENTRY = re.compile(r"\(#\d{1,7}\)[ \t]*(?:by[ \t]+@[\w-]{1,60}[ \t]*)?\.?
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _SKIP_BULLET = re.compile(r"\**full changelog\b", re.IGNORECASE)
 _MAX_PSEUDO_HEADING_WORDS = 5
+# A list item that is only a section's name (its words from this set): old changelogs nest their entries under one.
+_SECTION_NAME = re.compile(
+    r"(?:(?:bug|bugs|bugfix(?:es)?|fix(?:es)?|enhancements?|improvements?|features?|new|breaking|changes?|deprecations?"
+    r"|security|internal|misc(?:ellaneous)?|other|dependenc(?:y|ies)|docs|documentation|performance|removed|added"
+    r"|changed|deprecated|and|&)[ \t,/]*){1,5}",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -231,8 +238,14 @@ def _start_bullet(state: _State, indent: int, content: str, bold: bool) -> None:
 
 
 def _handle_bullet(state: _State, indent: int, content: str, bold: bool) -> None:
-    """A list item: nested items join their parent, others start a new entry."""
+    """A list item: nested items join their parent, others start a new entry. A parent that only names a section
+    ("* Bug Fixes" over "  * Fix …" items, old mix CHANGELOGs) is a heading, and its items are the entries."""
     bullet = state.bullet
+    if bullet is not None and indent >= bullet.indent + 2 and (heading := _list_heading(bullet)) is not None:
+        state.bullet = None  # the section's name is no entry
+        _push_heading(state, 7, heading)
+        _start_bullet(state, indent, content, bold)
+        return
     if bullet is not None and indent >= bullet.indent + 2:
         unit = _Unit([], True)
         bullet.units.append(unit)
@@ -241,6 +254,18 @@ def _handle_bullet(state: _State, indent: int, content: str, bold: bool) -> None
         bullet.blank = False
         return
     _start_bullet(state, indent, content, bold)
+
+
+def _list_heading(bullet: _Bullet) -> str | None:
+    """The section a bullet names when it is nothing but a section's name ("Bug Fixes", "Enhancements:",
+    "Breaking Changes"); None for an entry ("TTFD fixes", "New Performance APIs"), however short."""
+    if len(bullet.units) != 1 or len(bullet.units[0].lines) != 1:
+        return None
+    text = _strip_inline_markup(bullet.units[0].lines[0]).strip().rstrip(":").strip()
+    if not _SECTION_NAME.fullmatch(text):
+        return None
+    rule = _heading_rule(text)
+    return text if rule is not None and not rule.reset else None
 
 
 _TOWNCRIER_REFS = re.compile(r"\*?Related issues and pull requests on GitHub:\*?\s*", re.IGNORECASE)
