@@ -89,9 +89,11 @@ def ablations() -> list[Ablation]:
             found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word),
                                   used=f"platform:{word}"))
     for short in data.get("abbreviation", {}):
-        found.append(Ablation(f"abbreviation:{short}", _drop_abbreviation(short)))
+        found.append(Ablation(f"abbreviation:{short}", _drop_abbreviation(short), used=f"equivalent:{stem(short)}"))
     for index, record in enumerate(data.get("ecosystem", [])):
         found.append(Ablation(f"ecosystem:{record['name']}", _drop_ecosystem(index)))
+    for word in data.get("equivalent", {}):
+        found.append(Ablation(f"equivalent:{word}", _drop_equivalent(word), used=f"equivalent:{stem(word)}"))
     for name in data["words"]:
         found.append(Ablation(f"words:{name}", _empty_list(name)))
     for name in data["pattern"]:
@@ -103,7 +105,7 @@ def ablations() -> list[Ablation]:
                               patch=_replaced(module, function, value)))
     for name, value in WEIGHT_RULES:
         found.append(Ablation(f"rule:weight.{name}", _weight(name, value)))
-    order = ("symptom", "words", "rule", "pattern", "platform", "abbreviation", "ecosystem")  # the judge's core first
+    order = ("symptom", "abbreviation", "equivalent", "words", "rule", "pattern", "platform", "ecosystem")
     return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
 
@@ -138,6 +140,12 @@ WEIGHT_RULES: list[tuple[str, float]] = [
 def _drop_symptom_word(index: int, word: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["symptom"][index]["words"].remove(word)
+    return edit
+
+
+def _drop_equivalent(word: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        del data["equivalent"][word]
     return edit
 
 
@@ -288,7 +296,7 @@ class _Recorded:
 
 
 class _RecordedDict(dict):
-    """A lexicon lookup table (synonyms, platform words) that notes every key found in it."""
+    """A lexicon lookup table (synonyms, equivalents, platform words) that notes every key found in it."""
 
     def __init__(self, prefix: str, items: dict[str, str]):
         super().__init__(items)
@@ -313,9 +321,11 @@ class _RecordedDict(dict):
 
 @contextlib.contextmanager
 def recording() -> Iterator[None]:
-    """While inside, lexicon patterns, synonyms and platform words note their use in `_used`. Term counts stored
-    at index time are not used (a fingerprint that matches none): every entry is analysed, so its lookups count."""
+    """While inside, lexicon patterns, synonyms, equivalents and platform words note their use in `_used`. Term
+    counts stored at index time are not used (a fingerprint that matches none): every entry is analysed, so its
+    lookups count."""
     pattern, synonyms, platform_of = lexicon.pattern, lexicon.synonyms, lexicon.platform_of
+    equivalents = lexicon.equivalents
     fingerprint = lexicon.fingerprint
     lexicon.fingerprint = lambda: "recording"  # type: ignore[assignment]
     embedded = {name: set(re.findall(r"<<(\w+)>>", "".join(_as_list(spec["re"]))))
@@ -323,10 +333,12 @@ def recording() -> Iterator[None]:
     lexicon.pattern = lambda name: _Recorded(name, pattern(name), _closure(name, embedded))  # type: ignore
     lexicon.synonyms = lambda: _RecordedDict("synonym:", synonyms())
     lexicon.platform_of = lambda: _RecordedDict("platform:", platform_of())
+    lexicon.equivalents = lambda: _RecordedDict("equivalent:", equivalents())
     try:
         yield
     finally:
         lexicon.pattern, lexicon.synonyms, lexicon.platform_of = pattern, synonyms, platform_of
+        lexicon.equivalents = equivalents
         lexicon.fingerprint = fingerprint  # type: ignore[assignment]
 
 

@@ -64,6 +64,29 @@ def test_symptom_words_are_not_stopwords() -> None:
             assert word not in lexicon.stopwords(), word
 
 
+def test_a_short_form_or_equivalent_folds_onto_a_word_that_folds_no_further() -> None:
+    """`[abbreviation]` and `[equivalent]` map a word onto the word it means, once: no chains, no word in both, no
+    stopword on either side, and no word that is also a symptom's spelling (a symptom folds at half weight, these
+    at full)."""
+    tables = [lexicon.data().get(name, {}) for name in ("abbreviation", "equivalent")]
+    assert not set(tables[0]) & set(tables[1])
+    symptom_words = {stem(word) for symptom in lexicon.symptoms() for word in (symptom.name, *symptom.words)}
+    for word, meant in [item for table in tables for item in table.items()]:
+        assert word == word.lower().strip() and meant == meant.lower().strip() and word.isalpha(), word
+        assert stem(meant) not in lexicon.equivalents(), f"{meant!r} folds further"
+        assert word not in lexicon.stopwords() and meant not in lexicon.stopwords(), word
+        assert stem(word) not in symptom_words and stem(meant) not in symptom_words, word
+        assert {t.key for t in analyse(word)} == {t.key for t in analyse(meant)}, word
+
+
+def test_switching_an_equivalent_off_changes_the_analysis() -> None:
+    assert {t.key for t in analyse("a recursive lock")} == {t.key for t in analyse("a recursive mutex")}
+    tables = lexicon.data()
+    del tables["equivalent"]["mutex"]
+    lexicon.use(tables)
+    assert {t.key for t in analyse("a recursive lock")} != {t.key for t in analyse("a recursive mutex")}
+
+
 def test_the_platform_table_is_sane() -> None:
     names = [platform.name for platform in lexicon.platforms()]
     assert len(names) == len(set(names))

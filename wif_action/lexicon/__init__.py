@@ -113,6 +113,27 @@ def weak_words() -> frozenset[str]:
     return frozenset(stem(word) for word in words("weak"))
 
 
+_FOLDS = ("abbreviation", "equivalent")  # short forms ("deps"), other words for the same thing ("mutex")
+
+
+@_cached
+def equivalents() -> dict[str, str]:
+    """Stem of a short form or of another word for a word → that word's stem (`[abbreviation]` "deps" → "depend",
+    `[equivalent]` "mutex" → "lock"): both read as one, in every form ("mutexes")."""
+    return {stem(word): stem(meant) for table in _FOLDS for word, meant in data().get(table, {}).items()}
+
+
+@_cached
+def spelled_alike() -> dict[str, tuple[str, ...]]:
+    """Stem a word folds onto → the word and every short form or equivalent of it, as written (FTS5 counts each
+    spelling; a note writing either one names the word)."""
+    found: dict[str, list[str]] = {}
+    for table in _FOLDS:
+        for word, meant in data().get(table, {}).items():
+            found.setdefault(stem(meant), [meant]).append(word)
+    return {key: tuple(dict.fromkeys(words)) for key, words in found.items()}
+
+
 @_cached
 def symptoms() -> tuple[Symptom, ...]:
     return tuple(Symptom(name=record["name"], term=stem(record["name"]), family=record["family"],
@@ -125,12 +146,6 @@ def symptoms() -> tuple[Symptom, ...]:
 def synonyms() -> dict[str, str]:
     """Stem (or lower-case code name) of each spelling → the symptom term it folds onto."""
     return {_key(word): symptom.term for symptom in symptoms() for word in symptom.words}
-
-
-@_cached
-def abbreviations() -> dict[str, str]:
-    """A short form people and notes write for a word ("deps") → the key of that word ("depend"): both read as one."""
-    return {short.lower(): _key(full.lower()) for short, full in data().get("abbreviation", {}).items()}
 
 
 def _key(word: str) -> str:

@@ -135,7 +135,8 @@ def _word_terms(part: str, kind: str = "word") -> list[Term]:
     stopwords = lexicon.stopwords()
     if lower in stopwords or not _keep_word(lower):
         return []
-    key = lexicon.abbreviations().get(lower) or (stem(lower) if lower.isalpha() else lower)
+    key = stem(lower) if lower.isalpha() else lower
+    key = lexicon.equivalents().get(key, key)  # "deps" is "dependencies", "mutex" is "lock"
     if key in stopwords:
         return []
     weight = (lexicon.weight("part") if kind == "part" else 1.0) * \

@@ -59,13 +59,19 @@ class RepositoryStats:
     _df: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def load(self, repo: str, terms: list[Term]) -> None:
-        """Fetch what is not cached yet in one call (a query per new term)."""
-        missing = sorted({t.surface for t in terms if (repo, t.key) not in self._df})
+        """Fetch what is not cached yet in one call (a query per new term). A word that other words fold onto
+        (lexicon `[equivalent]`: "configuration", "config") is counted under each spelling, and the most
+        frequent one is its document frequency: notes name it either way."""
+        surface_to_key = {t.surface: t.key for t in terms}
+        alike = lexicon.spelled_alike()
+        for t in terms:
+            for spelling in alike.get(t.key, ()) if t.kind in ("word", "part") else ():
+                surface_to_key.setdefault(spelling, t.key)
+        missing = sorted({surface for surface, key in surface_to_key.items() if (repo, key) not in self._df})
         if repo in self._docs and not missing:
             return
         docs, avg_len, frequencies = self.source.term_statistics(repo, missing)
         self._docs[repo] = (docs, avg_len)
-        surface_to_key = {t.surface: t.key for t in terms}
         for surface, count in frequencies.items():
             key = surface_to_key.get(surface, surface)
             self._df[(repo, key)] = max(count, self._df.get((repo, key), 0))

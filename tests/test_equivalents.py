@@ -1,0 +1,98 @@
+"""Words people and notes write for the same thing (lexicon `[abbreviation]`, `[equivalent]`) are one term on both
+sides.
+
+Why: a customer writes "configuration", the note "config"; a Ruby log says "recursive locking", the fix "re-entrant
+mutex". Without the fold the right line shares nothing specific with the problem and is never a candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import pytest
+
+from wif_action import lexicon
+from wif_action.engines.offline import scoring
+from wif_action.engines.offline.evidence import gather
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+from wif_action.lexicon.stemmer import stem
+from wif_action.lexicon.terms import analyse, query_terms
+from wif_action.models import Confidence, PullRequest
+
+
+@pytest.fixture(autouse=True)
+def packaged_lexicon():
+    lexicon.use(None)
+    yield
+    lexicon.use(None)
+
+
+def _without(*words: str) -> None:
+    tables = lexicon.data()
+    for word in words:
+        del tables["abbreviation" if word in tables["abbreviation"] else "equivalent"][word]
+    lexicon.use(tables)
+
+
+def _keys(text: str) -> set[str]:
+    return {term.key for term in analyse(text)}
+
+
+@pytest.mark.parametrize(("customer", "note", "entries"), [
+    ("the configuration object", "the config object", ("config",)),
+    ("recursive locking", "re-entrant mutex", ("entrant", "mutex")),  # the phrase too: "recurs lock"
+])
+def test_a_word_and_its_equivalent_are_one_term(customer, note, entries):
+    assert _keys(customer) == _keys(note)
+    for entry in entries:
+        _without(entry)
+        assert _keys(customer) != _keys(note), entry
+        lexicon.use(None)
+
+
+class _Fts5Like:
+    """Document frequencies as the cache's FTS5 index counts them: by the Porter stem of the word asked for,
+    with no lexicon folding (a test double of the `TermStatistics` port, like `BatchStatistics`)."""
+
+    def __init__(self, notes: list[str]):
+        self.notes = [{stem(word) for word in note.lower().split()} for note in notes]
+
+    def term_statistics(self, repo: str, terms: list[str]) -> tuple[int, float, dict[str, int]]:
+        return len(self.notes), 3.0, {term: sum(stem(term) in note for note in self.notes) for term in terms}
+
+    def stored_term_counts(self, entry_ids: list[int], fingerprint: str,
+                           keys: Collection[str] | None = None) -> dict[int, dict[str, int]]:
+        return {}
+
+
+def test_the_document_frequency_of_a_folded_word_counts_its_most_frequent_spelling():
+    """The customer writes "configuration", the notes mostly "config": every note writing either names the word,
+    so it is as common as "config" is, not as rare as "configuration" alone."""
+    notes = ["config option"] * 30 + ["configuration file"] * 2 + ["release health"] * 100
+    term = next(t for t in analyse("configuration") if t.kind == "word")
+    stats = RepositoryStats(_Fts5Like(notes))
+    stats.load("r", [term])
+    assert stats.df("r", term.key) == 30
+    _without("config")
+    term = next(t for t in analyse("configuration") if t.kind == "word")
+    stats = RepositoryStats(_Fts5Like(notes))
+    stats.load("r", [term])
+    assert stats.df("r", term.key) == 2
+
+
+def _level(problem: str, title: str) -> Confidence:
+    query = query_terms(problem)
+    stats = RepositoryStats(BatchStatistics(["release health", "span status", "session tracking", "client options",
+                                             "response streaming"] * 20 + [title]))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query)))
+
+
+def test_a_note_spelling_the_problem_differently_is_judged_as_naming_it():
+    problem = ("A response-format configuration object that the caller passes in (and reuses across calls) is "
+               "changed by the client during a request.")
+    title = "fix(client): avoid mutating user-provided response config object"
+    assert _level(problem, title) is Confidence.HIGH
+    _without("config")
+    assert _level(problem, title) is Confidence.LOW
