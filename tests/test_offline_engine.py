@@ -711,3 +711,27 @@ def test_the_words_of_a_caveat_do_not_make_a_high():
     assert stem("violations") not in hedged.headline and stem("violations") in hedged.body
     assert scoring.confidence(hedged) != Confidence.HIGH
     assert scoring.confidence(evidence_of(fixed)) == Confidence.HIGH
+
+
+NO_LONGER_PROBLEM = "On iOS, crashes are no longer reported after the game closes and re-initialises the SDK."
+NO_LONGER_NOTE = "The SDK no longer reports an OOM when a crash happens after closing the SDK"
+
+
+def test_no_longer_is_no_term_of_a_problem_or_a_note():
+    """"no longer" is how a problem says something stopped ("crashes are no longer reported") and how a note says
+    what its fix stops ("The SDK no longer reports an OOM …"); like "more" and "less", "longer" says nothing of the
+    subject, so the two share "crash" and "report", not "longer"."""
+    keys = {term.key for term in analyse(NO_LONGER_PROBLEM)}
+    assert "crash report" in keys and not any("longer" in key for key in keys)
+    assert not any("longer" in term.key for term in analyse(NO_LONGER_NOTE))
+
+
+def test_without_it_no_longer_is_a_rare_term_an_unrelated_fix_shares():
+    tables = lexicon.data()
+    tables["words"]["stopwords"].remove("longer")
+    lexicon.use(tables)
+    try:
+        shared = {t.key for t in analyse(NO_LONGER_PROBLEM)} & {t.key for t in analyse(NO_LONGER_NOTE)}
+        assert "longer" in shared
+    finally:
+        lexicon.use(None)
