@@ -9,7 +9,8 @@
    ≥ 95% of the time; MEDIUM = the smallest at which top candidates between it and HIGH are right ≥ half
    the time. Both are chosen on out-of-fold probabilities of the training repositories (nested LOO).
 3. Measure end to end: for each repository, the model fitted without it answers its cases (through the
-   shipped workflow: `features.OVERRIDE`); the CV numbers are those answers. In-sample: fitted on all.
+   shipped workflow, quality_report's runner: `features.OVERRIDE`; the `unreleased_newest` cases too, each on its
+   own cache, so the hand rules' row is quality_report's); the CV numbers are those answers. In-sample: fitted on all.
    The hand rules have no fitted value, so their in-sample and CV numbers are the same run.
 4. Write `wif_action/engines/offline/confidence_model.json` (coefficients, thresholds, the numbers) with
    `"use": true` only when the fitted model's CV HIGH precision is at least the hand rules' in both modes.
@@ -31,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.calibrate_offline import ShippedRunner  # noqa: E402
 from bench.labelled import fixture_dir, registry_file  # noqa: E402
-from bench.quality_report import MODES, build_db, labelled_cases, metrics, repository, row  # noqa: E402
+from bench.quality_report import MODES, build_db, labelled_cases, metrics, repository, row, unreleased_cases  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
@@ -190,11 +192,13 @@ def trained(rows: list[dict], names: list[str], l2: float, combine: str) -> dict
 
 # --------------------------------------------------------------------------- measure
 
-def answer(cases: list[Case], db: str, model: dict | None) -> dict[str, list[dict]]:
+def answer(cases: list[Case], runner: ShippedRunner, model: dict | None) -> dict[str, list[dict]]:
+    """The cases answered through quality_report's runner (an `unreleased_newest` case on its own cache), with
+    `model` as the judge's confidence model (None: the hand rules), judged as quality_report judges them."""
     features.OVERRIDE = model
     try:
-        config = AppConfig(db=db, engine="offline", run_source="eval", registry=registry_file())
-        return {mode: [row(case, run_case(case, mode, config)) for case in cases] for mode in MODES}
+        return {mode: [row(case, result) for case, result in zip(cases, runner.results(cases, mode), strict=True)]
+                for mode in MODES}
     finally:
         features.OVERRIDE = None
 
@@ -214,25 +218,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", metavar="FILE", help="reuse (or save) the collected candidates")
     args = parser.parse_args(argv)
     db = args.db or build_db()
-    cases = labelled_cases()
+    cases = labelled_cases()  # fitted on these; measured on them and the `unreleased_newest` ones (their own cache)
+    measured = cases + unreleased_cases()
     by_repo: dict[str, list[Case]] = defaultdict(list)
-    for case in cases:
+    for case in measured:
         by_repo[repository(case)].append(case)
-    with FakeGitHub(fixture_dir()) as github:
+    with FakeGitHub(fixture_dir()) as github, ShippedRunner(Path(db), fixture_dir(), registry_file()) as runner:
         os.environ["GITHUB_API_URL"] = github.url
         os.environ.pop("GITHUB_TOKEN", None)
         rows = _rows(args.rows, cases, db)
         names = sorted(rows[0]["x"])
-        print(f"{len(rows)} candidates ({sum(r['label'] for r in rows)} right) from {len(cases)} cases × 2 modes")
-        hand = answer(cases, db, None)
+        print(f"{len(rows)} candidates ({sum(r['label'] for r in rows)} right) from {len(cases)} cases × 2 modes; "
+              f"measured on {len(measured)} cases")
+        hand = answer(measured, runner, None)
         full = trained(rows, names, args.l2, args.combine)
-        in_sample = answer(cases, db, full)
+        in_sample = answer(measured, runner, full)
         cv: dict[str, list[dict]] = {mode: [] for mode in MODES}
         folds = {}
         for repo, held in sorted(by_repo.items()):
             model = trained([r for r in rows if r["repo"] != repo], names, args.l2, args.combine)
             folds[repo] = {"high": round(model["high"], 4), "medium": round(model["medium"], 4)}
-            for mode, answered in answer(held, db, model).items():
+            for mode, answered in answer(held, runner, model).items():
                 cv[mode] += answered
     report: dict[str, dict] = {}
     for mode in MODES:
