@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -105,6 +106,22 @@ def build_cache(path: Path, fake: FakeGitHub, repos: list[str], **options) -> li
     assert not failed, failed
     _single_file(path)
     return reports
+
+
+@contextmanager
+def one_fix_per_repository(path: Path, notes: dict[str, str]) -> Iterator[FakeGitHub]:
+    """A fake GitHub where each repository of `notes` has a 1.0.0 and a 1.1.0 whose notes are `notes[repo]`,
+    the merged PR its first "#N" cites, all indexed (PR details too) into `path`: the smallest cache on which a
+    message about one of them is answered from a fix line."""
+    with FakeGitHub() as github:
+        for repo, body in notes.items():
+            number = int(re.findall(r"#(\d+)", body)[0])
+            github.add_repo(repo, releases=[{"tag_name": "1.1.0", "body": body},
+                                            {"tag_name": "1.0.0", "body": "- Initial release"}],
+                            pulls=[{"number": number, "title": body.split("- ", 1)[1].split(" (#")[0],
+                                    "merged": True}])
+        build_cache(path, github, list(notes), pulls="recent", max_pulls=None)
+        yield github
 
 
 @contextmanager

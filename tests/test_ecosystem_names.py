@@ -10,14 +10,13 @@ tells its own shared names apart the same way.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from indexer.registry import RegistryError, load_registry
-from tests.conftest import build_cache
+from tests.conftest import one_fix_per_repository
 from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon
 from wif_action.api import ask as wif_ask
@@ -132,15 +131,8 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def cache_and_github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, FakeGitHub]]:
-    with FakeGitHub() as github:
-        for repo, body in NOTES.items():
-            number = int(re.findall(r"#(\d+)", body)[0])
-            github.add_repo(repo, releases=[{"tag_name": "1.1.0", "body": body},
-                                            {"tag_name": "1.0.0", "body": "- Initial release"}],
-                            pulls=[{"number": number, "title": body.split("- ", 1)[1].split(" (#")[0],
-                                    "merged": True}])
-        db = tmp_path_factory.mktemp("ecosystems") / "cache.db"
-        build_cache(db, github, list(NOTES), pulls="recent", max_pulls=None)
+    db = tmp_path_factory.mktemp("ecosystems") / "cache.db"
+    with one_fix_per_repository(db, NOTES) as github:
         yield db, github
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from indexer.registry import Registry, load_registry
-from tests.conftest import build_cache
+from tests.conftest import one_fix_per_repository
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI, requested_schema
 from tests.workflow_helpers import ask
@@ -128,15 +128,8 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def cache_and_github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, FakeGitHub]]:
-    with FakeGitHub() as github:
-        for repo, body in NOTES.items():
-            number = int(re.findall(r"#(\d+)", body)[0])
-            github.add_repo(repo, releases=[{"tag_name": "1.1.0", "body": body},
-                                            {"tag_name": "1.0.0", "body": "- Initial release"}],
-                            pulls=[{"number": number, "title": body.split("- ", 1)[1].split(" (#")[0],
-                                    "merged": True}])
-        db = tmp_path_factory.mktemp("package-names") / "cache.db"
-        build_cache(db, github, list(NOTES), pulls="recent", max_pulls=None)
+    db = tmp_path_factory.mktemp("package-names") / "cache.db"
+    with one_fix_per_repository(db, NOTES) as github:
         yield db, github
 
 
