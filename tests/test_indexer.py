@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -517,3 +518,38 @@ def test_the_indexer_commits_without_waiting_for_the_disk_but_only_in_wal_mode(t
         assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
         assert db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 8192
         db.close()
+
+
+class _FailingRead(ReleaseSource):
+    """The real source, but reading `broken` fails with an error nobody expects (a bug, not a SourceError)."""
+
+    def __init__(self, url: str, broken: str) -> None:
+        super().__init__(url, retries=None, requests_per_minute=None)
+        self.broken = broken
+
+    def first_page(self, slug: str, etag: str | None):
+        if slug == self.broken:
+            raise RuntimeError(f"a bug while reading {slug}")
+        return super().first_page(slug, etag)
+
+
+@pytest.mark.timeout(60)  # a read thread's error lost on its way would leave the run waiting for it forever
+def test_an_unexpected_error_in_the_read_thread_reaches_the_caller_and_what_was_written_is_kept(fake_github,
+                                                                                              tmp_path) -> None:
+    """The second repository is read in the background thread (indexer.indexing, `wif-index-read`) while the
+    first is written: its error is raised to the caller, not swallowed, the first repository is stored whole,
+    the third is never requested, and no read thread is left behind."""
+    java = "getsentry/sentry-java"
+    path = tmp_path / "cache.db"
+    with pytest.raises(RuntimeError, match=f"a bug while reading {PHP}"):
+        index_repositories(path, _FailingRead(fake_github.url, broken=PHP), [RUBY, PHP, java],
+                           on_progress=lambda _line: None)
+    for thread in threading.enumerate():
+        if thread.name == "wif-index-read":
+            thread.join(10)
+            assert not thread.is_alive()
+    assert not [entry for entry in fake_github.log if entry["path"].startswith(f"/repos/{java}")]
+    assert SqliteReleaseCache.open(path).repositories() == [RUBY]
+    db = open_cache(path)
+    assert db.execute("select count(*) from releases").fetchone()[0] == 90
+    db.close()
