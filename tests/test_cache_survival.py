@@ -15,6 +15,7 @@ import queue
 import random
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -149,10 +150,10 @@ def run_wif(args: list[str], github_url: str, *, program: str | None = None) -> 
 class Indexer:
     """A `wif index` subprocess whose stderr lines are collected as they arrive."""
 
-    def __init__(self, db: Path, repos: list[str], github_url: str):
+    def __init__(self, db: Path, repos: list[str], github_url: str, env: dict[str, str] | None = None):
         self.proc = subprocess.Popen([sys.executable, "-c", ANNOUNCING_WIF, *index_args(db, repos)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env=wif_env(github_url))
+                                     env=wif_env(github_url) | (env or {}))
         self.stderr: list[str] = []
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._pump, daemon=True)
@@ -301,6 +302,52 @@ def test_sigkilled_indexer_leaves_every_repository_old_or_new(tmp_path, old_cach
     assert result.returncode == 0, result.stderr
     assert_sound(db)
     assert slugs_in(db) == set(REPOS)
+    assert {slug: snapshot(db, slug) for slug in REPOS} == new_state
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The processes whose environment holds `marker` (a `wif index` and every worker it forked inherit it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:  # ended meanwhile, or not ours to read
+                continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_stopped_indexer_leaves_no_process_behind_and_the_next_run_completes(tmp_path, old_cache, old_state,
+                                                                              new_state, slow_github, stop):
+    """Ctrl-C or SIGTERM while the parse workers run (forked mid-run, from the thread that reads the next
+    repository: RUBY is new to the old cache) and a repository is written: the run ends (Ctrl-C: "interrupted",
+    exit 130, no traceback), no worker or thread outlives it, every repository is old or new, and the next run
+    completes to a clean build."""
+    db = tmp_path / "cache.db"
+    shutil.copy(old_cache, db)
+    marker = f"wif-review-{os.getpid()}-{stop}-{random.random()}"
+    indexer = Indexer(db, REPOS, slow_github.url, env={"WIF_INDEX_WORKERS": "2", "WIF_REVIEW_MARKER": marker})
+    assert indexer.wait_for_write(3), indexer.stderr
+    assert len(_processes_with(marker)) >= 3, "the indexer and its 2 parse workers"
+    indexer.proc.send_signal(stop)
+    code = indexer.finish()
+    if stop == signal.SIGINT:
+        assert code == 130 and "interrupted" in indexer.stderr, indexer.stderr
+        assert not any("Traceback" in line for line in indexer.stderr), "\n".join(indexer.stderr)
+    else:
+        assert code == -signal.SIGTERM
+    deadline = time.monotonic() + 10  # the kernel's SIGKILL to the workers (PR_SET_PDEATHSIG) is not instant
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_with(marker) == []
+    assert_sound(db)
+    for slug in REPOS:
+        assert snapshot(db, slug) in (old_state[slug], new_state[slug]), f"{slug} is half-written"
+    result = run_wif(index_args(db, REPOS), slow_github.url)
+    assert result.returncode == 0, result.stderr
     assert {slug: snapshot(db, slug) for slug in REPOS} == new_state
 
 
