@@ -108,8 +108,9 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
     out as from every pattern applied in turn, on every cached note and texts made to hit each pattern."""
     def every_pattern(text: str) -> str:
         text = text[:terms.MAX_ANALYSED_CHARS]
-        for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, terms._DURATION, terms._NOISE_NUMBER):
-            replace = {terms._VERSION_LIKE: terms._version_or_space, terms._DURATION: terms._seconds}
+        duration = lexicon.duration_pattern()
+        for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, duration, terms._NOISE_NUMBER):
+            replace = {terms._VERSION_LIKE: terms._version_or_space, duration: terms._seconds}
             text = pattern.sub(replace.get(pattern, " "), text)
         return text
 

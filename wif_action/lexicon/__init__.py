@@ -148,6 +148,20 @@ def synonyms() -> dict[str, str]:
     return {_key(word): symptom.term for symptom in symptoms() for word in symptom.words}
 
 
+@_cached
+def duration_units() -> dict[str, int]:
+    """A unit a duration is written in ("ms", "seconds", "min", "hrs") → its length in milliseconds
+    (`[duration_unit]`)."""
+    return {unit.lower(): int(length) for unit, length in data().get("duration_unit", {}).items()}
+
+
+@_cached
+def duration_pattern() -> re.Pattern[str]:
+    """A number and the `[duration_unit]` after it ("300s", "30 seconds", "5 min"): group 1 the number, group 2 the
+    unit."""
+    return re.compile(rf"\b(\d{{1,6}}) ?({alternation(frozenset(duration_units()))})\b", re.IGNORECASE)
+
+
 def _key(word: str) -> str:
     return stem(word) if word.isalpha() else word
 

@@ -30,10 +30,6 @@ _CODE_SEGMENT = re.compile(r"[a-z][A-Z]|_|\.\w{1,4}$")  # camelCase, snake_case,
 _PATH = re.compile(r"(?<![\w.~/])/[\w.*:{}-]+(?:/[\w.*:{}-]+)+/?")
 _REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
 _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
-# A duration ("300s", "30 seconds", "5 min", "30000ms") is one term in seconds ("300s"): a timeout a note changes
-# ("default deadline timeout to 30s instead of 300s") is the one the customer measured ("run for 300 seconds").
-_DURATION = re.compile(r"\b(\d{1,6}) ?(ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b",
-                       re.IGNORECASE)
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:m|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
                            re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -80,17 +76,15 @@ def clean(text: str) -> str:
     if _DIGIT.search(text) is not None:
         if "." in text:
             text = _VERSION_LIKE.sub(_version_or_space, text)
-        text = _NOISE_NUMBER.sub(" ", _DURATION.sub(_seconds, text))
+        text = _NOISE_NUMBER.sub(" ", lexicon.duration_pattern().sub(_seconds, text))
     return text
 
 
 def _seconds(match: re.Match[str]) -> str:
-    """A duration as whole seconds ("5 min" → "300s"; "1500ms" stays "1500ms")."""
-    number, unit = int(match.group(1)), match.group(2).lower()
-    if unit.startswith("ms") or unit.startswith("milli"):
-        return f"{number // 1000}s" if number % 1000 == 0 else f"{number}ms"
-    scale = 3600 if unit.startswith("h") else 60 if unit.startswith("m") else 1
-    return f"{number * scale}s"
+    """A duration (`lexicon.duration_pattern`) as one term: whole seconds ("5 min" → "300s"), else milliseconds
+    ("1500ms" stays "1500ms"). Why: the same timeout written in two units is one term (lexicon `[duration_unit]`)."""
+    length = int(match.group(1)) * lexicon.duration_units()[match.group(2).lower()]
+    return f"{length // 1000}s" if length % 1000 == 0 else f"{length}ms"
 
 
 def _version_or_space(match: re.Match[str]) -> str:
