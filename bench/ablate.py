@@ -89,11 +89,12 @@ def ablations() -> list[Ablation]:
             found.append(Ablation(f"platform:{record['name']}:{word}", _drop_platform_word(index, word),
                                   used=f"platform:{word}"))
     for short in data.get("abbreviation", {}):
-        found.append(Ablation(f"abbreviation:{short}", _drop_abbreviation(short), used=f"equivalent:{stem(short)}"))
+        found.append(Ablation(f"abbreviation:{short}", _drop_entry("abbreviation", short),
+                              used=f"equivalent:{stem(short)}"))
     for index, record in enumerate(data.get("ecosystem", [])):
         found.append(Ablation(f"ecosystem:{record['name']}", _drop_ecosystem(index)))
     for word in data.get("equivalent", {}):
-        found.append(Ablation(f"equivalent:{word}", _drop_equivalent(word), used=f"equivalent:{stem(word)}"))
+        found.append(Ablation(f"equivalent:{word}", _drop_entry("equivalent", word), used=f"equivalent:{stem(word)}"))
     for name in data["words"]:
         found.append(Ablation(f"words:{name}", _empty_list(name)))
     for name in data["pattern"]:
@@ -143,9 +144,10 @@ def _drop_symptom_word(index: int, word: str) -> Callable[[dict[str, Any]], None
     return edit
 
 
-def _drop_equivalent(word: str) -> Callable[[dict[str, Any]], None]:
+def _drop_entry(table: str, key: str) -> Callable[[dict[str, Any]], None]:
+    """Switch one entry of a word-to-word table (`[abbreviation]`, `[equivalent]`) off."""
     def edit(data: dict[str, Any]) -> None:
-        del data["equivalent"][word]
+        del data[table][key]
     return edit
 
 
@@ -159,12 +161,6 @@ def _own_family(index: int) -> Callable[[dict[str, Any]], None]:
 def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["symptom"][index][flag] = False
-    return edit
-
-
-def _drop_abbreviation(short: str) -> Callable[[dict[str, Any]], None]:
-    def edit(data: dict[str, Any]) -> None:
-        del data["abbreviation"][short]
     return edit
 
 
