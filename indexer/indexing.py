@@ -278,8 +278,8 @@ class _RepositoryPass:
             self.report.error = error.message
             self.report.systemic = _systemic_kind(error)
             self.failure = error.message
-        except sqlite3.OperationalError as error:
-            self.report.error = f"cache write failed: {error}"
+        except sqlite3.OperationalError as error:  # `read` only reads the cache (it writes nothing since 7d7d5b0)
+            self.report.error = f"cache read failed: {error}"
         self.report.requests = self.source.requests - requests_before
         limits = self.source.rate_limit()
         self.report.rate_limit_remaining = limits[0] if limits else None

@@ -521,15 +521,15 @@ def test_the_indexer_commits_without_waiting_for_the_disk_but_only_in_wal_mode(t
 
 
 class _FailingRead(ReleaseSource):
-    """The real source, but reading `broken` fails with an error nobody expects (a bug, not a SourceError)."""
+    """The real source, but reading `broken` fails with `error` (default: one nobody expects, a bug)."""
 
-    def __init__(self, url: str, broken: str) -> None:
+    def __init__(self, url: str, broken: str, error: Exception | None = None) -> None:
         super().__init__(url, retries=None, requests_per_minute=None)
-        self.broken = broken
+        self.broken, self.error = broken, error
 
     def first_page(self, slug: str, etag: str | None):
         if slug == self.broken:
-            raise RuntimeError(f"a bug while reading {slug}")
+            raise self.error or RuntimeError(f"a bug while reading {slug}")
         return super().first_page(slug, etag)
 
 
@@ -553,3 +553,13 @@ def test_an_unexpected_error_in_the_read_thread_reaches_the_caller_and_what_was_
     db = open_cache(path)
     assert db.execute("select count(*) from releases").fetchone()[0] == 90
     db.close()
+
+
+def test_a_cache_read_failing_while_the_next_repository_is_read_is_that_repositorys_error(fake_github,
+                                                                                      tmp_path) -> None:
+    """The read (its own thread) only reads the cache: an SQLite error there is reported as a failed read of that
+    repository, not as a failed write, and the repositories around it are indexed."""
+    java = "getsentry/sentry-java"
+    source = _FailingRead(fake_github.url, broken=PHP, error=sqlite3.OperationalError("disk I/O error"))
+    reports = index_repositories(tmp_path / "cache.db", source, [RUBY, PHP, java], on_progress=lambda _line: None)
+    assert [report.error for report in reports] == [None, "cache read failed: disk I/O error", None]
