@@ -375,6 +375,7 @@ def test_after_the_deadline_the_cached_notes_still_answer_without_pr_details(coc
     assert "PR #5242 details: not attempted: the run's deadline was reached" in skipped(answer)
 
 
+@pytest.mark.slow
 def test_after_the_deadline_cached_pr_details_still_count(cache_path_for, github):
     """With the PR's details in the release cache, the post-deadline scan can still answer HIGH."""
     answer = ask_github(cache_path_for([COCOA], pulls="recent"), github.url, deadline=0)

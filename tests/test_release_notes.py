@@ -757,6 +757,7 @@ def _check_invariants(body: str, entries: list[ReleaseNoteEntry]) -> None:
         assert not set(entry.prs) & set(entry.issues)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_property_any_text(body: str) -> None:

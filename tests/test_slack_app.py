@@ -252,6 +252,7 @@ def test_the_shortcut_is_acknowledged_before_the_dispatch_completes(app, github,
     assert len(github.dispatches) == 2
 
 
+@pytest.mark.slow
 def test_a_client_that_drips_its_request_is_cut_off(github, slack, state):
     server = SlackAppServer(github, slack, state, read_seconds=1)
     try:

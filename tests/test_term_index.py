@@ -87,6 +87,7 @@ TRICKY = ["", "times out after 1,5 s", "Fix crash when app times out (#12) in Se
           "Zürich naïve café ünïcode words", "x" * 30_000]
 
 
+@pytest.mark.slow
 def test_the_index_time_counter_counts_exactly_what_term_counts_counts(conn: sqlite3.Connection) -> None:
     """`term_counts` skips building bigram `Term`s; it must give every key `analyse` gives, in the same order (the
     stored JSON is compared byte for byte), for every note of the example cache and a few texts made to differ."""
