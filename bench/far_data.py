@@ -24,7 +24,9 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "data" / "far"
 HEADINGS = (
-    re.compile(r"^## \[?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)\]?(?: [^\n]*)?$", re.M),  # keepachangelog / craft: "## 0.47.0"
+    # keepachangelog / craft "## 0.47.0"; conventional-changelog "## [1.7.9](…/compare/v1.7.8...v1.7.9) (date)",
+    # whose minor releases take one "#": "# [1.7.0](…) (date)"
+    re.compile(r"^#{1,2} \[?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)\]?(?:\([^)\s]*\))?(?: [^\n]*)?$", re.M),
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
