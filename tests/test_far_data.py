@@ -48,3 +48,37 @@ def test_fix_lines_keep_the_fix_heading_over_a_topic_and_skip_mixed_lists() -> N
     body = ("### Bug Fixes 🐛\n\n#### Tracing\n\n- Report spans that outlive their sent parent in [#1163](u)\n\n"
             "### Various fixes & improvements\n\n- Support :all in metadata (#605)\n")
     assert fix_lines({"body": body}) == [("Bug Fixes 🐛", "Report spans that outlive their sent parent in [#1163](u)")]
+
+
+CONVENTIONAL = """# Changelog
+
+## [1.7.1](https://github.com/axios/axios/compare/v1.7.0...v1.7.1) (2024-05-20)
+
+
+### Bug Fixes
+
+* **fetch:** fixed ReferenceError when TextEncoder is missing; ([#6410](u/issues/6410)) ([733f15f](u))
+
+# [1.7.0](https://github.com/axios/axios/compare/v1.7.0-beta.2...v1.7.0) (2024-05-19)
+
+### Bug Fixes
+
+* **core/axios:** handle un-writable error stack ([#6362](https://github.com/axios/axios/issues/6362))
+
+# [1.7.0-beta.2](https://github.com/axios/axios/compare/v1.7.0-beta.1...v1.7.0-beta.2) (2024-05-19)
+
+## [1.2.2] - 2022-12-29
+
+### Fixed
+
+- fix: add missing HttpStatusCode [#5345](https://github.com/axios/axios/pull/5345)
+"""
+
+
+def test_conventional_changelog_headings_with_links_and_one_hash_minors_split_the_sections() -> None:
+    """axios: `## [X.Y.Z](…compare…) (date)` patches, `# [X.Y.Z](…)` minors (1.3.0–1.7.0 were lost without
+    them), older `## [X.Y.Z] - date`; a pre-release heading still ends the section above it."""
+    found = sections(CONVENTIONAL)
+    assert [version for version, _ in found] == ["1.7.1", "1.7.0", "1.2.2"]
+    assert "#6362" in found[1][1] and "beta" not in found[1][1]
+    assert [fix_lines({"body": body})[0][0] for _, body in found] == ["Bug Fixes", "Bug Fixes", "Fixed"]
