@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.objective import Graded, graded  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.unreleased_eval import withheld_github  # noqa: E402
 from wif_action import lexicon  # noqa: E402
@@ -62,6 +63,7 @@ class Scored:
     high: bool
     high_ok: bool
     claimed_bad: bool
+    graded: Graded  # what LOO-CV's one objective reads (bench/objective.py)
 
 
 def labelled(paths: list[Path]) -> list[Case]:
@@ -181,7 +183,7 @@ def scored(case: Case, result: CaseResult) -> Scored:
                   answer=f"{result.outcome}:{top.version}#{top.pr}" if top else result.outcome,
                   fix_case=verdict.has_fix, top1=verdict.top1, found=verdict.found,
                   outcome=verdict.outcome_status != "wrong", high=high, high_ok=high and verdict.top1,
-                  claimed_bad=bool(verdict.wrong_claims))
+                  claimed_bad=bool(verdict.wrong_claims), graded=graded(case, result))
 
 
 def table(rows: list[Scored]) -> str:

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench.calibrate_offline import CASES, Scored, ShippedRunner, labelled  # noqa: E402
 from bench.fixture_cache import all_fixture_repos, build_cache  # noqa: E402
 from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
+from bench.objective import objective  # noqa: E402
 from indexer.registry import load_registry  # noqa: E402
 from wif_action import lexicon  # noqa: E402
 from wif_action.engines.offline import OfflineJudge  # noqa: E402
@@ -62,14 +63,6 @@ def settings() -> list[dict[str, float]]:
 def shipped(target: str) -> float:
     """The shipped value of a grid's `weight.NAME` (its one home: lexicon.toml [weight])."""
     return lexicon.weight(target.rpartition(".")[2])
-
-
-def objective(results: list[Scored]) -> float:
-    """A wrong ✓ is the worst answer: each wrong HIGH or must-not-claim costs more than a top-1 earns."""
-    wrong_high = sum(r.high and not r.high_ok for r in results)
-    return (sum(r.top1 for r in results) + 0.5 * sum(r.found for r in results)
-            + 0.25 * sum(r.outcome for r in results)
-            - 3.0 * wrong_high - 5.0 * sum(r.claimed_bad for r in results))
 
 
 def summary(results: list[Scored]) -> str:
@@ -168,10 +161,10 @@ def main() -> None:
           f"held-out repository → setting chosen on the other repositories' cases (every kind)")
     for repo in repos:
         train = [k for k in every if runs[0][k].repo != repo]
-        best = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in train]), prior[i], -i))
+        best = max(range(len(grid)), key=lambda i: (objective(runs[i][k].graded for k in train), prior[i], -i))
         held.update({k: runs[best][k] for k in every if runs[0][k].repo == repo})
         print(f"  {repo:30s} {describe(grid[best])}")
-    best_all = max(range(len(grid)), key=lambda i: (objective([runs[i][k] for k in every]), prior[i], -i))
+    best_all = max(range(len(grid)), key=lambda i: (objective(runs[i][k].graded for k in every), prior[i], -i))
     print(f"\nin-sample setting: {describe(grid[best_all])}")
     for name, ids in groups.items():
         if ids:

@@ -22,7 +22,7 @@ above touch (their data in bench/data/far/*.json.gz, built by bench/far_data.py)
 weight: it is the read of how WIF does on a repository it has never seen.
 
 Leave-one-repository-out (`--grid`): for each repository, the value that scores best on the *other*
-repositories' cases (objective below) is applied to the held-out repository's cases; the CV numbers are
+repositories' cases (bench/objective.py) is applied to the held-out repository's cases; the CV numbers are
 those held-out answers. Rules with no value to choose are the same in-sample and under CV.
 """
 
@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,7 @@ if str(ROOT) not in sys.path:
 
 from bench.calibrate_offline import ShippedRunner, judge_weights, parse_setting, thresholds  # noqa: E402
 from bench.labelled import case_files, fixture_dir, near_repos, registry_file  # noqa: E402
+from bench.objective import Graded, graded, objective  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -83,7 +85,7 @@ def row(case: Case, result: CaseResult) -> dict:
             "high": is_high(result), "medium": result.outcome == "medium" or (result.outcome == "unreleased"
                                                                           and not is_high(result)),
             "top_right": bool(top is not None and fixes and is_claim_of(top, fixes)),
-            "claimed_bad": bool(verdict.wrong_claims),
+            "claimed_bad": bool(verdict.wrong_claims), "graded": asdict(graded(case, result)),
             "top": f"{top.version} {('#' + str(top.pr)) if top.pr is not None else 'commit ' + str(top.commit)[:7]}"
                    f" ({top.confidence})" if top else "-"}
 
@@ -106,15 +108,6 @@ def metrics(rows: list[dict]) -> dict:
 
 def _ratio(part: int, whole: int) -> tuple[int, int]:
     return part, whole
-
-
-def objective(rows: list[dict]) -> float:
-    """A wrong ✓ is the worst answer, an unrelated MEDIUM the second worst (bench/crossval_offline.py's weights,
-    plus a MEDIUM whose top candidate is wrong)."""
-    wrong_high = sum(r["high"] and not r["top_right"] for r in rows)
-    wrong_medium = sum(r["medium"] and not r["top_right"] for r in rows)
-    return (sum(r["top1"] for r in rows) + 0.5 * sum(r["found"] for r in rows) - 3.0 * wrong_high
-            - 0.5 * wrong_medium - 5.0 * sum(r["claimed_bad"] for r in rows))
 
 
 def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str]) -> dict[str, list[dict]]:
@@ -140,7 +133,8 @@ def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
     for repo in repos:
         # ties go to the value listed last (list the rule switched off last: the simpler model wins a tie)
         best = max(reversed(list(grid_rows)),
-                   key=lambda value: objective([r for m in modes for r in grid_rows[value][m] if r["repo"] != repo]))
+                   key=lambda value: objective(Graded(**r["graded"]) for m in modes for r in grid_rows[value][m]
+                                             if r["repo"] != repo))
         chosen[repo] = best
         held += [r for r in grid_rows[best][mode] if r["repo"] == repo]
     return held, chosen
