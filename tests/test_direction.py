@@ -34,6 +34,9 @@ def test_the_change_direction_is_read_from_the_leading_verb(headline, direction)
     ("Don't report network errors", "Network errors show up as Sentry issues.", False),
     ("Skip UI crumbs when the sender is nil", "The app crashes when the sender is missing.", False),  # acts on crumbs
     ("Send `internal_error` as span status", "The span status internal_error is missing.", False),
+    # "still <verb>": it goes on where it should have stopped, so it is there (lexicon `complains_persists`)
+    ("Disable native if DSN is not provided", "The DSN is left empty, but the native SDK still initialises.", False),
+    ("Send sessions on every app start", "Sessions are still sent after the client is closed.", True),
 ])
 def test_a_change_against_the_complaint_is_flagged(headline, problem, against):
     assert (opposite(headline, complaints(problem)) is not None) == against
