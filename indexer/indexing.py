@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -32,7 +33,7 @@ from indexer import unreleased
 from indexer.github_source import DefaultChangelog, Page, ReleaseSource, SourceError, check_slug
 from indexer.notes_pool import Derive, NotesPool
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
-from indexer.schema import open_cache
+from indexer.schema import open_cache, read_only
 from indexer.store import (
     ReleaseRecord,
     RepositoryUpdate,
@@ -54,6 +55,10 @@ Progress = Callable[[str], None]
 
 
 STOP_AFTER_SYSTEMIC = 3  # consecutive repositories failing the same systemic way end an index run
+
+
+class ReadStopped(Exception):
+    """A read ahead of the writer was stopped because the run ended (nobody waits for its result)."""
 
 @dataclass
 class RepoReport:
@@ -135,8 +140,8 @@ def index_repositories(
         raise
     checkpoints = Checkpoints(db_path)
     try:
-        reports = _index_until_systemic_failure(db, source, list(dict.fromkeys(slugs)), {**options, "notes": pool},
-                                                checkpoints.after_commit)
+        reports = _index_until_systemic_failure(db, _ReadAhead(db, db_path, source), list(dict.fromkeys(slugs)),
+                                                {**options, "notes": pool}, checkpoints.after_commit)
         pool.close()
         if derive is not None:
             _derive(db, derive, pool.computed, options.get("on_progress", print))
@@ -154,29 +159,29 @@ def _derive(db: Database, derive: Derive, computed: dict[str, str], on_progress:
         on_progress(f"Derived data not stored ({error}); answers compute it, the next index run retries.")
 
 
-def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: list[str], options: dict,
+def _index_until_systemic_failure(db: Database, reader: _ReadAhead, slugs: list[str], options: dict,
                                   written: Callable[[], None] = lambda: None) -> list[RepoReport]:
     """Index in turn, but stop after STOP_AFTER_SYSTEMIC repositories in a row failed the same systemic way.
 
     Why: against a hung or broken GitHub every repository costs the full timeout and retries, so
     `--all` would spend half an hour before saying anything useful. What was indexed is kept.
 
-    Each repository after the first is read (`_RepositoryPass.read`, GitHub requests and cache reads only) in a
-    background thread while the one before it is written here: the run waits on GitHub and on SQLite at the same
-    time, and the parse workers get the next repository's notes before this one's are all written. Only a
-    repository read without error lets the next read start early, so the stop below sees each failure when it
-    happens and starts no request after it.
+    Each repository after the first is read (`_RepositoryPass.read`, GitHub requests and cache reads only) by
+    `reader`, in a background thread, while the one before it is written here: the run waits on GitHub and on
+    SQLite at the same time, and the parse workers get the next repository's notes before this one's are all
+    written. Only a repository read without error lets the next read start early, so the stop below sees each
+    failure when it happens and starts no request after it. The thread has ended when this returns or raises
+    (Ctrl-C excepted: `_ReadAhead.close`).
     """
     reports: list[RepoReport] = []
-    reader = BackgroundThread("wif-index-read")
     try:
         reading: Future[_RepositoryPass] | None = None
         for position, slug in enumerate(slugs):
-            run = reading.result() if reading is not None else _read(db, source, slug, options)
+            run = reading.result() if reading is not None else _read(db, reader.source, slug, options)
             reading = None
             following = slugs[position + 1] if position + 1 < len(slugs) else None
             if following is not None and run.report.error is None:
-                reading = reader.submit(partial(_read, db, source, following, options))
+                reading = reader.submit(following, options)
             reports.append(run.finish())
             written()
             recent = [report.systemic for report in reports[-STOP_AFTER_SYSTEMIC:]]
@@ -189,10 +194,56 @@ def _index_until_systemic_failure(db: Database, source: ReleaseSource, slugs: li
                             for other in left]
                 break
             if following is not None and reading is None:
-                reading = reader.submit(partial(_read, db, source, following, options))
+                reading = reader.submit(following, options)
+    except (KeyboardInterrupt, SystemExit):
+        reader.close(wait=False)
+        raise
     finally:
         reader.close()
     return reports
+
+
+class _ReadAhead:
+    """The next repository's read, in a thread of its own with a read-only connection of its own.
+
+    Why its own connection: the writer's is closed as soon as the run ends, on an error too; a read sharing it
+    could still be inside a query then ("Cannot operate on a closed database", or worse for a caller that goes
+    on in the same process). Why `close` stops and waits: a caller that goes on must not have a thread still
+    sending requests for a run that ended; the read stops at its next request (`_RepositoryPass.stop`), so the
+    wait is at most the request under way. Ctrl-C does not wait even that long (`close(wait=False)`): the
+    process is ending, and what the thread still holds is its own."""
+
+    def __init__(self, db: Database, path: str | Path, source: ReleaseSource) -> None:
+        self.db, self.path, self.source = db, path, source
+        self._stop = threading.Event()
+        self._own: Database | None = None  # opened, used and closed in the thread
+        self._thread = BackgroundThread("wif-index-read", teardown=self._close_db)
+
+    def submit(self, slug: str, options: dict) -> Future[_RepositoryPass]:
+        return self._thread.submit(partial(self._read, slug, options))
+
+    def close(self, *, wait: bool = True) -> None:
+        self._stop.set()
+        self._thread.close(wait=wait)
+
+    def _read(self, slug: str, options: dict) -> _RepositoryPass:
+        run = _repository_pass(self.db, self.source, slug, **options)
+        run.stop = self._stop
+        try:
+            if self._own is None:
+                self._own = read_only(self.path)
+        except sqlite3.Error as error:
+            run.report.error = f"cache read failed: {error}"
+            return run
+        run.reads = self._own
+        run.read()
+        return run
+
+    def _close_db(self) -> None:
+        if self._own is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._own.close()
+            self._own = None
 
 
 def _read(db: Database, source: ReleaseSource, slug: str, options: dict) -> _RepositoryPass:
@@ -260,6 +311,8 @@ class _RepositoryPass:
     unreleased_error: str | None = None
     update: RepositoryUpdate | None = None  # what `read` learned, for `finish` to write
     failure: str | None = None  # why GitHub could not be read, for `finish` to note on the repository's row
+    reads: Database | None = None  # the connection `read` uses (None: `db`), when it runs in another thread
+    stop: threading.Event | None = None  # set: `read` stops before its next request (raises ReadStopped)
 
     def execute(self) -> RepoReport:
         self.read()
@@ -305,9 +358,10 @@ class _RepositoryPass:
 
     def _read(self) -> None:
         report = self.report
-        first = self.source.first_page(self.slug, _stored_etag(self.db, self.slug))
+        self._check_stop()
+        first = self.source.first_page(self.slug, _stored_etag(self._reads, self.slug))
         report.not_modified = first.status == 304
-        cached = _cached_releases(self.db, self.slug, bodies=not report.not_modified)  # a 304 compares none
+        cached = _cached_releases(self._reads, self.slug, bodies=not report.not_modified)  # a 304 compares none
         fetched: list[ReleaseRecord] = []
         if not report.not_modified:
             fetched = self._changed_pages(first, cached)
@@ -326,6 +380,14 @@ class _RepositoryPass:
                                        parse_many=self.notes.parse_many if self.notes else None,
                                        written=self.notes.written() if self.notes else None)
 
+    @property
+    def _reads(self) -> Database:
+        return self.reads if self.reads is not None else self.db
+
+    def _check_stop(self) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise ReadStopped(self.slug)
+
     def _write_releases(self) -> None:
         report, update = self.report, self.update
         if update is None:  # nothing was read
@@ -342,7 +404,9 @@ class _RepositoryPass:
     def _read_unreleased(self) -> None:
         """Read the default branch's CHANGELOG.md (one conditional request); a failure is kept for the report."""
         try:
-            self.unreleased_reply = self.source.default_changelog(self.slug, unreleased.stored_etag(self.db, self.slug))
+            self._check_stop()
+            self.unreleased_reply = self.source.default_changelog(self.slug,
+                                                                  unreleased.stored_etag(self._reads, self.slug))
         except SourceError as error:
             self.unreleased_error = error.message
 
@@ -393,6 +457,7 @@ class _RepositoryPass:
                                              f"{(page.next_url or '')[:200]}; stopped")
             if page.next_url:
                 seen.add(page.next_url)
+            self._check_stop()
             page = self.source.next_page(self.slug, page)
         return records
 
@@ -411,6 +476,7 @@ class _RepositoryPass:
                 continue
             if not self.changelog_fallback or record.draft or (old is not None and not old.body):
                 continue
+            self._check_stop()
             section = changelog_section(self.source.changelog_at(self.slug, record.tag), record.tag)
             if section:
                 record.body, record.body_source = section, "changelog"
@@ -426,7 +492,7 @@ class _RepositoryPass:
         that order, and the releases: the requests already under way are waited for and dropped, none is
         started after it.
         """
-        wanted = _wanted_pulls(self.db, self.slug, fetched, cached, self.unreleased_reply)
+        wanted = _wanted_pulls(self._reads, self.slug, fetched, cached, self.unreleased_reply)
         if self.max_pulls is not None:
             wanted = wanted[:max(0, self.max_pulls)]
         rows: list[dict] = []
@@ -444,6 +510,7 @@ class _RepositoryPass:
                     # the rate limit a request under way will spend is not in the last response's headers yet
                     reason = _low_rate_limit(self.source, under_way=sum(not f.done() for _, f in pending))
                     if reason is None:
+                        self._check_stop()
                         pending.append((number, pool.submit(self.source.pull, self.slug, number)))
                 if not pending:
                     break

@@ -328,6 +328,19 @@ def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def read_only(path: str | Path) -> Database:
+    """A read-only connection to the cache at `path`, for the one thread that makes it (it cannot write, nor be
+    shared). Why: `wif index` reads the next repository in a thread while its main thread writes the last one
+    (indexer/indexing.py); with a connection of its own (WAL: it reads the last commit while the writer writes
+    on), closing the writer's never pulls a connection from under a read."""
+    from sqlite_utils import Database
+
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                           timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return Database(conn)
+
+
 def rebuild_hint(path: Path) -> str:
     return f"Run `wif index --db {path} --all` to build or update it (it needs GitHub)."
 

@@ -60,33 +60,49 @@ class BackgroundThread:
 
     Why (not a ThreadPoolExecutor): `wif index` reads the next repository from GitHub here while the main thread
     writes the last one; a Ctrl-C must end the run at once, not wait at exit for a read against a hung GitHub
-    (an executor's threads are joined at exit, a daemon thread is not)."""
+    (an executor's threads are joined at exit, a daemon thread is not). `teardown` runs in the thread when it
+    ends (it closes what the calls opened there, e.g. their own SQLite connection)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, teardown: Callable[[], None] | None = None) -> None:
         self._name = name
+        self._teardown = teardown
         self._calls: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._futures: list[Future[Any]] = []
 
     def submit(self, call: Callable[[], T]) -> Future[T]:
         future: Future[T] = Future()
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
             self._thread.start()
+        self._futures = [*(f for f in self._futures if not f.done()), future]
         self._calls.put((future, call))
         return future
 
-    def close(self) -> None:
-        """The thread ends after the calls already handed to it (none waits for it)."""
-        if self._thread is not None:
-            self._calls.put(None)
-            self._thread = None
+    def close(self, *, wait: bool = True) -> None:
+        """Calls not started yet are cancelled; the thread ends after the call under way (and `teardown`).
+        `wait`: return once it has ended (a caller that goes on must not leave it running); False only for a
+        process that is ending (Ctrl-C), which must not wait for a request under way."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        for future in self._futures:
+            future.cancel()  # a call under way is not cancelled, it ends on its own
+        self._futures = []
+        self._calls.put(None)
+        if wait:
+            thread.join()
 
     def _run(self) -> None:
-        while (item := self._calls.get()) is not None:
-            future, call = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(call())
-            except BaseException as error:  # handed to whoever waits on the future
-                future.set_exception(error)
+        try:
+            while (item := self._calls.get()) is not None:
+                future, call = item
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    future.set_result(call())
+                except BaseException as error:  # handed to whoever waits on the future
+                    future.set_exception(error)
+        finally:
+            if self._teardown is not None:
+                self._teardown()

@@ -555,6 +555,68 @@ def test_an_unexpected_error_in_the_read_thread_reaches_the_caller_and_what_was_
     db.close()
 
 
+class _HeldRead(ReleaseSource):
+    """The real source, but the read of `held` waits in its first request (at most HOLD_SECONDS) until the test
+    lets it go: a read still under way when the writer fails."""
+
+    HOLD_SECONDS = 0.5  # how long the run may wait for the request under way; the outcome does not depend on it
+
+    def __init__(self, url: str, held: str) -> None:
+        super().__init__(url, retries=None, requests_per_minute=None)
+        self.held = held
+        self.reading, self.go = threading.Event(), threading.Event()
+
+    def first_page(self, slug: str, etag: str | None):
+        if slug == self.held:
+            self.reading.set()
+            self.go.wait(self.HOLD_SECONDS)
+        return super().first_page(slug, etag)
+
+
+@pytest.mark.timeout(60)
+def test_a_writer_failing_while_the_next_repository_is_read_leaves_no_read_behind(fake_github, tmp_path) -> None:
+    """The writer fails (here: its progress callback) while the read thread is inside the next repository's read.
+    The error reaches the caller, and by then the read has stopped and its thread has ended: a caller that goes on
+    in the same process has no thread left reading (with its own connection: the writer's is closed) or sending
+    requests for a run that ended. The first repository is stored whole, the next gets nothing."""
+    java = "getsentry/sentry-java"
+    path = tmp_path / "cache.db"
+    source = _HeldRead(fake_github.url, held=PHP)
+
+    def progress(line: str) -> None:
+        if line.startswith(RUBY):
+            assert source.reading.wait(30), "the next repository's read never started"
+            raise RuntimeError("the writer failed")
+
+    try:
+        with pytest.raises(RuntimeError, match="the writer failed"):
+            index_repositories(path, source, [RUBY, PHP, java], on_progress=progress)
+        assert [t for t in threading.enumerate() if t.name == "wif-index-read" and t.is_alive()] == []
+    finally:
+        source.go.set()
+    requested = [entry["path"] for entry in fake_github.log]
+    assert not [p for p in requested if p.startswith(f"/repos/{java}")]
+    assert [p for p in requested if p.startswith(f"/repos/{PHP}")] == [f"/repos/{PHP}/releases"]  # no page 2
+    db = open_cache(path)
+    assert db.execute("select count(*) from releases").fetchone()[0] == 90
+    db.close()
+
+
+def test_the_read_threads_connection_cannot_write(tmp_path) -> None:
+    """`read_only`: the read thread's own connection reads the cache the writer writes, and cannot change it."""
+    from indexer.schema import read_only
+
+    path = tmp_path / "cache.db"
+    writer = open_cache(path, create=True)
+    writer.execute("insert into repositories (slug) values ('o/r')")
+    reader = read_only(path)
+    assert reader.execute("select slug from repositories").fetchall() == [("o/r",)]
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        reader.execute("delete from repositories")
+    reader.close()
+    writer.close()
+
+
 def test_a_cache_read_failing_while_the_next_repository_is_read_is_that_repositorys_error(fake_github,
                                                                                       tmp_path) -> None:
     """The read (its own thread) only reads the cache: an SQLite error there is reported as a failed read of that

@@ -43,6 +43,29 @@ def test_a_background_thread_runs_its_calls_in_turn_and_hands_back_results_and_e
     assert not worker.is_alive()
 
 
+def test_closing_a_background_thread_cancels_what_has_not_started_and_ends_it_after_its_teardown():
+    """`close` cancels the calls not started, lets the one under way finish, then runs `teardown` in the thread
+    (which closes what the calls opened there); wait=True returns only once the thread has ended."""
+    torn_down_in: list[str] = []
+    thread = BackgroundThread("test-close", teardown=lambda: torn_down_in.append(threading.current_thread().name))
+    started, go = threading.Event(), threading.Event()
+    running = thread.submit(lambda: started.set() or go.wait(30))
+    queued = thread.submit(lambda: "never run")
+    assert started.wait(30)
+    worker = next(t for t in threading.enumerate() if t.name == "test-close")
+    thread.close(wait=False)
+    assert queued.cancelled() and not running.done()
+    go.set()
+    assert running.result(30) is True
+    worker.join(30)
+    assert not worker.is_alive() and torn_down_in == ["test-close"]
+    waited = BackgroundThread("test-close-wait", teardown=lambda: torn_down_in.append("waited"))
+    assert waited.submit(lambda: 1).result(30) == 1
+    waited.close()
+    assert torn_down_in[-1] == "waited"
+    assert not [t for t in threading.enumerate() if t.name == "test-close-wait"]
+
+
 def test_run_within_returns_raises_or_cuts_off():
     assert run_within(5, lambda: 42) == 42
     with pytest.raises(KeyError):
