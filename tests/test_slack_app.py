@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import socket
 import threading
@@ -359,3 +360,54 @@ def test_serve_without_its_settings_says_which_and_exits_2(argv, missing, monkey
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert missing in err and "SLACK_BOT_TOKEN" in err and "WIF_REPOSITORY" in err
+
+
+class _RecordingServer(SlackHTTPServer):
+    """The real server; records the thread that closes its listening socket."""
+
+    closed_in: list[str]
+
+    def close(self) -> None:
+        self.closed_in = [*getattr(self, "closed_in", []), threading.current_thread().name]
+        super().close()
+
+
+def _hello(_environ: dict, start_response: Any) -> list[bytes]:
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+    return [b"ok"]
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_stop_from_another_thread_closes_the_sockets_in_the_loop_thread():
+    """A test harness (or any caller) stops the server from another thread than the one serving it: the sockets
+    are closed by the loop itself, never under its `select` (EBADF in waitress's loop thread), and `stop` returns
+    once the loop has ended. Clients keep the loop busy meanwhile; stopped before it ran, `run` returns at once."""
+    for round_ in range(3):
+        server = _RecordingServer(_hello, "127.0.0.1", 0)
+        loop = threading.Thread(target=server.run, name=f"wif-test-loop-{round_}", daemon=True)
+        loop.start()
+        busy = threading.Event()
+
+        def client(port: int = server.port, busy: threading.Event = busy) -> None:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+                        response.read()
+                except (OSError, http.client.HTTPException):
+                    return  # the server is gone
+                busy.set()
+
+        clients = [threading.Thread(target=client, daemon=True) for _ in range(3)]
+        for each in clients:
+            each.start()
+        assert busy.wait(30)
+        server.stop()
+        assert server.closed_in == [loop.name]
+        loop.join(30)
+        for each in clients:
+            each.join(30)
+        assert not loop.is_alive() and not any(each.is_alive() for each in clients)
+    early = _RecordingServer(_hello, "127.0.0.1", 0)
+    early.stop()
+    early.run()  # returns at once
+    assert early.closed_in == [threading.current_thread().name]

@@ -19,6 +19,7 @@ import hmac
 import io
 import json
 import logging
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -36,6 +37,7 @@ HEALTH_PATH = "/health"
 MAX_BODY_BYTES = 1024 * 1024  # Slack's payloads are a few KB; a workflow step's inputs at most ~100 KB
 READ_SECONDS = 10  # a request must arrive within this (and an idle connection is closed after it)
 THREADS = 8
+STOP_SECONDS = 30  # how long `stop` from another thread waits for the loop to close its sockets
 log = logging.getLogger("wif.slack")
 StartResponse = Callable[..., Any]
 
@@ -139,6 +141,21 @@ class SlackHTTPServer(TcpWSGIServer):
         dispatcher.set_thread_count(threads)
         super().__init__(app, map={}, dispatcher=dispatcher, adj=adj, sockinfo=adj.listen[0])
         self.read_seconds = read_seconds
+        self._state = threading.Lock()
+        self._stopping = False
+        self._loop: threading.Thread | None = None  # the thread in `run`
+        self._loop_ended = threading.Event()
+
+    def run(self) -> None:
+        """Serve until `stop` (from any thread); returns at once when stopped before it began."""
+        with self._state:
+            if self._stopping:
+                return
+            self._loop = threading.current_thread()
+        try:
+            super().run()
+        finally:
+            self._loop_ended.set()
 
     def maintenance(self, now: float) -> None:
         super().maintenance(now)
@@ -152,8 +169,24 @@ class SlackHTTPServer(TcpWSGIServer):
         return int(self.effective_port)
 
     def stop(self) -> None:
-        """Stop accepting and close every connection (requests being answered get up to 5 s)."""
+        """Stop accepting and close every connection (requests being answered get up to 5 s); safe from any thread.
+
+        Why not close the sockets here: the loop thread may be inside `select` on them, or about to be, and a
+        socket closed under it fails there (EBADF) or, once its number is reused, reads another file. From
+        another thread the sockets are closed by the loop itself (waitress's trigger runs a call in it), and
+        `stop` returns once the loop has ended."""
         self.task_dispatcher.shutdown(cancel_pending=False)
+        with self._state:
+            self._stopping = True
+            loop = self._loop
+        if loop is not None and loop is not threading.current_thread() and not self._loop_ended.is_set():
+            if not getattr(self.trigger, "_closed", False):
+                self.trigger.pull_trigger(self._close_all)
+            if self._loop_ended.wait(STOP_SECONDS):
+                return
+        self._close_all()
+
+    def _close_all(self) -> None:
         from waitress import wasyncore
 
         wasyncore.close_all(self._map)
