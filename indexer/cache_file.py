@@ -16,6 +16,7 @@ from pathlib import Path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_BYTES = 100
+WAL_HEADER_BYTES = 32  # a -wal file this long or shorter holds no page
 # SQLite result codes (primary, the low byte of sqlite_errorcode) that say "not now", not "not a cache".
 _NOT_NOW = {3: "permission denied", 5: "another process holds a lock", 6: "another connection holds a lock",
             7: "out of memory", 8: "the file or its directory is read-only", 10: "often a full disk",
@@ -67,9 +68,20 @@ def header_problem(path: Path) -> tuple[type[CacheError], str] | None:
         return CacheDamaged, f"its header names an impossible page size ({page_size})"
     pages = int.from_bytes(header[28:32], "big")
     current = header[24:28] == header[92:96]
-    if current and pages and size < pages * page_size:
+    if current and pages and size < pages * page_size and not _log_pending(path):
         return CacheDamaged, f"truncated: {size:,} bytes where its header counts {pages * page_size:,}"
     return None
+
+
+def _log_pending(path: Path) -> bool:
+    """A write-ahead log with frames lies beside the file. Why it matters: a checkpoint copies the log's pages in
+    page order, page 1 (the header's new page count) first, so a process killed during it leaves the file short
+    of its header's count while the log still holds every page; SQLite reads that file whole (and the indexer's
+    `quick_check` still finds real damage)."""
+    try:
+        return Path(f"{path}-wal").stat().st_size > WAL_HEADER_BYTES
+    except OSError:
+        return False
 
 
 def classify(error: sqlite3.DatabaseError) -> type[CacheError]:
