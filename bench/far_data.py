@@ -30,7 +30,8 @@ HEADINGS = (
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
-PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #)(\d+)\b")  # `#N <…>`__: reStructuredText (towncrier)
+# `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets)
+PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #|:(?:issue|pr):`)(\d+)\b")
 
 
 def git(repo: str, *args: str) -> str:

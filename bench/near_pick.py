@@ -35,6 +35,9 @@ FIX_HEADING = re.compile(r"fix|bug", re.I)
 MIXED_HEADING = re.compile(r"improve|feature|enhance", re.I)  # craft's "Various fixes & improvements" is not a fix list
 HEADING = re.compile(r"^(?:#{1,3} +(?P<md>.+)|(?P<rst>[^\s#-].*)\n[-~^]{3,}[ \t]*)$", re.M)  # "#### Tracing" is a topic
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
+# a bullet that cites no PR itself: its indented paragraphs after blank lines, where towncrier (aiohttp) puts
+# "*Related issues and pull requests on GitHub:* :issue:`N`."
+FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
 def fix_lines(release: dict) -> list[tuple[str, str]]:
@@ -45,7 +48,10 @@ def fix_lines(release: dict) -> list[tuple[str, str]]:
     for bullet in BULLET.finditer(body):
         above = [title for start, title in marks if start < bullet.start()]
         if above and FIX_HEADING.search(above[-1]) and not MIXED_HEADING.search(above[-1]):
-            found.append((above[-1], " ".join(bullet["text"].split())))
+            text = bullet["text"]
+            if not PR_REF.search(text) and (more := FOLLOWING.match(body, bullet.end())):
+                text += more[0]
+            found.append((above[-1], " ".join(text.split())))
     return found
 
 
