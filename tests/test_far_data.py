@@ -82,3 +82,36 @@ def test_conventional_changelog_headings_with_links_and_one_hash_minors_split_th
     assert [version for version, _ in found] == ["1.7.1", "1.7.0", "1.2.2"]
     assert "#6362" in found[1][1] and "beta" not in found[1][1]
     assert [fix_lines({"body": body})[0][0] for _, body in found] == ["Bug Fixes", "Bug Fixes", "Fixed"]
+
+
+AIOHTTP = """3.11.13 (2025-02-24)
+====================
+
+Bug fixes
+---------
+
+- Changed connection creation to explicitly close sockets if an exception is raised -- by :user:`top-oai`.
+
+
+  *Related issues and pull requests on GitHub:*
+  :issue:`10464`.
+
+
+
+- Fixed reading fragmented WebSocket messages when the payload was masked -- by :user:`bdraco`.
+
+  The problem first appeared in 3.11.17
+
+
+  *Related issues and pull requests on GitHub:*
+  :issue:`10764`, :pr:`10765`.
+"""
+
+
+def test_towncrier_role_references_in_a_paragraph_after_the_bullet_are_read() -> None:
+    """aiohttp: the PR is `:issue:`N`` (or `:pr:`N``) in an indented paragraph after blank lines."""
+    body = sections(AIOHTTP)[0][1]
+    assert [int(n) for n in PR_REF.findall(body)] == [10464, 10764, 10765]
+    lines = fix_lines({"body": body})
+    assert [text.rsplit("*", 1)[-1] for _, text in lines] == [" :issue:`10464`.", " :issue:`10764`, :pr:`10765`."]
+    assert "The problem first appeared in 3.11.17" in lines[1][1]
