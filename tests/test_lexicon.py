@@ -88,6 +88,21 @@ def test_switching_an_equivalent_off_changes_the_analysis() -> None:
     assert {t.key for t in analyse("a recursive lock")} != {t.key for t in analyse("a recursive mutex")}
 
 
+def test_what_finishes_completes() -> None:
+    """"Finish transaction on drop" is about the requests that do not "complete normally" (lexicon `[equivalent]`
+    finish → complete); without the entry the two share only "transaction"."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    note = "fix(http): Finish transaction on drop"
+    problem = "only requests that complete normally produce a transaction"
+    assert keys(note) & keys(problem) == {"transact", "complet"}
+    tables = lexicon.data()
+    del tables["equivalent"]["finish"]
+    lexicon.use(tables)
+    assert keys(note) & keys(problem) == {"transact"}
+
+
 def test_the_platform_table_is_sane() -> None:
     names = [platform.name for platform in lexicon.platforms()]
     assert len(names) == len(set(names))
@@ -162,6 +177,24 @@ def test_a_duration_is_one_term_in_seconds_whatever_its_unit() -> None:
     del tables["duration_unit"]["min"]
     lexicon.use(tables)
     assert "300s" not in keys("waits 5 min") and "300s" in keys("waits 5 minutes")
+
+
+def test_a_spelled_out_duration_reads_as_its_seconds_and_keeps_its_unit_word() -> None:
+    """"stay open for up to five minutes" names the "300s" of "deadline timeout to 30s instead of 300s" (lexicon
+    `[number_word]`), and "honor Retry-After delays up to two minutes" still names the "minute" of "a bit more than
+    a minute". Without the table, the spelled number is no duration."""
+    def keys(text: str) -> set[str]:
+        return {term.key for term in analyse(text)}
+
+    note = keys("Fixed default deadline timeout to 30s instead of 300s")
+    assert {"300s", "30s"} <= note & keys("transactions stay open for up to five minutes, instead of 30 seconds")
+    assert {"120s", "minut"} <= keys("honor Retry-After delays up to two minutes") & (keys("over a minute") | {"120s"})
+    assert "30s" in keys("a thirty-second wait") and "18000s" in keys("Five Hours later")
+    assert not any(key[0].isdigit() for key in keys("the second time, one more, five items"))
+    tables = lexicon.data()
+    del tables["number_word"]
+    lexicon.use(tables)
+    assert "300s" not in keys("stay open for up to five minutes")
 
 
 def test_an_abbreviation_reads_as_its_word_on_both_sides() -> None:

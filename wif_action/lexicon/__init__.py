@@ -162,6 +162,32 @@ def duration_pattern() -> re.Pattern[str]:
     return re.compile(rf"\b(\d{{1,6}}) ?({alternation(frozenset(duration_units()))})\b", re.IGNORECASE)
 
 
+@_cached
+def number_words() -> dict[str, int]:
+    """A number spelled out ("five") → its value (`[number_word]`)."""
+    return {word.lower(): int(value) for word, value in data().get("number_word", {}).items()}
+
+
+def _spelled_units() -> frozenset[str]:
+    return frozenset(unit for unit in duration_units() if len(unit) > 2)  # "five s", "ten h": no duration
+
+
+@_cached
+def spelled_duration_pattern() -> re.Pattern[str]:
+    """A spelled-out number and the `[duration_unit]` word after it ("five minutes", "thirty-second"): group 1 the
+    number word, group 2 the unit."""
+    units = alternation(_spelled_units())
+    return re.compile(rf"\b({alternation(frozenset(number_words()))})[ -]({units})\b", re.IGNORECASE)
+
+
+@_cached
+def spelled_duration_hints() -> tuple[str, ...]:
+    """Lower-case pieces one of which every spelled duration holds (the unit words no other contains: "sec" of
+    "seconds" and "milliseconds"): a text holding none has no spelled duration, and skips the pattern."""
+    units = _spelled_units()
+    return tuple(sorted(unit for unit in units if not any(other != unit and other in unit for other in units)))
+
+
 def _key(word: str) -> str:
     return stem(word) if word.isalpha() else word
 

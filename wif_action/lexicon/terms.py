@@ -77,14 +77,26 @@ def clean(text: str) -> str:
         if "." in text:
             text = _VERSION_LIKE.sub(_version_or_space, text)
         text = _NOISE_NUMBER.sub(" ", lexicon.duration_pattern().sub(_seconds, text))
+    lower = text.lower()
+    if any(hint in lower for hint in lexicon.spelled_duration_hints()):
+        text = lexicon.spelled_duration_pattern().sub(_spelled_seconds, text)
     return text
 
 
 def _seconds(match: re.Match[str]) -> str:
     """A duration (`lexicon.duration_pattern`) as one term: whole seconds ("5 min" → "300s"), else milliseconds
     ("1500ms" stays "1500ms"). Why: the same timeout written in two units is one term (lexicon `[duration_unit]`)."""
-    length = int(match.group(1)) * lexicon.duration_units()[match.group(2).lower()]
+    number = match.group(1)
+    count = int(number) if number.isdigit() else lexicon.number_words()[number.lower()]
+    length = count * lexicon.duration_units()[match.group(2).lower()]
     return f"{length // 1000}s" if length % 1000 == 0 else f"{length}ms"
+
+
+def _spelled_seconds(match: re.Match[str]) -> str:
+    """A spelled-out duration (`lexicon.spelled_duration_pattern`: "two minutes") as its seconds and its unit word
+    ("120s minutes"). Why both: the seconds meet a note's "120s"; people also write the unit alone ("more than a
+    minute"), which only the unit word meets."""
+    return f"{_seconds(match)} {match.group(2)}"
 
 
 def _version_or_space(match: re.Match[str]) -> str:
