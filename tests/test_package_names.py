@@ -270,3 +270,30 @@ def test_the_llm_engines_sdk_named_by_one_repositorys_package_name_needs_no_choi
         answer, _ = ask(db, github.url, AskInput(message="Customer on widget 1.0.0: the widget flickers when the "
                                                          "screen rotates."), engine="openai", openai_url=openai.url)
     assert answer.repo == "acme/widget-sdk" and "RepositoryChoice" not in schemas
+
+
+@pytest.mark.parametrize(("inputs", "repo"), [
+    (AskInput(sdk="sentry", version="0.34.0", problem="The sentry crate panics on startup."), "getsentry/sentry-rust"),
+    (AskInput(sdk="sentry", version="10.1.0", problem="After mix deps.get the logger handler crashes."),
+     "getsentry/sentry-elixir"),
+    (AskInput(message="Customer on the sentry crate 0.34.0: it panics on startup. Fixed?"), "getsentry/sentry-rust"),
+    (AskInput(message="cargo add sentry 0.34.0, then the app panics on startup"), "getsentry/sentry-rust"),
+    (AskInput(message="sentry-elixir 10.1.0: the logger handler crashes"), "getsentry/sentry-elixir"),
+    (AskInput(sdk="sentry", version="1.0.0", problem="Events are dropped."), None),  # shared, nothing narrows it
+])
+def test_the_on_the_spot_indexing_and_wif_ask_mean_the_same_repository(example_cache_path: Path,
+                                                                      shared_fake_github: FakeGitHub,
+                                                                      inputs: AskInput, repo: str | None) -> None:
+    """A name several SDKs share ("sentry": the Rust crate, the Elixir hex package, …) narrowed by the package
+    manager the question names: the Action indexes on the spot the repository `wif ask` then answers about (one
+    resolver, `lexicon.names.name_repository`), not none ("no known SDK") nor another. The example cache has
+    neither, so the answer names the repository it needs; unresolved, both ask which."""
+    registry = load_registry(None)
+    registry.add_package_names(list(registry.repositories), distinctive_part)
+    answer = wif_ask(example_cache_path, sdk=inputs.sdk, version=inputs.version, problem=inputs.problem,
+                     message=inputs.message, engine="offline", env={"GITHUB_API_URL": shared_fake_github.url})
+    assert repository_for(inputs, registry) == answer.repo == repo
+    if repo is None:
+        assert answer.outcome == Outcome.NEEDS_CLARIFICATION and "could be" in answer.message
+    else:
+        assert answer.outcome == Outcome.FAILED and f"no releases of {repo}" in answer.message

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from indexer.registry import SLUG, Registry, RegistryError, load_registry
+from indexer.registry import Registry, RegistryError, load_registry
 from indexer.schema import CacheError, open_cache
 from wif_action.app import AppConfig, build_workflow, release_source
 from wif_action.delivery.settings import ActionSettings, ConfigError
@@ -131,19 +131,20 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
 
 
 def repository_for(ask: AskInput, registry: Registry) -> str | None:
-    """The repository the question is about: explicit repo, a known SDK name, or one named in the text; a
-    repository the registry lists also by its package name ("gizmo" of acme/gizmo-py, given as the SDK or used as
-    a package's name in the text: "gizmo 1.0.0"), when only one listed repository has it."""
-    for name in (ask.repo, ask.sdk):
-        if name and (registry.lookup(name) or SLUG.match(name.strip())):
-            return registry.lookup(name) or name.strip()
-    from wif_action.engines.offline.extraction import package_mentions
-    from wif_action.lexicon.names import package_choices
+    """The repository the question is about, resolved as `wif ask` resolves it (`lexicon.names.name_repository`):
+    the SDK and repository fields, else the SDK the offline reader finds in the text (problem and message); a
+    name several repositories share is narrowed by the package manager the text names ("the sentry crate") and,
+    if still shared, decided by the offline engine's pick from the text's words, or None (no guess)."""
+    from wif_action.engines.offline.extraction import extract
+    from wif_action.engines.offline.judge import OfflineJudge
+    from wif_action.lexicon.names import name_repository
 
-    named = package_choices(registry, ask.sdk) if ask.sdk else []
-    if len(named) == 1:
-        return named[0]
-    text = " ".join(part for part in (ask.problem, ask.message) if part)
-    found = [repo for _alias, repo in registry.find_in_text(text) if repo]
-    found += [mention.repo for mention in package_mentions(text, registry) if mention.repo]
-    return found[0] if found else None
+    text = "\n\n".join(part for part in (ask.problem, ask.message) if part)
+    sdk, repo = (ask.sdk or "").strip() or None, (ask.repo or "").strip() or None
+    if not (sdk or repo):
+        read = extract(text, registry, list(ask.links))
+        sdk, repo = read.sdk, read.repo
+    naming = name_repository(registry, sdk, repo, text)
+    if naming.repo or not naming.choices:
+        return naming.repo
+    return OfflineJudge(None, registry).resolve_repository_ambiguous(text, list(naming.choices))

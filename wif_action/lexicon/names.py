@@ -1,14 +1,16 @@
 """What kind of name a registry alias is: a package name only one SDK has, an "X SDK" phrase, or a platform word.
 
 Why here: both reading a support message (which SDK is meant) and analysing the question (an SDK's own name
-says which repository, not what is wrong) weigh names the same way.
+says which repository, not what is wrong) weigh names the same way; and `wif ask` and the Action's on-the-spot
+indexing resolve a name to its repository the same way (`name_repository`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from indexer.registry import Registry
+from indexer.registry import SLUG, Registry
 from wif_action import lexicon
 
 # The weights of the three kinds of name: lexicon.toml [weight] alias_package, alias_sdk_phrase, alias_platform.
@@ -68,3 +70,34 @@ def in_named_ecosystem(registry: Registry, text: str, choices: list[str]) -> lis
     named = lexicon.ecosystems_named(text)
     meant = [repo for repo in choices if named & set(registry.ecosystems(repo))] if named else []
     return meant or choices
+
+
+@dataclass(frozen=True)
+class Naming:
+    """What an SDK name, a repository field and the request's text name: one repository, or the `choices` left
+    after the package manager the text names narrowed `narrowed_from` (empty when it did not narrow them)."""
+
+    repo: str | None = None
+    choices: tuple[str, ...] = ()
+    narrowed_from: tuple[str, ...] = ()
+
+
+def name_repository(registry: Registry, sdk: str | None, repo: str | None, text: str) -> Naming:
+    """The repository an SDK name and repository field mean, the request's words narrowing a shared name.
+
+    Why one function: `wif ask` (`subtasks/resolve_repository`) and the Action's on-the-spot indexing
+    (`commands/action_cache.repository_for`) must mean the same repository by the same words, or the Action
+    indexes one repository and the answer asks for another. In order: a slug given as the repository, a name the
+    registry knows, then the repositories a shared name could mean (the registry's ambiguous names, else the
+    package names of cached or listed repositories, also by their distinctive part) kept to those publishing to a
+    package manager the text names ("the sentry crate": cargo)."""
+    given = (repo or "").strip()
+    found = (given if SLUG.match(given) else None) or registry.lookup(sdk) or registry.lookup(repo)
+    if found is not None:
+        return Naming(repo=found)
+    choices = (registry.choices(sdk) or package_choices(registry, sdk)) if sdk else []
+    meant = in_named_ecosystem(registry, text, choices)
+    narrowed = tuple(choices) if len(meant) < len(choices) else ()
+    if len(meant) == 1:  # an SDK named by a package name one repository has ("anthropic"), or by its manager
+        return Naming(repo=meant[0], narrowed_from=narrowed)
+    return Naming(choices=tuple(meant), narrowed_from=narrowed)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from indexer.registry import SLUG, Registry
-from wif_action.lexicon.names import in_named_ecosystem, package_choices
+from wif_action.lexicon.names import name_repository
 from wif_action.models import Request
 from wif_action.ports import ToolError
 from wif_action.run_context import Run
@@ -24,14 +23,12 @@ class RepositoryResult:
 
 def resolve_repository(run: Run, request: Request) -> RepositoryResult:
     """The repository from the request's own slug, the run's registry, or (no SDK named) the cache."""
-    registry = run.registry
-    repo = _explicit_repo(request.repo) or registry.lookup(request.sdk) or registry.lookup(request.repo)
-    choices = _choices(registry, request.sdk) if repo is None and request.sdk else []
-    choices = _by_ecosystem(run, request, choices)
-    if len(choices) == 1:  # an SDK named by a package name one cached repository has ("anthropic")
-        repo = choices[0]
-    elif choices:
-        repo = _disambiguate(run, request, choices)
+    naming = name_repository(run.registry, request.sdk, request.repo, request.raw_text)
+    choices = list(naming.choices)
+    if naming.narrowed_from:
+        run.journal.note(f"\u201c{request.sdk}\u201d: of {', '.join(naming.narrowed_from)}, the package manager the "
+                         f"request names is {', '.join(choices or [naming.repo or ''])}'s.")
+    repo = naming.repo or (_disambiguate(run, request, choices) if choices else None)
     if repo is None and not (request.sdk or request.repo):
         return _inferred(run, request)
     if repo is None:
@@ -60,21 +57,6 @@ def _inferred(run: Run, request: Request) -> RepositoryResult:
     return RepositoryResult(outcome="ok", repo=repo, inferred=True)
 
 
-def _choices(registry: Registry, sdk: str) -> list[str]:
-    """The repositories an SDK name could mean: the registry's for an ambiguous name, else the cached
-    repositories whose package name it is, as typed or by its distinctive part ("Anthropic Python SDK")."""
-    return registry.choices(sdk) or package_choices(registry, sdk)
-
-
-def _by_ecosystem(run: Run, request: Request, choices: list[str]) -> list[str]:
-    """The choices publishing to the package manager the request names ("the sentry crate": cargo), noted."""
-    meant = in_named_ecosystem(run.registry, request.raw_text, choices)
-    if len(meant) < len(choices):
-        run.journal.note(f"\u201c{request.sdk}\u201d: of {', '.join(choices)}, the package manager the request "
-                         f"names is {', '.join(meant)}'s.")
-    return meant
-
-
 def _which(name: str, choices: list[str], most: int = 5) -> str:
     """The clarifying question: the repositories an ambiguous name could be (the first `most`, then how many
     more: a registry's "sentry" has a handful, and a Slack thread is no place for a long list)."""
@@ -84,11 +66,6 @@ def _which(name: str, choices: list[str], most: int = 5) -> str:
         return (f"\u201c{name}\u201d could be {', '.join(named)} or {rest}. "
                 "Which repository (owner/name) is it?")
     return f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?"
-
-
-def _explicit_repo(value: str | None) -> str | None:
-    value = (value or "").strip()
-    return value if SLUG.match(value) else None
 
 
 def _disambiguate(run: Run, request: Request, choices: list[str]) -> str | None:
