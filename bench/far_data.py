@@ -28,6 +28,7 @@ HEADINGS = (
     # whose minor releases take one "#": "# [1.7.0](…) (date)"
     re.compile(r"^#{1,2} \[?v?(?P<v>\d+\.\d+\.\d+[\w.+-]*)\]?(?:\([^)\s]*\))?(?: [^\n]*)?$", re.M),
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
+    re.compile(r"^Version (?P<v>\d+\.\d+\.\d+)\n-{3,}$", re.M),  # Pallets' CHANGES.rst: "Version 3.0.2\n-------------"
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
 # `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets)

@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 from bench.far_data import PR_REF  # noqa: E402
 
 FIX_HEADING = re.compile(r"fix|bug", re.I)
+FIX_WORD = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bugs?)\b", re.I)  # a flat list's bullet: "Fix …", not "debugger"
 MIXED_HEADING = re.compile(r"improve|feature|enhance", re.I)  # craft's "Various fixes & improvements" is not a fix list
 HEADING = re.compile(r"^(?:#{1,3} +(?P<md>.+)|(?P<rst>[^\s#-].*)\n[-~^]{3,}[ \t]*)$", re.M)  # "#### Tracing" is a topic
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
@@ -40,10 +41,16 @@ BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
 FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
-def fix_lines(release: dict) -> list[tuple[str, str]]:
-    """(heading, bullet text) of every bullet under a fix/bug heading of one release body."""
+def fix_lines(release: dict, flat: bool = False) -> list[tuple[str, str]]:
+    """(heading, bullet text) of every bullet under a fix/bug heading of one release body. `flat` (notes that
+    never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
+    patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug."""
     body = release["body"] or ""
     marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)]
+    if flat and not marks:
+        patch = Version(release["name"]).micro > 0
+        return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
+                if patch or FIX_WORD.search(b["text"])]
     found = []
     for bullet in BULLET.finditer(body):
         above = [title for start, title in marks if start < bullet.start()]
@@ -55,7 +62,7 @@ def fix_lines(release: dict) -> list[tuple[str, str]]:
     return found
 
 
-def draw(data: dict, seed: int) -> list[dict]:
+def draw(data: dict, seed: int, flat: bool = False) -> list[dict]:
     """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
     when the data holds no earlier release of its major line) and one at or after it (`after`)."""
     releases = sorted(data["releases"], key=lambda r: Version(r["name"]))
@@ -65,7 +72,7 @@ def draw(data: dict, seed: int) -> list[dict]:
             first.setdefault(number, release["name"])
     pool = []
     for release in releases:
-        for heading, text in fix_lines(release):
+        for heading, text in fix_lines(release, flat):
             numbers = set(map(int, PR_REF.findall(text)))
             if len(numbers) == 1 and str(n := numbers.pop()) in data["pulls"] and first[n] == release["name"]:
                 pool.append({"fixed_in": release["name"], "pr": n, "section": heading, "line": text})
@@ -85,9 +92,11 @@ def main() -> None:
     parser.add_argument("data", type=Path, help="an <owner>__<name>.json.gz far_data.py wrote")
     parser.add_argument("--first", type=int, default=20, help="how many of the seeded order to list (default 20)")
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--flat", action="store_true",
+                        help="the notes have no section headings (Pallets): draw from patch releases' bullets too")
     args = parser.parse_args()
     data = json.loads(gzip.decompress(args.data.read_bytes()))
-    for pick in draw(data, args.seed)[:args.first]:
+    for pick in draw(data, args.seed, args.flat)[:args.first]:
         print(json.dumps(pick))
 
 
