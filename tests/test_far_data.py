@@ -115,3 +115,36 @@ def test_towncrier_role_references_in_a_paragraph_after_the_bullet_are_read() ->
     lines = fix_lines({"body": body})
     assert [text.rsplit("*", 1)[-1] for _, text in lines] == [" :issue:`10464`.", " :issue:`10764`, :pr:`10765`."]
     assert "The problem first appeared in 3.11.17" in lines[1][1]
+
+
+PALLETS = """.. currentmodule:: werkzeug
+
+Version 2.0.2
+-------------
+
+Released 2021-10-05
+
+-   Fix memory usage for locals when using Python 3.6 or pre 0.4.17
+    greenlet versions. :pr:`2212`
+-   Fix setting CSP header options on the response. :pr:`2237`
+
+
+Version 2.0.0
+-------------
+
+Released 2021-05-11
+
+-   The interactive debugger highlights frames that come from user code. :pr:`1421`
+-   Fix connection reset when exceeding max content size. :pr:`2051`
+"""
+
+
+def test_pallets_version_headings_and_flat_lists_are_drawn_only_with_flat() -> None:
+    """werkzeug: no section headings at all; --flat takes a patch release's bullets, and elsewhere a bullet that
+    says fix/bug as a word ("debugger" is not one); without it nothing is drawn (existing draws unchanged)."""
+    found = sections(PALLETS)
+    assert [version for version, _ in found] == ["2.0.2", "2.0.0"]
+    patch, minor = ({"name": version, "body": body} for version, body in found)
+    assert [text[-10:] for _, text in fix_lines(patch, flat=True)] == [":pr:`2212`", ":pr:`2237`"]
+    assert [text[-10:] for _, text in fix_lines(minor, flat=True)] == [":pr:`2051`"]
+    assert fix_lines(patch) == [] and fix_lines(minor) == []
