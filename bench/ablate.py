@@ -97,6 +97,8 @@ def ablations() -> list[Ablation]:
         found.append(Ablation(f"equivalent:{word}", _drop_entry("equivalent", word), used=f"equivalent:{stem(word)}"))
     for name in data["words"]:
         found.append(Ablation(f"words:{name}", _empty_list(name)))
+        if name in WORD_BY_WORD:
+            found.extend(Ablation(f"words:{name}:{word}", _drop_word(name, word)) for word in data["words"][name])
     for name in data["pattern"]:
         found.append(Ablation(f"pattern:{name}", _never(name), used=f"pattern:{name}"))
     for check in objections.CHECKS:
@@ -131,6 +133,10 @@ RULES: list[tuple[Any, str, Any]] = [
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
 ]
+
+# Word lists whose words are each switched off too (`words:NAME:WORD`): short lists whose every word was added
+# for a case of its own.
+WORD_BY_WORD = ("versioned_names",)
 
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.
 WEIGHT_RULES: list[tuple[str, float]] = [
@@ -186,6 +192,12 @@ def _weight(name: str, value: float) -> Callable[[dict[str, Any]], None]:
 def _empty_list(name: str) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["words"][name] = []
+    return edit
+
+
+def _drop_word(name: str, word: str) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["words"][name] = [other for other in data["words"][name] if other != word]
     return edit
 
 

@@ -164,6 +164,20 @@ def test_a_runtimes_or_protocols_version_is_one_term_and_the_sdks_own_version_is
     assert versioned("On OTP 25 a crash, disable HTTP/2") == set()
 
 
+def test_a_game_engines_version_is_one_term_like_a_runtimes() -> None:
+    """"Unity 6" is the engine the customer's game is built with, as "Elixir 1.19" is the runtime: the note fixing
+    it names that version ("fix: IL2CPP in Unity 6"), while "unity" alone is in every note of a Unity SDK and the
+    customer's SDK version ("sentry-unity 2.0.4") stays noise."""
+    def versioned(text: str) -> set[str]:
+        return {term.key for term in analyse(text) if any(c.isdigit() for c in term.key) and " " in term.key
+                and not term.key.startswith("il2cpp")}
+
+    assert versioned("their IL2CPP build on Unity 6 now crashes") == versioned("fix: IL2CPP in Unity 6") \
+        == {"uniti 6"}
+    assert versioned("Unity 2022.3 builds") == {"uniti 2022.3"}
+    assert versioned("They are on sentry-unity 2.0.4") == set()
+
+
 def test_a_duration_is_one_term_in_seconds_whatever_its_unit() -> None:
     """"timeout to 30s instead of 300s" and "run for 300 seconds" share the 300 s the customer measured; "5 min"
     and "300000ms" are the same duration. A measurement that is no duration ("10m", "50%") stays noise."""
