@@ -67,6 +67,21 @@ def test_clear_errors(github, monkeypatch, capsys, setup, expected):
     assert not github.dispatches
 
 
+@pytest.mark.parametrize(("fault", "expected"), [
+    ({"status": 502}, "GitHub kept failing (HTTP 502) after retries"),
+    ({"status": 503}, "GitHub kept failing (HTTP 503) after retries"),
+    ({"status": None, "drop_connection": True}, "cannot reach GitHub ("),
+])
+def test_a_failing_github_is_said_in_words_not_an_exception_name(github, capsys, fault, expected):
+    """Retries exhausted on 5xx (requests' RetryError) or no answer at all: one line that says what happened,
+    exit 1, never "failed: RetryError" or a traceback."""
+    github.add_fault("POST", r"/dispatches$", times=None, **fault)
+    assert main(ARGS) == 1
+    err = capsys.readouterr().err
+    assert expected in err and "RetryError" not in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_usage_errors(github, capsys, monkeypatch):
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     assert main(["dispatch", "--sdk", "x", "--version", "1", "--problem", "p", "--repo", ""]) == 2

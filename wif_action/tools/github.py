@@ -71,13 +71,13 @@ class GitHubClient:
                 raise self._trip("GitHub rate limit reached (HTTP 429)") from error
             raise ToolError("github", f"GitHub answered HTTP {error.status} for {path}") from error
         except requests.exceptions.RetryError as error:  # 5xx (or 403/429) on every retry
-            raise self._trip(f"GitHub kept failing ({_retry_reason(error)}) after retries") from error
+            raise self._trip(f"GitHub kept failing ({retry_reason(error)}) after retries") from error
         except ValueError as error:
             raise ToolError("github", f"GitHub sent a malformed response for {path}") from error
         except ResponseTooLarge as error:  # a server that sends this once sends it for every PR: stop calling
             raise self._trip(f"{error} for {path}") from error
         except Exception as error:  # requests/urllib3 connection errors and timeouts
-            raise self._trip(f"cannot reach the GitHub API ({_network_reason(error)})") from error
+            raise self._trip(f"cannot reach the GitHub API ({network_reason(error)})") from error
         if not isinstance(data, expect):
             raise ToolError("github", f"GitHub sent an unexpected response for {path}")
         return data
@@ -159,8 +159,8 @@ def _text(value: Any) -> str:
     return value
 
 
-def _retry_reason(error: Exception) -> str:
-    """`HTTP 502` from urllib3's "too many 502 error responses"."""
+def retry_reason(error: Exception) -> str:
+    """`HTTP 502` from urllib3's "too many 502 error responses" (requests' RetryError: retries exhausted)."""
     match = re.search(r"too many (\d{3}) error responses", str(error))
     return f"HTTP {match.group(1)}" if match else "retries exhausted"
 
@@ -173,7 +173,8 @@ def _shaped(data: dict[str, Any], path: str, keys: tuple[str, ...]) -> dict[str,
     return data
 
 
-def _network_reason(error: Exception) -> str:
+def network_reason(error: Exception) -> str:
+    """A short reason for a request that got no answer: "timed out", "connection refused", else the error's kind."""
     import requests
 
     text = str(error).lower()

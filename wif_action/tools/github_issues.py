@@ -48,7 +48,23 @@ def guarded(action: str, call: Callable[[], T], seconds: float = WRITE_CALL_SECO
         reason = f"{action} failed: HTTP {error.status} {redact(str(message or ''))[:200]}".strip()
         raise GitHubWriteError(reason, error.status) from error
     except Exception as error:  # connection errors, timeouts, retry exhaustion
-        raise GitHubWriteError(f"{action} failed: {type(error).__name__}") from error
+        raise _unanswered(action, error) from error
+
+
+def _unanswered(action: str, error: Exception) -> GitHubWriteError:
+    """Retries exhausted on 5xx/429 ("GitHub kept failing (HTTP 502) after retries", that status: the breaker
+    knows it repeats), else no answer at all ("cannot reach GitHub (connection refused)"); never a bare class name
+    such as "RetryError"."""
+    import requests
+
+    from wif_action.tools.github import network_reason, retry_reason
+
+    if isinstance(error, requests.exceptions.RetryError):
+        reason = retry_reason(error)
+        status = int(reason[5:]) if reason.startswith("HTTP ") else 0
+        status = 0 if status == 403 else status  # a secondary rate limit, not the token (DISPATCH_HINTS[403])
+        return GitHubWriteError(f"{action} failed: GitHub kept failing ({reason}) after retries", status)
+    return GitHubWriteError(f"{action} failed: cannot reach GitHub ({network_reason(error)})")
 
 
 class IssueThread:
