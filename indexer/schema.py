@@ -38,6 +38,7 @@ BUSY_TIMEOUT_MS = 30_000
 BUSY_RETRY_SECONDS = 0.2
 OPEN_BUSY_SECONDS = 30.0
 MIGRATIONS_TABLE = "_sqlite_migrations"  # sqlite-utils' table of applied migrations
+CACHE_LABEL = "WIF release cache"
 
 
 class MigrationSet:
@@ -351,7 +352,7 @@ def open_cache(path: str | Path, *, create: bool = False) -> Database:
     A missing, empty (create=False), foreign, damaged or wrong-schema file raises CacheError and is left
     untouched; every page is checked (`PRAGMA quick_check`) before anything is written.
     """
-    return open_migrated(Path(path), MIGRATIONS, "WIF release cache", rebuild_hint(Path(path)), create=create)
+    return open_migrated(Path(path), MIGRATIONS, CACHE_LABEL, rebuild_hint(Path(path)), create=create)
 
 
 def read_cache(path: str | Path) -> sqlite3.Connection:
@@ -368,7 +369,7 @@ def read_cache(path: str | Path) -> sqlite3.Connection:
 
 
 def _read_checked(path: Path) -> sqlite3.Connection:
-    label, hint = "WIF release cache", rebuild_hint(path)
+    label, hint = CACHE_LABEL, rebuild_hint(path)
     _check_file(path, label, hint, create=False)
     try:
         return _checked_reader(_connect(str(path)), path, label, hint)
@@ -440,29 +441,35 @@ def _check_file(path: Path, label: str, hint: str, *, create: bool) -> None:
         return
     kind, why = problem
     if kind is NotACache:
-        raise NotACache(_not_a(path, label, why))
-    raise CacheDamaged(_damaged(path, label, why))
+        raise NotACache(_not_a(path, label, why, hint))
+    raise CacheDamaged(_damaged(path, label, why, hint))
 
 
-def _not_a(path: Path, label: str, why: str) -> str:
+def _not_a(path: Path, label: str, why: str, hint: str = "") -> str:
+    """Refused as not this kind of file; what to do is the release cache's own advice, else the file's `hint`
+    (run records are no file `wif index` builds)."""
+    if label != CACHE_LABEL:
+        return f"{path} is not a {label} ({why}); it was not changed. {hint}".strip()
     return (f"{path} is not a {label} ({why}); it was not changed. Point --db at the file `wif index` "
             "built, or at a new path for `wif index` to build one.")
 
 
-def _damaged(path: Path, label: str, why: str) -> str:
+def _damaged(path: Path, label: str, why: str, hint: str = "") -> str:
+    if label != CACHE_LABEL:
+        return f"{path} is a damaged {label} ({why}). Move it aside. {hint}".strip()
     return (f"{path} is a damaged {label} ({why}). Move it aside and rebuild it with "
             f"`wif index --db {path} --all`.")
 
 
-def refusal(error: sqlite3.DatabaseError, path: Path, label: str = "WIF release cache", hint: str = "") -> CacheError:
+def refusal(error: sqlite3.DatabaseError, path: Path, label: str = CACHE_LABEL, hint: str = "") -> CacheError:
     """The CacheError an SQLite error at open means: not now, not a cache, or damaged."""
     kind = classify(error)
     if kind is CacheUnavailable:
         return CacheUnavailable(f"{path} cannot be opened now ({reason(error)}); the file was not changed. "
                                 "Free disk space, check permissions or wait for the other process, then retry.")
     if kind is NotACache:
-        return NotACache(_not_a(path, label, reason(error)))
-    return CacheDamaged(_damaged(path, label, reason(error)))
+        return NotACache(_not_a(path, label, reason(error), hint))
+    return CacheDamaged(_damaged(path, label, reason(error), hint))
 
 
 def _open_checked(path: Path, migrations: MigrationSet, label: str, hint: str, *, create: bool) -> Database:
@@ -473,7 +480,7 @@ def _open_checked(path: Path, migrations: MigrationSet, label: str, hint: str, *
     try:
         conn = _connect(str(path))
         _check_schema(conn, path, migrations, label, hint, create=create)
-        _check_pages(conn, path, label)
+        _check_pages(conn, path, label, hint)
         if create:
             _migrate(Database(conn), path, migrations, label, hint)
     except BaseException as error:
@@ -485,13 +492,13 @@ def _open_checked(path: Path, migrations: MigrationSet, label: str, hint: str, *
     return Database(conn)
 
 
-def _check_pages(conn: sqlite3.Connection, path: Path, label: str) -> None:
+def _check_pages(conn: sqlite3.Connection, path: Path, label: str, hint: str = "") -> None:
     """`PRAGMA quick_check`: a damaged file is refused, not written over. It reads every page once (~25 ms for
     the 20 MB example cache, ~380 ms at 20×), which is why answering a question (`read_cache`) does not."""
     problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)").fetchall()]
     if problems and problems != ["ok"]:
         details = " ".join("; ".join(problems).split())[:300]
-        raise CacheDamaged(_damaged(path, label, details))
+        raise CacheDamaged(_damaged(path, label, details, hint))
 
 
 def _migrate(db: Database, path: Path, migrations: MigrationSet, label: str, hint: str) -> None:
@@ -533,7 +540,7 @@ def _check_schema(
         raise CacheError(f"{path} is an empty SQLite database, not a {label} yet. {hint}")
     applied = set(migrations.applied(conn))
     if not applied:
-        raise NotACache(_not_a(path, label, "a SQLite database of another program"))
+        raise NotACache(_not_a(path, label, "a SQLite database of another program", hint))
     known = set(migrations.names())
     if applied - known:
         newer = ", ".join(sorted(applied - known))

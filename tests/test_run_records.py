@@ -266,9 +266,22 @@ def test_runs_query_keeps_semicolons_in_strings(recorded_runs, capsys):
     assert json.loads(capsys.readouterr().out) == [{"a": ";"}]
 
 
-def test_runs_commands_refuse_a_file_that_is_not_run_records(capsys, example_cache_path):
-    assert main(["runs", "list", "--runs-db", str(example_cache_path)]) == 2
-    assert "not a WIF run-records file" in capsys.readouterr().err
+def test_runs_commands_refuse_a_file_that_is_not_run_records(capsys, example_cache_path, tmp_path):
+    """The refusal says what to do about a run-records file, not the release cache's "point --db at the file
+    `wif index` built" / "rebuild it with `wif index`" (run records are no file `wif index` builds)."""
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database " * 100)
+    for path in (example_cache_path, garbage):
+        assert main(["runs", "list", "--runs-db", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert "not a WIF run-records file" in err and "`wif runs` only reads them" in err, err
+        assert "wif index" not in err and len(err.strip().splitlines()) == 1
+    damaged = tmp_path / "damaged.db"
+    open_runs(damaged, create=True).conn.close()
+    damaged.write_bytes(damaged.read_bytes()[:-4096])  # a truncated file: its header counts one page more
+    with pytest.raises(CacheError, match=r"damaged WIF run-records file .*Move it aside\. Point --runs-db") as refused:
+        open_runs(damaged, create=True)
+    assert "wif index" not in str(refused.value)
 
 
 def test_failed_llm_calls_and_the_fallback_engine_are_recorded(env, monkeypatch, capsys, tmp_path,
