@@ -211,6 +211,22 @@ def test_a_spelled_out_duration_reads_as_its_seconds_and_keeps_its_unit_word() -
     assert "300s" not in keys("stay open for up to five minutes")
 
 
+def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
+    """"Timeouts configured as fractions of a second" and "options now also work with sub second values" name one
+    thing (lexicon `pattern.subsecond`); "second" alone is a stopword, so without the pattern they share nothing."""
+    def keys(text: str) -> set[str]:
+        return {term.key for term in analyse(text)}
+
+    note = keys("Fix the `http_timeout` option, which now also works with sub second values")
+    assert "subsecond" in note & keys("Timeouts configured as fractions of a second are not honored")
+    assert all("subsecond" in keys(text) for text in ("sub-second delays", "Subsecond intervals", "under a second"))
+    assert "sub" in note and "subsecond" not in keys("the second attempt, a subset of sub-packages")
+    tables = lexicon.data()
+    tables["pattern"]["subsecond"]["re"] = "(?!)"
+    lexicon.use(tables)
+    assert "subsecond" not in keys("Timeouts configured as fractions of a second are not honored")
+
+
 def test_an_abbreviation_reads_as_its_word_on_both_sides() -> None:
     """"(deps) Remove rewrite from optional deps" and "breaks dependency resolution" share the dependencies (lexicon
     `[abbreviation]`); without the entry "deps" is a word of its own."""

@@ -101,7 +101,7 @@ def test_the_index_time_counter_counts_exactly_what_term_counts_counts(conn: sql
 
 CLEANED = ["see https://example.com/a and http://x.y", "GH-12 fixed, owner/repo#34 and #5 by @alice-b",
            "50 % faster, 3rd try, 2x, 10ms, 1.2.3 and v4.5-beta.1", "\u0661\u0662\u0663 % of Arabic-Indic digits",
-           "five minutes, a thirty-second wait, Ten HOURS",
+           "five minutes, a thirty-second wait, Ten HOURS, sub-second",
            "near misses: a#1 b/#2 @/x e-mail@host 1. 12x3", "plain words only"]
 
 
@@ -114,7 +114,8 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
         for pattern in (terms._URL, terms._REFERENCE, terms._VERSION_LIKE, duration, terms._NOISE_NUMBER):
             replace = {terms._VERSION_LIKE: terms._version_or_space, duration: terms._seconds}
             text = pattern.sub(replace.get(pattern, " "), text)
-        return lexicon.spelled_duration_pattern().sub(terms._spelled_seconds, text)
+        text = lexicon.spelled_duration_pattern().sub(terms._spelled_seconds, text)
+        return lexicon.pattern("subsecond").sub(terms._subsecond, text)
 
     texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY + CLEANED
     assert [text for text in texts if clean(text) != every_pattern(text)] == []

@@ -80,6 +80,7 @@ def clean(text: str) -> str:
     lower = text.lower()
     if any(hint in lower for hint in lexicon.spelled_duration_hints()):
         text = lexicon.spelled_duration_pattern().sub(_spelled_seconds, text)
+        text = lexicon.pattern("subsecond").sub(_subsecond, text)
     return text
 
 
@@ -97,6 +98,12 @@ def _spelled_seconds(match: re.Match[str]) -> str:
     ("120s minutes"). Why both: the seconds meet a note's "120s"; people also write the unit alone ("more than a
     minute"), which only the unit word meets."""
     return f"{_seconds(match)} {match.group(2)}"
+
+
+def _subsecond(match: re.Match[str]) -> str:
+    """A phrase of a duration below one second (lexicon `pattern.subsecond`), followed by the one term every such
+    phrase shares; the phrase's own words stay ("sub" is what notes have been counted by)."""
+    return f"{match.group()} subsecond"
 
 
 def _version_or_space(match: re.Match[str]) -> str:
