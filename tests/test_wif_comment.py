@@ -114,6 +114,30 @@ def test_load_trigger_reads_the_event_file(tmp_path):
     assert broken.ignore
 
 
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"{not json", "the event file at GITHUB_EVENT_PATH is not JSON"),
+    (b"\xff\xfe\x00binary", "the event file at GITHUB_EVENT_PATH is not JSON"),
+    (b"", "the event file at GITHUB_EVENT_PATH is not JSON"),
+    (b"[1, 2]", "the event file at GITHUB_EVENT_PATH is not a JSON object"),
+    (None, "the event file at GITHUB_EVENT_PATH cannot be read (No such file or directory)"),
+    ("directory", "the event file at GITHUB_EVENT_PATH cannot be read (Is a directory)"),
+    ("unset", "GITHUB_EVENT_PATH is not set"),
+])
+def test_an_unreadable_event_file_is_never_answered_and_says_why(tmp_path, content, reason):
+    """A runner's broken event file: no answer (nobody can say who asked), and the reason names the file,
+    not "the comment does not start with /wif" of a comment nobody has read."""
+    path = tmp_path / "event.json"
+    if content == "directory":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    env = {"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_REPOSITORY": "acme/support"}
+    if content != "unset":
+        env["GITHUB_EVENT_PATH"] = str(path)
+    trigger = load_trigger(env)
+    assert trigger.ignore is not None and reason in trigger.ignore and not trigger.is_comment
+
+
 @pytest.mark.parametrize("body", ["/WIF sdk: sentry-cocoa version: 8.48.0 tags are empty",
                                   "/Wif sdk: sentry-cocoa version: 8.48.0 tags are empty"])
 def test_the_command_is_case_insensitive_like_the_workflows_startswith(body):

@@ -95,18 +95,26 @@ def load_trigger(env: Mapping[str, str]) -> Trigger:
     event = env.get("GITHUB_EVENT_NAME", "") or "manual"
     if event != "issue_comment":
         return Trigger(event=event, repo=env.get("GITHUB_REPOSITORY") or None)
-    payload = _read_event(env.get("GITHUB_EVENT_PATH"))
+    payload, problem = _read_event(env.get("GITHUB_EVENT_PATH"))
+    if problem is not None:  # never answered: nobody can say who asked; the reason names the file's fault
+        return Trigger(event=event, repo=env.get("GITHUB_REPOSITORY") or None, ignore=problem)
     return comment_trigger(payload, env.get("GITHUB_REPOSITORY"))
 
 
-def _read_event(path: str | None) -> dict:
+def _read_event(path: str | None) -> tuple[dict, str | None]:
+    """The event payload, or why there is none to read (said instead of "the comment does not start with
+    /wif", which would blame a comment nobody has seen)."""
     if not path:
-        return {}
+        return {}, "GITHUB_EVENT_PATH is not set, so there is no comment to read"
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    except OSError as error:
+        return {}, f"the event file at GITHUB_EVENT_PATH cannot be read ({error.strerror or error})"
+    except ValueError as error:  # not UTF-8, not JSON
+        return {}, f"the event file at GITHUB_EVENT_PATH is not JSON ({str(error)[:120]})"
+    if not isinstance(data, dict):
+        return {}, "the event file at GITHUB_EVENT_PATH is not a JSON object"
+    return data, None
 
 
 def comment_trigger(payload: Mapping, fallback_repo: str | None = None) -> Trigger:
