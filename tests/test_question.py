@@ -86,6 +86,19 @@ def test_the_customers_own_routes_are_no_query_terms() -> None:
     assert {"root", "url", "sentrycrashmachinecontext"} <= question.terms.keys()
 
 
+def test_an_object_representation_in_pasted_output_counts_as_its_type() -> None:
+    """"<Task pending …>", "<socket.socket fd=57, …>": a pasted traceback's object representations are one object's
+    state; their type stays a term, its state words ("pending", repeated object by object) and attributes do not. An
+    HTML tag ("<meta name=…>") is no representation: its attribute words stay."""
+    question = analyse_question(
+        "HTTPS calls from the second thread fail with `RuntimeError: Task <Task pending name='Task-7'> got Future "
+        "<Future pending> attached to a different loop` and leak <socket.socket fd=57, family=2, type=1>",
+        "Twig renders <meta name=\"baggage\"> twice")
+    assert {"task", "futur", "socket.socket", "loop", "thread"} <= question.terms.keys()
+    assert not {"pend", "fd", "famili"} & question.terms.keys()
+    assert "baggag" in question.terms
+
+
 def test_quoted_code_is_the_terms_of_quoted_code_that_names_no_failure() -> None:
     """`Question.quoted_code`: every term of a quoted span naming code (a command, an option), not of a quoted
     error (an exception class, a symptom word) nor of quoted prose without code."""

@@ -354,7 +354,7 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     (framework names, what the customer tried) that are weaker evidence.
     """
     weights: dict[str, Term] = {}
-    problem, request_text = _without_routes(problem), _without_routes(request_text)
+    problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
     _add(weights, analyse(problem), 1.0)
     _add(weights, analyse(without_what_works(request_text, keep_code=True)), lexicon.weight("request_factor"))
     quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
@@ -392,6 +392,16 @@ def _code_of(clause: str) -> str:
     """A control clause's code names ("SentryCapacitor.crash() crashes the iOS app as expected"): the API it tries
     is what fails elsewhere, the prose around it is the setup that works."""
     return " " + " ".join(term.surface for term in analyse(clause) if term.identifier) + " "
+
+
+def _without_object_state(text: str) -> str:
+    """The request with each object representation a pasted log or traceback shows reduced to its type
+    ("`<Task pending name='Task-1' …>`" → "Task", "<socket.socket fd=57, family=2, …>" → "socket.socket"): the
+    rest is that one object's state (its ids, fds, status words), which says nothing of what went wrong and, repeated
+    object by object ("<Task pending …> got Future <Future pending>"), would weigh as the subject."""
+    if "<" not in text:
+        return text
+    return lexicon.pattern("object_repr").sub(lambda match: match.group("type"), text)
 
 
 def _without_routes(text: str) -> str:
