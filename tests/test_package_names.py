@@ -280,6 +280,8 @@ def test_the_llm_engines_sdk_named_by_one_repositorys_package_name_needs_no_choi
     (AskInput(message="cargo add sentry 0.34.0, then the app panics on startup"), "getsentry/sentry-rust"),
     (AskInput(message="sentry-elixir 10.1.0: the logger handler crashes"), "getsentry/sentry-elixir"),
     (AskInput(sdk="sentry", version="1.0.0", problem="Events are dropped."), None),  # shared, nothing narrows it
+    # action.yml's `sdk` input takes owner/repo: a repository no registry lists is still the one to index
+    (AskInput(sdk="acme/widget", version="1.0.0", problem="Crash on start."), "acme/widget"),
 ])
 def test_the_on_the_spot_indexing_and_wif_ask_mean_the_same_repository(example_cache_path: Path,
                                                                       shared_fake_github: FakeGitHub,

@@ -90,9 +90,9 @@ def name_repository(registry: Registry, sdk: str | None, repo: str | None, text:
     indexes one repository and the answer asks for another. In order: a slug given as the repository, a name the
     registry knows, then the repositories a shared name could mean (the registry's ambiguous names, else the
     package names of cached or listed repositories, also by their distinctive part) kept to those publishing to a
-    package manager the text names ("the sentry crate": cargo)."""
-    given = (repo or "").strip()
-    found = (given if SLUG.match(given) else None) or registry.lookup(sdk) or registry.lookup(repo)
+    package manager the text names ("the sentry crate": cargo). A slug in the SDK field counts as given too:
+    action.yml's `sdk` input takes "owner/repo", and a repository not listed is still the one to index or name."""
+    found = _slug(repo) or registry.lookup(sdk) or registry.lookup(repo) or _slug(sdk)
     if found is not None:
         return Naming(repo=found)
     choices = (registry.choices(sdk) or package_choices(registry, sdk)) if sdk else []
@@ -101,3 +101,8 @@ def name_repository(registry: Registry, sdk: str | None, repo: str | None, text:
     if len(meant) == 1:  # an SDK named by a package name one repository has ("anthropic"), or by its manager
         return Naming(repo=meant[0], narrowed_from=narrowed)
     return Naming(choices=tuple(meant), narrowed_from=narrowed)
+
+
+def _slug(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value if SLUG.match(value) else None
