@@ -38,6 +38,7 @@ from bench.quality_report import labelled_cases  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import lexicon  # noqa: E402
 from wif_action.app import AppConfig, build_workflow  # noqa: E402
+from wif_action.candidate_order import top_candidate  # noqa: E402
 from wif_action.commands.eval_cases import case_input, result_of  # noqa: E402
 from wif_action.engines.offline import judge as offline_judge  # noqa: E402
 from wif_action.engines.offline.evidence import Evidence  # noqa: E402
@@ -227,15 +228,20 @@ def explain(case: Case, mode: str, config: AppConfig) -> list[str]:
     """A header line (the answer, and whether the right fix is first, listed or not found), then per right fix
     where it was lost (`explain_fix`)."""
     result, record = answer(case, mode, config)
-    verdict = judge_result(case, result_of(case.id, result, 0.0))
-    top = result.candidates[0] if result.candidates else None
-    head = (f"[{mode}] {case.id}: {result.outcome.value}"
-            + (f" {top.version} #{top.pr}" if top else "")
-            + (" — top-1 right" if verdict.top1 else " — found, not first" if verdict.found else " — not found"))
-    lines = [head]
+    lines = [headline(case, mode, result)]
     for fix in case.expect.fixes():
         lines += ["    " + line for line in explain_fix(case, fix, result, record)]
     return lines
+
+
+def headline(case: Case, mode: str, result: Answer) -> str:
+    """The answer's outcome, the candidate it leads with and whether that is the right fix. Why `top_candidate`
+    (not the first listed): the verdict judges the one top-candidate rule's pick, and the header must name that
+    candidate (a clear leader or an older MEDIUM can lead the rendered answer while listed later)."""
+    verdict = judge_result(case, result_of(case.id, result, 0.0))
+    top = top_candidate(result.candidates)
+    return (f"[{mode}] {case.id}: {result.outcome.value}" + (f" {top.version} #{top.pr}" if top else "")
+            + (" — top-1 right" if verdict.top1 else " — found, not first" if verdict.found else " — not found"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,11 +14,12 @@ import pytest
 
 from bench.calibrate_offline import thresholds
 from bench.fixture_cache import build_cache
-from bench.why_missed import explain
+from bench.why_missed import explain, headline
 from tests.fakes.github_server import FakeGitHub
 from wif_action.app import AppConfig
 from wif_action.engines.offline.scoring import SHIPPED
 from wif_action.evaluation import load_cases
+from wif_action.models import Answer, Candidate, Confidence, Outcome
 
 PUBLIC = "tests/data/eval/cases.jsonl"
 CASE = "php-empty-string-encoding-error"  # "Empty strings will no longer display `<encoding error>` …" (#1940)
@@ -56,3 +57,15 @@ def test_a_fix_the_batch_filter_cut_is_reported_with_the_rule_that_cut_it(php) -
         lines = explain(case, "fields", config)
     assert lines[0].endswith("not found")
     assert any("DROPPED by the filter: cut by max_per_batch 0 (0 scored higher)" in line for line in lines)
+
+
+def test_the_header_names_the_candidate_the_verdict_judges() -> None:
+    """The one top-candidate rule picks the clear leader (#1940 names far more of the problem) though an older
+    MEDIUM is listed first: the header names #1940, the candidate its "top-1 right" is about."""
+    case = next(c for c in load_cases(PUBLIC) if c.id == CASE)
+    listed = [Candidate(version="4.10.0", tag="4.10.0", pr=11, url="u", confidence=Confidence.MEDIUM, reason="r",
+                        strength=1.0),
+              Candidate(version="4.17.0", tag="4.17.0", pr=1940, url="u", confidence=Confidence.MEDIUM, reason="r",
+                        strength=5.0)]
+    head = headline(case, "fields", Answer(outcome=Outcome.MEDIUM, candidates=listed))
+    assert head == f"[fields] {CASE}: medium 4.17.0 #1940 — top-1 right"
