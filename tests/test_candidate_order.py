@@ -11,15 +11,22 @@ from pathlib import Path
 import pytest
 
 from indexer.redaction import Redactor
+from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
+from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
+from wif_action.journal import Journal
 from wif_action.models import Answer, AskInput, Candidate, Confidence, Grounds, Outcome, Via
+from wif_action.ports import AnalysisTools
 from wif_action.rendering import render
+from wif_action.run_context import Run
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.store import RunStore
+from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.subtasks.scan_release_notes import ScanResult, _demote_behind_older_rivals
+from wif_action.tools.progress import RecordingProgress
 
 REPO = "acme/sdk"
 
@@ -203,3 +210,22 @@ def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_lin
     assert "But core PR #12 of the older 1.2.0 is about the same thing" in result.candidates[1].reason
     assert notes == ["PR #15 (1.5.0) lowered to medium: core PR #12 of the older 1.2.0 is about the same thing and "
                      "names the problem about as well."]
+
+
+def test_the_answers_first_candidate_is_the_one_its_message_leads_with() -> None:
+    """`wif ask --json`'s first candidate is the one the rendered answer leads with: an older MEDIUM found first
+    comes after the clear leader (#15 names the problem far better), as in the message."""
+    journal = Journal()
+    journal.read_version("1.2.0", "1.5.0")
+    for pr in (12, 15):
+        journal.read_pr(pr, f"https://github.com/{REPO}/pull/{pr}")
+
+    class NoRequests:  # the GitHub port's counter; nothing here asks GitHub
+        requests_made = 0
+
+    tools = AnalysisTools(cache=None, github=NoRequests(), judge=OfflineJudge(None, Registry(aliases={})))  # type: ignore[arg-type]
+    run = Run(tools=tools, journal=journal, progress=RecordingProgress())
+    answer = resolve_answer(run, Findings(repo=REPO, candidates=[medium("1.2.0", 12, 1.0), medium("1.5.0", 15, 9.0)]))
+    assert answer.outcome == Outcome.MEDIUM
+    assert [c.pr for c in answer.candidates] == [15, 12]
+    assert answer.message.index("/pull/15)") < answer.message.index("/pull/12)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
+from wif_action.candidate_order import candidate_order
 from wif_action.journal import Journal
 from wif_action.models import (
     Answer,
@@ -20,8 +21,6 @@ from wif_action.models import (
 )
 from wif_action.rendering import render
 from wif_action.run_context import Run, mention_for
-
-_RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 
 
 @dataclass(kw_only=True)
@@ -58,8 +57,7 @@ def resolve_answer(run: Run, findings: Findings) -> Answer:
         candidates = []
     answer = Answer(
         outcome=outcome, repo=findings.repo, user_version=_user_version(findings),
-        candidates=sorted(candidates, key=lambda c: (not (outcome == Outcome.UNRELEASED and c.unreleased),
-                                                     _RANK[c.confidence], c.objected)),
+        candidates=_listed(outcome, candidates),
         checked=_checked(outcome, findings, candidates), prs_evaluated=findings.prs_evaluated,
         skipped=journal.skipped, usage=_usage(run), trace=journal.trace, rejected_claims=journal.rejected,
         question=findings.question, request=findings.request, max_releases=findings.max_releases,
@@ -88,6 +86,17 @@ def _supported(candidates: list[Candidate], journal: Journal) -> list[Candidate]
             what = f"PR #{candidate.pr}" if candidate.pr is not None else f"commit {candidate.commit}"
             journal.rejected.append(f"candidate {candidate.version} / {what} was not read; dropped")
     return kept
+
+
+def _listed(outcome: Outcome, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates in the order the answer's message lists them (`candidate_order`, the one top-candidate
+    rule); an unreleased answer's unreleased fix first. Why: `--json`'s and the run's first candidate must be the
+    one the message leads with; sorted by level alone, a MEDIUM answer listed an older MEDIUM first while its
+    message led with the clear leader."""
+    ordered = candidate_order(candidates)
+    if outcome == Outcome.UNRELEASED:
+        ordered = sorted(ordered, key=lambda c: not c.unreleased)
+    return ordered
 
 
 def _outcome_from(candidates: list[Candidate]) -> Outcome:
