@@ -103,6 +103,20 @@ def test_what_finishes_completes() -> None:
     assert keys(note) & keys(problem) == {"transact"}
 
 
+def test_an_array_is_a_list() -> None:
+    """"Handling of array values fixed for AxiosHeaders" is about values that "come out merged into one string
+    instead of a list" (lexicon `[equivalent]` array → list); without the entry they share only "values"."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    note, problem = "Handling of array values fixed", "merged into one comma-separated string instead of a list"
+    assert "list" in keys(note) & keys(problem)
+    tables = lexicon.data()
+    del tables["equivalent"]["array"]
+    lexicon.use(tables)
+    assert not keys(note) & keys(problem)
+
+
 def test_the_platform_table_is_sane() -> None:
     names = [platform.name for platform in lexicon.platforms()]
     assert len(names) == len(set(names))
