@@ -160,9 +160,10 @@ def test_readme_ask_examples_on_the_example_cache_answer(command):
     assert result.stdout.strip()
 
 
-def readme_eval_table() -> dict[str, list[str]]:
-    """The README's eval table: metric → [fields, fields CV, message, message CV]."""
-    section = (ROOT / "README.md").read_text().split("## Evaluation and run records", 1)[1]
+def readme_eval_table(text: str | None = None) -> dict[str, list[str]]:
+    """The README's eval table (of `text`, else README.md): metric → [fields, fields CV, message, message CV]."""
+    section = (text if text is not None else (ROOT / "README.md").read_text()).split(
+        "## Evaluation and run records", 1)[1]
     rows = {}
     for line in section.split("\n\n| metric |", 1)[1].splitlines()[2:]:
         if not line.startswith("|"):
@@ -184,7 +185,7 @@ def printed_by(mode: str) -> dict:
 @pytest.mark.slow
 @pytest.mark.parametrize(("mode", "column"), [("fields", 0), ("message", 2)])
 def test_the_readme_eval_table_is_what_its_reproduce_command_prints(mode, column):
-    """If the judge changes, regenerate the table with `python bench/eval_offline.py --input fields|message`."""
+    """If the judge changes, regenerate the table with `python bench/eval_offline.py --readme`."""
     readme = (ROOT / "README.md").read_text()
     assert f"python bench/eval_offline.py --input {mode}" in readme
     table, metrics = readme_eval_table(), printed_by(mode)
@@ -200,7 +201,34 @@ def test_the_readme_eval_table_is_what_its_reproduce_command_prints(mode, column
     for metric, value in expected.items():
         shown = table[metric][column].split(" (")[0]
         assert shown == value, (f"README's eval table, {metric} ({mode}): {shown}, but `python bench/eval_offline.py "
-                                f"--input {mode}` prints {value}; update the table")
+                                f"--input {mode}` prints {value}; run `python bench/eval_offline.py --readme`")
+
+
+def test_eval_offline_readme_rewrites_only_the_in_sample_cells() -> None:
+    """`bench/eval_offline.py --readme` writes each mode's metrics into its in-sample column; the CV columns, the
+    rows' names and every line outside the table stay as written, and a second rewrite changes nothing."""
+    from bench.eval_offline import rewrite_table
+
+    def metrics(right: int, high: int) -> dict:
+        return {"outcome": {"right": right, "acceptable": 1, "cases": 49},
+                "fixes": {"top1": 30, "found": 31, "cases_with_fix": 37, "right_high": high, "high_answers": 20,
+                          "wrong_claims": 2},
+                "usage": {"github_requests": {"mean": 0.5, "max": 4.0}}}
+
+    readme = (ROOT / "README.md").read_text()
+    rewritten = rewrite_table(readme, {"fields": metrics(40, 20), "message": metrics(10, 19)})
+    before, after = readme_eval_table(readme), readme_eval_table(rewritten)
+    assert after["outcome accuracy (right + tolerated)"][0::2] == ["41/49 (84%)", "11/49 (22%)"]
+    assert after["precision of HIGH answers"][0::2] == ["20/20 (100%)", "19/20 (95%)"]
+    assert after["top-1 exact fix (release + PR)"][0] == "30/37 (81%)"
+    assert after["fix found among candidates"][2] == "31/37 (84%)"
+    assert after["answers naming a `must_not_claim` fix"][0::2] == ["2", "2"]
+    assert after["GitHub requests per question (mean / max)"][0::2] == ["0.50 / 4", "0.50 / 4"]
+    assert {m: row[1::2] for m, row in after.items()} == {m: row[1::2] for m, row in before.items()}
+    changed = [line for line in rewritten.splitlines() if line not in readme.splitlines()]
+    assert changed and all(line.startswith("| ") for line in changed)
+    assert len(rewritten.splitlines()) == len(readme.splitlines())
+    assert rewrite_table(rewritten, {"fields": metrics(40, 20), "message": metrics(10, 19)}) == rewritten
 
 
 def test_action_yml_has_branding_the_marketplace_accepts():
