@@ -109,3 +109,13 @@ def test_quoted_code_is_the_terms_of_quoted_code_that_names_no_failure() -> None
     assert not {"typeerror", "httpurl", "len"} & question.quoted_code  # a quoted error
     assert not {"request", "fail"} & question.quoted_code  # quoted prose
     assert "sentry_init" not in question.quoted_code  # code, but the span names the failure ("crashes")
+
+
+def test_a_long_dotted_name_in_angle_brackets_is_read_in_one_pass() -> None:
+    """A hostile message of one dotted name after a "<" and no ">" (the object-representation pattern tried every
+    split of its dotted parts: 32 KB took 15 s, this one minutes): analysed like any text, its parts kept as
+    one dotted identifier and a closed representation still reduced to its type."""
+    dotted = "a" + ".b" * 50_000
+    question = analyse_question(f"pending crash <{dotted} ", "")
+    assert "crash" in question.terms and "pend" in question.terms  # not a representation: no ">" closes it
+    assert "pend" not in analyse_question(f"<io.{'b.' * 1000}Reader pending> crash", "").terms
