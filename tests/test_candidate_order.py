@@ -192,6 +192,30 @@ def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restore
     assert older_rivals([high, rival], grounds_of(pr15=Grounds(own_text=True), pr12=OWN)) == []
 
 
+def test_an_older_rival_naming_a_rare_subject_of_the_high_is_about_the_same_thing(lexicon_restored) -> None:
+    """A rival naming another of the HIGH's subjects than its first rivals it when that subject is rare in the
+    repository's notes (fewer than `rival_share` name it: "IL2CPP" of a Unity SDK), not when it is everyday there
+    ("thread"): the share is the repository's own (`Grounds.shares`), not a global list. `rival_share` 0: the first
+    subject only."""
+    tables = lexicon.data()
+    tables["weight"]["older_rival"] = 0.8
+    tables["weight"]["rival_share"] = 0.03
+    lexicon.use(tables)
+    high, rival = candidate("2.2.0", 22, Confidence.HIGH, strength=10.0), medium("2.1.2", 21, 9.0)
+    rare = Grounds(subjects=("stack trace", "il2cpp"), own_text=True, shares=(0.008, 0.016))
+    everyday = Grounds(subjects=("breadcrumb", "thread"), own_text=True, shares=(0.025, 0.035))
+    assert older_rivals([high, rival], grounds_of(pr22=rare, pr21=Grounds(subjects=("il2cpp", "line number"),
+                                                                          own_text=True))) == [(high, rival)]
+    assert older_rivals([high, rival], grounds_of(pr22=everyday, pr21=Grounds(subjects=("thread",),
+                                                                              own_text=True))) == []
+    unmeasured = Grounds(subjects=rare.subjects, own_text=True)  # an engine that measures no shares: first only
+    assert older_rivals([high, rival], grounds_of(pr22=unmeasured, pr21=Grounds(subjects=("il2cpp",),
+                                                                                own_text=True))) == []
+    tables["weight"]["rival_share"] = 0.0
+    lexicon.use(tables)
+    assert older_rivals([high, rival], grounds_of(pr22=rare, pr21=Grounds(subjects=("il2cpp",), own_text=True))) == []
+
+
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
     tables = lexicon.data()
     tables["weight"]["older_rival"] = 0.8

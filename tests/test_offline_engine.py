@@ -624,6 +624,8 @@ def test_the_score_names_the_subjects_its_headline_names_heaviest_first(cache, j
     pr, entry = pull(cache, 110), entry_with(cache, 110)
     subjects = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).subjects
     assert subjects and subjects[0] == "avassetdownloadtask"
+    shares = judge.score_pr_confidence(pr, entry, asked(AVASSET_PROBLEM, AVASSET_PROBLEM)).shares
+    assert len(shares) == len(subjects) and all(0 < share < 1 for share in shares)
     assert not {"crash", "nsgenericexception"} & set(subjects)
     only_crash = replace(pr, title="Fix a crash", body="")
     assert judge.score_pr_confidence(only_crash, replace(entry, text="Fix a crash"),
@@ -643,6 +645,7 @@ def test_subjects_are_the_named_concepts_by_their_credited_term_heaviest_first()
                         matched=[{"path"}, {"crash"}, {"url"}, {"starlette"}],
                         keys=["path", "crash", "url", "starlette"], shares=[0.2, 0.01, 0.001, 0.0])
     assert scoring.subjects(evidence) == ("path", "url")
+    assert scoring.subject_shares(evidence) == (0.2, 0.001)  # per subject: how everyday its term is there
 
 
 def _command_evidence(quoted_code: frozenset[str], says_fix: bool) -> Evidence:

@@ -88,9 +88,9 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
 def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]) -> list[tuple[R, R]]:
     """The HIGH candidates to demote to MEDIUM, each with the older MEDIUM that rivals it: a MEDIUM of an older
     release (nothing objecting, released) that brings evidence of its own — the run read its PR (`grounds`:
-    `own_text`), so it is more than a release line echoing the question — names the HIGH's most specific
-    subject too (the first of its `subjects`, by the same term), and covers the problem at least `older_rival`
-    (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
+    `own_text`), so it is more than a release line echoing the question — is about the same thing (`_shared_subject`:
+    it names the HIGH's most specific subject, or one of its rare ones, by the same term), and covers the problem at
+    least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
 
     Why: the scan stops at the first HIGH, and a later fix of the same subject can reach HIGH while the right,
     older line stays MEDIUM; when the older one is about the same thing and names the problem about as well,
@@ -104,21 +104,30 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
               and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
     found: list[tuple[R, R]] = []
     for high in pool:
-        subject = _subject(high, grounds)
-        if high.confidence != "high" or not high.strength or subject is None:
+        named = grounds(high)
+        if high.confidence != "high" or not high.strength or named is None or not named.subjects:
             continue
         rival = next((r for r in rivals if release_order(r) < release_order(high)
-                      and subject in (grounds(r) or Grounds()).subjects
+                      and _shared_subject(named, grounds(r) or Grounds())
                       and (r.strength or 0.0) >= ratio * high.strength), None)
         if rival is not None:
             found.append((high, rival))
     return found
 
 
-def _subject(candidate: R, grounds: Callable[[R], Grounds | None]) -> str | None:
-    """The most specific idea of the problem a candidate's headline names (None: its engine says none)."""
-    named = grounds(candidate)
-    return named.subjects[0] if named is not None and named.subjects else None
+def _shared_subject(high: Grounds, rival: Grounds) -> bool:
+    """Whether the rival names, by the same term, the HIGH's first (heaviest) subject, or another of its subjects
+    that fewer than `rival_share` (lexicon.toml [weight]; 0: the first subject only) of the repository's notes name.
+
+    Why: two lines naming the same rare thing ("greenlet" in werkzeug's notes) are about the same part of the
+    library, whichever of the problem's ideas weighs most in each; an everyday word they share ("thread", "file")
+    says nothing about that — the repository's own term counts tell which is which, not a global list."""
+    if rival.subjects and high.subjects[0] in rival.subjects:
+        return True
+    rare = lexicon.weight("rival_share")
+    shares = high.shares or (1.0,) * len(high.subjects)
+    return any(subject in rival.subjects and share < rare
+               for subject, share in zip(high.subjects[1:], shares[1:], strict=False))
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:

@@ -172,6 +172,8 @@ class Score:
     # (offline: the idf-weighted problem vocabulary it names); None: the engine measures none
     subjects: tuple[str, ...] = ()  # the problem's ideas the headline names verbatim, heaviest first (offline:
     # `scoring.subjects`, the key of the term that named each key concept); empty: the engine says none
+    shares: tuple[float, ...] = ()  # per subject: the share of its repository's notes naming that term (how
+    # everyday it is there); empty: the engine measures none
 
     def __post_init__(self) -> None:
         self.confidence = Confidence(self.confidence)
@@ -185,6 +187,7 @@ class Grounds:
 
     subjects: tuple[str, ...] = ()
     own_text: bool = False
+    shares: tuple[float, ...] = ()  # per subject (`Score.shares`): how everyday its term is in the repository's notes
 
 
 @dataclass(kw_only=True)

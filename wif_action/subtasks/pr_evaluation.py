@@ -101,7 +101,8 @@ class PrEvaluator:
             return None
         strength = score.strength  # the engine's measure; the checks below may lower the level, not the evidence
         key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
-        self._grounds[key] = Grounds(subjects=score.subjects, own_text=not degraded and pull.commit is None)
+        self._grounds[key] = Grounds(subjects=score.subjects, own_text=not degraded and pull.commit is None,
+                                     shares=score.shares)
         if score.confidence == Confidence.HIGH:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:

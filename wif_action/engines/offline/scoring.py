@@ -167,6 +167,23 @@ def subjects(evidence: Evidence) -> tuple[str, ...]:
     classes ("crash", "EXC_BAD_ACCESS") left out — heaviest concept first (the problem's weight × the
     repository's idf): what the candidate is about, which `candidate_order.older_rivals` compares between two
     lines ("StrictMode" in both: the same subject; a line naming "path" does not name "root path")."""
+    return tuple(_named_subjects(evidence))
+
+
+def subject_shares(evidence: Evidence) -> tuple[float, ...]:
+    """Per subject (`subjects`, same order): the share of the repository's notes naming its term — how everyday it
+    is there ("thread" in 3.5% of sentry-cocoa's notes, "StrictMode" in 0.3%), which `candidate_order.older_rivals`
+    reads to tell a rare subject two lines share from an everyday one."""
+    return tuple(_named_subjects(evidence).values())
+
+
+def _named_subjects(evidence: Evidence) -> dict[str, float]:
+    """The subjects' keys, heaviest first, each with the share of the notes naming it (the first concept's, for
+    a key two concepts name)."""
     index = {id(c): i for i, c in enumerate(evidence.concepts)}
     named = [index[id(c)] for c in evidence.named() if not _symptom_class(c)]
-    return tuple(dict.fromkeys(evidence.keys[i] for i in named))
+    shares = evidence.shares or [0.0] * len(evidence.concepts)
+    found: dict[str, float] = {}
+    for i in named:
+        found.setdefault(evidence.keys[i], shares[i])
+    return found
