@@ -255,6 +255,17 @@ def test_configuration_error_exits_non_zero_but_writes_summary(runner):
     assert "Traceback" not in result.summary
 
 
+def test_a_shared_name_with_no_cache_names_the_choices_instead_of_no_known_sdk(runner):
+    """No cache, and "sentry" is several SDKs with nothing in the question to narrow it (no package manager):
+    nothing is indexed on the spot, and the answer lists what it could be rather than "no known SDK"."""
+    result = runner.run({"sdk": "sentry", "version": "1.0.0", "problem": "Events are dropped.", "engine": "offline"},
+                        "workflow_dispatch", dispatch_event({}))
+    assert result.returncodes[-1] == 2 and result.outputs["outcome"] == "failed"
+    answer = result.outputs["answer"]
+    assert "\u201csentry\u201d could be getsentry/" in answer and "does not say which to index" in answer, answer
+    assert "does not name a known SDK" not in answer and not runner.github.log
+
+
 @pytest.mark.parametrize("value", ["0", "ten", "-5"])
 def test_a_bad_max_releases_input_is_a_configuration_error(runner, cache_db, value):
     result = runner.run({**LATEST_PYTHON, "cache-db": cache_db, "engine": "offline", "max_releases": value},

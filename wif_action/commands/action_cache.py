@@ -108,8 +108,8 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
     registry.add_package_names(list(registry.repositories), distinctive_part)
     repo = repository_for(ask, registry)
     if not repo:
-        raise ConfigError("There is no usable release cache, and the question does not name a known SDK "
-                          "to index. Set the `cache-db` or `cache-repo` input, or give `sdk`.")
+        raise ConfigError(f"There is no usable release cache, and {_unresolved(ask, registry)} "
+                          "Set the `cache-db` or `cache-repo` input, or give `sdk`.")
     budget = float(int(min(REPOSITORY_SECONDS, deadline.for_indexing())))  # whole seconds: said in errors
     if budget < 1:
         raise ConfigError(f"There is no usable release cache, and the run's deadline ({deadline.seconds:g} s, "
@@ -128,6 +128,18 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
     if reports and reports[0].error:
         raise ConfigError(f"Indexing {repo} failed: {reports[0].error}")
     return str(path)
+
+
+def _unresolved(ask: AskInput, registry: Registry) -> str:
+    """Why no repository could be indexed: a name several SDKs share (which, as `wif ask` would ask), or none."""
+    from wif_action.lexicon.names import name_repository
+
+    text = "\n\n".join(part for part in (ask.problem, ask.message) if part)
+    shared = name_repository(registry, ask.sdk, ask.repo, text).choices if ask.sdk else ()
+    if shared:
+        named = ", ".join(shared[:5]) + (f" and {len(shared) - 5} others" if len(shared) > 5 else "")
+        return f"\u201c{ask.sdk}\u201d could be {named}: the question does not say which to index (as owner/name)."
+    return "the question does not name a known SDK to index."
 
 
 def repository_for(ask: AskInput, registry: Registry) -> str | None:
