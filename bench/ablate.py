@@ -121,6 +121,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_named_things", lambda query, stats, repo: frozenset()),  # "frozen frames" is no hang
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (scoring, "_names_only_the_quoted_code", lambda evidence: False),  # only the command the customer quoted
+    (evidence, "_anothers_member", lambda key, headline, members, query: False),  # "AxiosError.toJSON" is `toJSON`
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (terms, "_seconds", lambda match: " "),  # a duration ("300 seconds", "5 min") is one term in seconds
     (terms, "_spelled_seconds", lambda match: match.group(0)),  # "five minutes" is also "300s"

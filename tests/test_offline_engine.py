@@ -570,6 +570,30 @@ def test_a_fix_naming_the_one_code_name_the_customer_quoted_is_high(quoted, titl
     assert scoring.verified(evidence, stats, "r") is high
 
 
+@pytest.mark.parametrize(("quoted", "title", "high"), [
+    ("response.headers.toJSON()", "fix: toJSON method keeps array values", True),  # the name alone
+    ("response.headers.toJSON()", "fix: AxiosError.toJSON method to avoid circular references", False),  # another's
+    ("AxiosError.toJSON()", "fix: AxiosError.toJSON method to avoid circular references", True),  # the owner named
+    ("response.headers.toJSON()", "fix: AxiosError.toJSON and toJSON of headers keep arrays", True),  # and alone
+])
+def test_a_quoted_method_named_only_on_another_owner_is_not_the_customers(quoted, title, high):
+    """`evidence._anothers_member`: a method name is shared by many classes; a fix naming the one code name the
+    customer quoted (`quoted_unique`) only as the member of a class the question never names
+    ("AxiosError.toJSON" for `response.headers.toJSON()`) fixes another class's method: no HIGH from that name."""
+    problem = f"We pass `{quoted}` on to the browser and the three set-cookie values arrive joined as one string."
+    question = analyse_question(problem, "")
+    texts = [title, "Fix cookie parsing", "Fix browser builds", "Fix string escaping"] + ["release health"] * 30
+    stats = RepositoryStats(BatchStatistics(texts))
+    stats.load("r", list(question.terms.values()))
+    release = Release(id=1, repo="r", tag="1.2.0", version="1.2.0", version_key="k")
+    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
+    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+    evidence = gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r", question.quoted,
+                      question.alternatives, question.quoted_code)
+    assert evidence.quoted_unique is high
+    assert (scoring.confidence(evidence) == Confidence.HIGH) is high
+
+
 def test_words_written_as_alternatives_are_one_idea():
     """"slow/frozen frames" asks about one kind of frame: a note naming "slow" and "frozen" names that idea
     once, not twice (which alone made an unrelated frame-rounding fix HIGH for "long frame delays")."""

@@ -324,6 +324,24 @@ def _chunk_keys(chunk: str) -> _Keys:
     return tuple(term.key for term in terms[:start]), terms[start].key, tuple(after), previous
 
 
+_MEMBER = re.compile(r"[.:]+")  # how a member is joined to its owner ("AxiosError.toJSON", "ActiveSupport::X")
+
+
+def qualified_members(text: str) -> list[tuple[str, frozenset[str]]]:
+    """Each member a text names through its owner ("AxiosError.toJSON", "ActiveSupport::TimeWithZone"): the key of
+    the member ("tojson") and those of its owners ("axioserror"), one pair per occurrence. Why: a method name is
+    shared by many classes ("toJSON", "close"); which one a text means is said by its owner."""
+    found = []
+    for match in _CHUNK.finditer(clean(text)):
+        chunk = match.group(0).strip(".:")
+        if "/" in chunk or "-" in chunk:
+            continue  # a path or a package name, not code
+        segments = [_segment_terms(segment, "word") for segment in _MEMBER.split(chunk)]
+        if len(segments) > 1 and all(segments):
+            found.append((segments[-1][0].key, frozenset(terms[0].key for terms in segments[:-1])))
+    return found
+
+
 _ALTERNATIVES = re.compile(r"(?<![\w@/.:-])[A-Za-z]{2,}(?:/[A-Za-z]{2,})+(?![\w/.-])")
 
 

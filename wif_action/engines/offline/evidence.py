@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from wif_action import lexicon
 from wif_action.engines.offline.change_kind import fix_verb, says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
-from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, term_counts
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, qualified_members, term_counts
 from wif_action.models import Entry, PullRequest
 
 # Weights and limits (key_concepts, part_credit, headline_chars, …): lexicon.toml [weight], where each is
@@ -182,6 +182,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     note, cut = entry.text if entry else "", int(lexicon.weight("headline_chars"))  # the rest explains it
     said, aside = _without_side_effects(note[:cut])
     headline = term_counts(said + "\n" + pr.title)
+    members = qualified_members(said + "\n" + pr.title)
     body = term_counts(aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
     for key, term in query.items():
         value = term.weight * stats.idf(repo, key)
@@ -201,7 +202,8 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.shares.append(stats.df(repo, term.key) / documents)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
-    evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1 for key in quoted)
+    evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1
+                                 and not _anothers_member(key, headline, members, query) for key in quoted)
     evidence.quoted_only = _quoted_only(evidence, quoted_code)
     evidence.symptoms_asked = _symptoms_asked(query, problem_keys, modifiers)
     evidence.symptoms_named = frozenset(headline) & lexicon.symptom_terms()
@@ -225,6 +227,15 @@ def _without_side_effects(headline: str) -> tuple[str, str]:
         return headline, ""
     return (" ".join(s for i, s in enumerate(sentences) if i not in hedged),
             " ".join(sentences[i] for i in hedged))
+
+
+def _anothers_member(key: str, headline: Counter[str], members: list[tuple[str, frozenset[str]]],
+                     query: dict[str, Term]) -> bool:
+    """Whether the headline names the code name `key` only as the member of owners the question never names
+    ("fix: AxiosError.toJSON method …" for a customer's `response.headers.toJSON()`): another class's method of
+    the same name, not the one the customer quoted."""
+    owners = [found for member, found in members if member == key]
+    return bool(owners) and headline[key] <= len(owners) and not any(found & query.keys() for found in owners)
 
 
 def _quoted_only(evidence: Evidence, quoted_code: frozenset[str]) -> bool:
