@@ -161,8 +161,14 @@ def _text(value: Any) -> str:
 
 def retry_reason(error: Exception) -> str:
     """`HTTP 502` from urllib3's "too many 502 error responses" (requests' RetryError: retries exhausted)."""
+    status = retry_status(error)
+    return f"HTTP {status}" if status else "retries exhausted"
+
+
+def retry_status(error: Exception) -> int:
+    """The HTTP status retries kept getting (urllib3's "too many 502 error responses"), 0 when it does not say."""
     match = re.search(r"too many (\d{3}) error responses", str(error))
-    return f"HTTP {match.group(1)}" if match else "retries exhausted"
+    return int(match.group(1)) if match else 0
 
 
 def _shaped(data: dict[str, Any], path: str, keys: tuple[str, ...]) -> dict[str, Any]:

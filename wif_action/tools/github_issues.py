@@ -57,11 +57,10 @@ def _unanswered(action: str, error: Exception) -> GitHubWriteError:
     such as "RetryError"."""
     import requests
 
-    from wif_action.tools.github import network_reason, retry_reason
+    from wif_action.tools.github import network_reason, retry_reason, retry_status
 
     if isinstance(error, requests.exceptions.RetryError):
-        reason = retry_reason(error)
-        status = int(reason[5:]) if reason.startswith("HTTP ") else 0
+        reason, status = retry_reason(error), retry_status(error)
         status = 0 if status == 403 else status  # a secondary rate limit, not the token (DISPATCH_HINTS[403])
         return GitHubWriteError(f"{action} failed: GitHub kept failing ({reason}) after retries", status)
     return GitHubWriteError(f"{action} failed: cannot reach GitHub ({network_reason(error)})")
