@@ -125,6 +125,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
     (terms, "_seconds", lambda match: " "),  # a duration ("300 seconds", "5 min") is one term in seconds
     (terms, "_spelled_seconds", lambda match: match.group(0)),  # "five minutes" is also "300s"
+    (terms, "acronyms", lambda text: []),  # "Content-Security-Policy" in a question also reads as "CSP"
     (terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request text
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full

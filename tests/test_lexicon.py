@@ -241,6 +241,23 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
     assert "subsecond" not in keys("Timeouts configured as fractions of a second are not honored")
 
 
+def test_a_name_spelled_out_in_a_question_also_reads_as_its_acronym(monkeypatch: pytest.MonkeyPatch) -> None:
+    """"Setting Content-Security-Policy directives … has no effect" is what "Fix setting CSP header options" fixed:
+    a name of three or more capitalised words in the question also counts as its initials (`terms.acronyms`).
+    Two words do not ("Session Replay" is no "sr"), nor a note's own words (its acronym is a word of it already),
+    and without the rule the question names no "csp"."""
+    from wif_action.lexicon import terms
+
+    problem = "Setting Content-Security-Policy directives through the response has no effect"
+    assert "csp" in terms.query_terms(problem) and "csp" in {t.key for t in analyse("Fix setting CSP options")}
+    spelled = "the X-Forwarded-For header, an Application Not Responding"
+    assert {t.key for t in terms.acronyms(spelled)} >= {"xff", "anr"}
+    assert terms.acronyms("Session Replay masks") == []
+    assert "csp" not in {t.key for t in analyse("Content-Security-Policy")}
+    monkeypatch.setattr(terms, "acronyms", lambda text: [])
+    assert "csp" not in terms.query_terms(problem)
+
+
 def test_an_abbreviation_reads_as_its_word_on_both_sides() -> None:
     """"(deps) Remove rewrite from optional deps" and "breaks dependency resolution" share the dependencies (lexicon
     `[abbreviation]`); without the entry "deps" is a word of its own."""

@@ -374,13 +374,33 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     weights: dict[str, Term] = {}
     problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
     _add(weights, analyse(problem), 1.0)
-    _add(weights, analyse(without_what_works(request_text, keep_code=True)), lexicon.weight("request_factor"))
+    complaint = without_what_works(request_text, keep_code=True)
+    _add(weights, analyse(complaint), lexicon.weight("request_factor"))
+    bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
+    _add(weights, acronyms(problem), bigram)
+    _add(weights, acronyms(complaint), bigram * lexicon.weight("request_factor"))
     quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
     for key in quoted & weights.keys():
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
+
+
+# A name of three or more capitalised words, hyphen- or space-joined ("Content-Security-Policy", "X-Forwarded-For",
+# "Application Not Responding"): what notes often write as its initials.
+_COMPOUND_NAME = re.compile(r"\b[A-Z][a-z]*(?:-[A-Z][a-z]*){2,}\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+){2,}\b")
+
+
+def acronyms(text: str) -> list[Term]:
+    """The initials of each name of three or more capitalised words in `text`, as the terms of that word ("csp" of
+    "Content-Security-Policy"). Why: a question spells the name out where a note writes its acronym ("Fix setting
+    CSP header options"); two words are left out, their initials are too often another word's. Question side only:
+    a note's own acronym is a word of it already."""
+    found: list[Term] = []
+    for match in _COMPOUND_NAME.finditer(text or ""):
+        found += _word_terms("".join(word[0] for word in re.split(r"[- ]", match.group())).lower())
+    return found
 
 
 _SENTENCE_BREAK = re.compile(r"((?<=[.!?])\s+|\s*\n\s*)")  # kept by re.split: offsets stay
