@@ -26,6 +26,7 @@ from wif_action.engines.offline.extraction import extract
 from wif_action.lexicon.names import distinctive_part
 from wif_action.models import AskInput, Outcome
 from wif_action.question import question_of
+from wif_action.subtasks.resolve_repository import could_be
 
 # Repositories of tests/data/github, as an organisation's own registry would have them: none declared.
 FIXTURES = ["openai/openai-python", "pydantic/pydantic", "getsentry/sentry-python", "getsentry/sentry-cocoa"]
@@ -299,3 +300,16 @@ def test_the_on_the_spot_indexing_and_wif_ask_mean_the_same_repository(example_c
         assert answer.outcome == Outcome.NEEDS_CLARIFICATION and "could be" in answer.message
     else:
         assert answer.outcome == Outcome.FAILED and f"no releases of {repo}" in answer.message
+
+
+@pytest.mark.parametrize(("choices", "said"), [
+    (["a/x"], "\u201cx\u201d could be a/x"),
+    (["a/x", "b/x"], "\u201cx\u201d could be a/x or b/x"),
+    ([f"o/x{i}" for i in range(6)], "\u201cx\u201d could be o/x0, o/x1, o/x2, o/x3, o/x4 or o/x5"),
+    ([f"o/x{i}" for i in range(8)], "\u201cx\u201d could be o/x0, o/x1, o/x2, o/x3, o/x4 or 3 others"),
+])
+def test_a_shared_name_is_listed_the_same_way_by_wif_ask_and_the_action(choices: list[str], said: str) -> None:
+    """`could_be`: wif ask's clarifying question and the Action's refusal to index on the spot list a shared name's
+    repositories alike, and the caller's list is left as it was."""
+    given = list(choices)
+    assert could_be("x", given) == said and given == choices

@@ -133,12 +133,12 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
 def _unresolved(ask: AskInput, registry: Registry) -> str:
     """Why no repository could be indexed: a name several SDKs share (which, as `wif ask` would ask), or none."""
     from wif_action.lexicon.names import name_repository
+    from wif_action.subtasks.resolve_repository import could_be
 
     text = "\n\n".join(part for part in (ask.problem, ask.message) if part)
     shared = name_repository(registry, ask.sdk, ask.repo, text).choices if ask.sdk else ()
     if shared:
-        named = ", ".join(shared[:5]) + (f" and {len(shared) - 5} others" if len(shared) > 5 else "")
-        return f"\u201c{ask.sdk}\u201d could be {named}: the question does not say which to index (as owner/name)."
+        return f"{could_be(ask.sdk or '', list(shared))}: the question does not say which to index (as owner/name)."
     return "the question does not name a known SDK to index."
 
 

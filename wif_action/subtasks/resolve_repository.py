@@ -57,15 +57,20 @@ def _inferred(run: Run, request: Request) -> RepositoryResult:
     return RepositoryResult(outcome="ok", repo=repo, inferred=True)
 
 
-def _which(name: str, choices: list[str], most: int = 5) -> str:
-    """The clarifying question: the repositories an ambiguous name could be (the first `most`, then how many
-    more: a registry's "sentry" has a handful, and a Slack thread is no place for a long list)."""
+def _which(name: str, choices: list[str]) -> str:
+    """The clarifying question: the repositories an ambiguous name could be, or that the name is unknown."""
     if choices:
-        named = choices[:most] if len(choices) > most + 1 else choices
-        rest = f"{len(choices) - len(named)} others" if len(choices) > len(named) else named.pop()
-        return (f"\u201c{name}\u201d could be {', '.join(named)} or {rest}. "
-                "Which repository (owner/name) is it?")
+        return f"{could_be(name, choices)}. Which repository (owner/name) is it?"
     return f"I don't know the SDK \u201c{name}\u201d. Which repository (owner/name) is it?"
+
+
+def could_be(name: str, choices: list[str], most: int = 5) -> str:
+    """"“sentry” could be a, b, c, d, e or 2 others": the first `most` repositories a shared name could mean, then
+    how many more (a registry's "sentry" has a handful, and a Slack thread is no place for a long list). Also the
+    Action's words when it cannot tell which to index on the spot (`commands/action_cache`)."""
+    named = choices[:most] if len(choices) > most + 1 else list(choices)
+    rest = f"{len(choices) - len(named)} others" if len(choices) > len(named) else named.pop()
+    return f"\u201c{name}\u201d could be {', '.join(named) + ' or ' if named else ''}{rest}"
 
 
 def _disambiguate(run: Run, request: Request, choices: list[str]) -> str | None:
