@@ -69,3 +69,14 @@ def test_a_control_clause_keeps_its_code_names_in_the_request_text() -> None:
     assert "SentryCapacitor" not in without_what_works(message) and "iOS" not in without_what_works(message, True)
     kept = query_terms("on Android nothing happens at all", message)
     assert "sentrycapacitor.crash" in kept and "expect" not in kept
+
+
+def test_a_control_clause_joined_by_and_leaves_the_setup_before_it() -> None:
+    """"we start the app with `python -m myapp` and the first start is fine, but after any code change …": "and"
+    ends the setup, so only "the first start is fine" is the control case; taken with it, the reloader and the
+    `python -m` start were out of the condensed problem (near-werkzeug-reloader-python-m-imports)."""
+    sentence = ("Werkzeug 0.14.1 dev server with the reloader: we start the app with `python -m myapp` and the first "
+                "start is fine, but after any code change the restarted process dies with `ModuleNotFoundError`.")
+    kept = without_what_works(sentence)
+    assert "reloader" in kept and "python -m myapp" in kept and "ModuleNotFoundError" in kept
+    assert "first start" not in kept

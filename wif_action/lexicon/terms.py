@@ -420,7 +420,7 @@ def without_what_works(text: str, keep_code: bool = False) -> str:
 def _clauses_that_complain(sentence: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
     if not works.search(sentence):
         return sentence
-    breaks = [0, *(m.start() for m in lexicon.pattern("contrast_break").finditer(sentence)), len(sentence)]
+    breaks = [0, *(m.start() for m in lexicon.pattern("works_clause_break").finditer(sentence)), len(sentence)]
     clauses = [sentence[start:end] for start, end in itertools.pairwise(breaks)]
     return "".join((_code_of(clause) if keep_code else " ") if works.search(clause) and not complains.search(clause)
                    else clause for clause in clauses)
