@@ -594,6 +594,30 @@ def test_a_quoted_method_named_only_on_another_owner_is_not_the_customers(quoted
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
 
 
+def test_device_makers_a_question_names_are_one_idea() -> None:
+    """`Question.alternatives` groups the device makers and lines a message names (lexicon `devices`): "for Samsung
+    and Xiaomi users but never on a Pixel" asks about which device, so a note naming "Pixel" and "Xiaomi" (another
+    fix on those devices) names one idea, not two concepts: no HIGH by the device names; read apart, they made one."""
+    problem = "App start data shows up for Samsung and Xiaomi users but never for anyone on a Pixel."
+    title = "Session Replay: fix video encoding on Pixel devices and SIGABRT on Xiaomi devices"
+    question = analyse_question(problem, "")
+    assert {"samsung", "xiaomi", "pixel"} in [set(group) for group in question.alternatives]
+    texts = [title, "Fix app start spans", "Fix cold start on Android", "Improve user data scrubbing",
+             "Fix build on Gradle 8"] + ["release health"] * 30
+    stats = RepositoryStats(BatchStatistics(texts))
+    stats.load("r", list(question.terms.values()))
+    release = Release(id=1, repo="r", tag="1.4.0", version="1.4.0", version_key="k")
+    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
+    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+
+    def level(alternatives: tuple[frozenset[str], ...]) -> Confidence:
+        return scoring.confidence(gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r",
+                                         question.quoted, alternatives, question.quoted_code))
+
+    assert level(question.alternatives) != Confidence.HIGH
+    assert level(()) == Confidence.HIGH
+
+
 def test_words_written_as_alternatives_are_one_idea():
     """"slow/frozen frames" asks about one kind of frame: a note naming "slow" and "frozen" names that idea
     once, not twice (which alone made an unrelated frame-rounding fix HIGH for "long frame delays")."""

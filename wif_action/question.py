@@ -80,7 +80,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         api_levels=api_levels(both),
         wants_functionality=wants_functionality(both),
         complaints=complaints(both),
-        alternatives=alternatives(both),
+        alternatives=alternatives(both) + _devices(both),
         links=tuple(link.url for link in find_links(request_text)))
 
 
@@ -94,6 +94,16 @@ def _quoted_code(text: str) -> frozenset[str]:
                      if any(t.identifier for t in terms)
                      and not any(t.key in symptoms or (t.identifier and failure.match(t.surface)) for t in terms)
                      for term in terms)
+
+
+def _devices(text: str) -> tuple[frozenset[str], ...]:
+    """The device makers and lines the text names (lexicon `devices`), as one group of alternatives when it names
+    several: "Samsung and Xiaomi users but never a Pixel" asks about which device, one idea, and a note naming
+    two of them names it once."""
+    names = lexicon.words("devices")
+    found = frozenset(term.key for term in analyse(text[:MAX_ANALYSED_CHARS])
+                      if term.kind == "word" and term.surface in names)
+    return (found,) if len(found) > 1 else ()
 
 
 def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:
