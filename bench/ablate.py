@@ -339,7 +339,7 @@ def recording() -> Iterator[None]:
     pattern, synonyms, platform_of = lexicon.pattern, lexicon.synonyms, lexicon.platform_of
     equivalents = lexicon.equivalents
     fingerprint = lexicon.fingerprint
-    lexicon.fingerprint = lambda: "recording"  # type: ignore[assignment]
+    lexicon.fingerprint = lambda: "recording"
     embedded = {name: set(re.findall(r"<<(\w+)>>", "".join(_as_list(spec["re"]))))
                 for name, spec in lexicon.data()["pattern"].items()}
     lexicon.pattern = lambda name: _Recorded(name, pattern(name), _closure(name, embedded))  # type: ignore
@@ -351,7 +351,7 @@ def recording() -> Iterator[None]:
     finally:
         lexicon.pattern, lexicon.synonyms, lexicon.platform_of = pattern, synonyms, platform_of
         lexicon.equivalents = equivalents
-        lexicon.fingerprint = fingerprint  # type: ignore[assignment]
+        lexicon.fingerprint = fingerprint
 
 
 def _as_list(value: str | list[str]) -> list[str]:

@@ -77,7 +77,7 @@ class Cost:
 def naive_cost(fake: FakeGitHub, case: Case) -> Cost:
     before = fake.total_requests()
     started = time.perf_counter()
-    releases = all_releases(fake, case.repo)
+    releases = all_releases(fake, _repo(case))
     after = _stable_after(releases, case.version)
     batches = [after[i:i + BATCH] for i in range(0, len(after), BATCH)]
     cost = Cost()
@@ -90,6 +90,13 @@ def naive_cost(fake: FakeGitHub, case: Case) -> Cost:
     cost.seconds = time.perf_counter() - started
     cost.requests = fake.total_requests() - before
     return cost
+
+
+def _repo(case: Case) -> str:
+    """The case's repository (`run` keeps only cases that name one)."""
+    if case.repo is None:
+        raise ValueError(f"case {case.id} names no repository")
+    return case.repo
 
 
 def all_releases(fake: FakeGitHub, repo: str) -> list[dict]:
@@ -109,8 +116,8 @@ def _stable_after(releases: list[dict], version: str | None) -> list[dict]:
     if user is None:
         return []
     stable = [(parse_tag(r["tag_name"]), r) for r in releases if not r.get("draft") and not r.get("prerelease")]
-    stable = [(v, r) for v, r in stable if v is not None and not v.is_prerelease and v > user]
-    return [r for _, r in sorted(stable, key=lambda pair: version_key(pair[0]))]
+    newer = [(v, r) for v, r in stable if v is not None and not v.is_prerelease and v > user]
+    return [r for _, r in sorted(newer, key=lambda pair: version_key(pair[0]))]
 
 
 def _contains_fix(batch: list[dict], case: Case) -> bool:
@@ -217,7 +224,8 @@ def run(args: argparse.Namespace) -> None:
         for case in cases:
             naive = naive_cost(fake, case)
             columns["naive"].append(naive)
-            columns["naive batches as compact lines"].append(compact_cost(cache, case.repo, naive, case.problem or ""))
+            compact = compact_cost(cache, _repo(case), naive, case.problem or "")
+            columns["naive batches as compact lines"].append(compact)
             columns["wif offline"].append(wif_cost(offline, fake, case))
         if args.oracle:
             columns[ORACLE] = oracle_costs(db, fake, cases)

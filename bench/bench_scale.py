@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -66,7 +67,10 @@ def timed(call: Callable[[], object], runs: int) -> list[float]:
 
 def range_query_ms(db: Path, version: str, runs: int = 200) -> float:
     cache = SqliteReleaseCache.open(db)
-    key = version_key(parse_tag(version))
+    parsed = parse_tag(version)
+    if parsed is None:
+        raise ValueError(f"not a version: {version!r}")
+    key = version_key(parsed)
 
     def query() -> None:
         releases = cache.stable_after(TARGET, key, 100)
@@ -77,11 +81,14 @@ def range_query_ms(db: Path, version: str, runs: int = 200) -> float:
 
 def ask_ms(db: Path, env: dict[str, str], cases: list[Case], repeats: int) -> list[float]:
     config = AppConfig(db=db, engine="offline", env=env)
-    times = []
+    times: list[float] = []
     for case in cases:
-        times += timed(lambda c=case: build_workflow(config, RecordingProgress()).run(case_input(c, "fields")),
-                       repeats)
+        times += timed(partial(_ask, config, case), repeats)
     return times
+
+
+def _ask(config: AppConfig, case: Case) -> None:
+    build_workflow(config, RecordingProgress()).run(case_input(case, "fields"))
 
 
 def subprocess_ms(db: Path, env: dict[str, str], case: Case) -> float:

@@ -82,6 +82,8 @@ def selected(kind: str, into: Path) -> Path:
 
 def run(argv: list[str]) -> int:
     os.environ.pop("GITHUB_TOKEN", None)
+    published: Path | None
+    unreleased: Path | None
     with tempfile.TemporaryDirectory(prefix="wif-eval-") as work:
         if "--cases" in argv:
             at = argv.index("--cases")

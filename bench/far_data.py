@@ -103,7 +103,7 @@ def build(slug: str, repo: str, changelog: str, count: int) -> dict:
         for number in map(int, PR_REF.findall(body)):
             if number in commits:
                 pulls[str(number)] = {**commits[number], "html_url": f"https://github.com/{slug}/pull/{number}"}
-    releases.sort(key=lambda r: r["published_at"], reverse=True)
+    releases.sort(key=lambda r: str(r["published_at"]), reverse=True)  # ISO dates: text order is time order
     return {"repo": slug, "derived_from": {"git_head": git(repo, "rev-parse", "HEAD").strip(),
                                            "changelog": changelog, "releases": len(releases)},
             "releases": releases, "pulls": dict(sorted(pulls.items(), key=lambda kv: int(kv[0])))}

@@ -56,7 +56,7 @@ def collect(cases: list[Case], db: str) -> list[dict]:
     original = OfflineJudge.score_pr_confidence
 
     def recording(self, pr, entry, question):
-        case: Case = current["case"]  # type: ignore[assignment]
+        case: Case = current["case"]
         fixes = case.expect.fixes()
         label = pr.commit is None and any(ref.pr == pr.number and (ref.repo is None or ref.repo == pr.repo)
                                           for ref in fixes)
