@@ -127,7 +127,7 @@ class ShippedRunner:
     `bench/eval_offline.py --unreleased` does."""
 
     def __init__(self, db: Path = CACHE, data_dir: Path | None = None, registry: Path | None = None):
-        self.db, self._github, self.registry = db, FakeGitHub(data_dir), registry
+        self.db, self._github, self.registry, self.data_dir = db, FakeGitHub(data_dir), registry, data_dir
         self._stack = ExitStack()
         self._withheld: dict[tuple[tuple[str, int], ...], AppConfig] = {}
 
@@ -159,9 +159,10 @@ class ShippedRunner:
         key = tuple(sorted(withhold.items()))
         if key not in self._withheld:
             work = Path(self._stack.enter_context(tempfile.TemporaryDirectory(prefix="wif-unreleased-")))
-            fake = self._stack.enter_context(withheld_github(withhold, work / "unreleased.db"))
+            fake = self._stack.enter_context(withheld_github(withhold, work / "unreleased.db",
+                                                             data_dir=self.data_dir))
             self._withheld[key] = AppConfig(db=work / "unreleased.db", engine="offline",
-                                            env={"GITHUB_API_URL": fake.url})
+                                            env={"GITHUB_API_URL": fake.url}, registry=self.registry)
         return self._withheld[key]
 
 

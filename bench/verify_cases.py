@@ -12,7 +12,8 @@ repository, R comes after V, the expected PR is cited by an entry of R and by no
 or between V and R. For `already_latest`: V is the newest stable release. For `already_has_fix`: each
 `must_not_claim` PR first ships at or before V. For `bundled_fix`: the expected PR first ships in the bundled
 SDK's release `via`, which V does not bundle yet and R is the first release to bundle (through its notes' bump
-lines). Why: a hand- or helper-written case whose answer the data does not support measures nothing.
+lines). For `unreleased_fix`: the expected PR first ships in one of the `unreleased_newest` newest stable releases
+(the ones the fake GitHub withholds), and V is not one of them. Why: a hand- or helper-written case whose answer the data does not support measures nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
     if case["category"] == "already_has_fix":
         return [f"{bad.get('pr') or bad.get('commit')} ships after {user.version}"
                 for bad in expect.get("must_not_claim", []) if not _user_has(cache, repo, bad, user)]
+    if case["category"] == "unreleased_fix":
+        return unreleased_problems(case, cache, user)
     fixed = cache.find_release(repo, expect["fixed_in"])
     if fixed is None or not fixed.stable or fixed.version_key <= user.version_key:
         return [f"fix release {expect['fixed_in']} is not a stable release after {user.version}"]
@@ -57,6 +60,26 @@ def problems(case: dict, cache: SqliteReleaseCache) -> list[str]:
         first = first_stable_release_with_commit(cache, repo, sha)
         if first is None or first.version_key != fixed.version_key:
             found.append(f"commit {sha[:7]} first ships in {first.version if first else 'no stable release'}")
+    return found
+
+
+def unreleased_problems(case: dict, cache: SqliteReleaseCache, user: Release) -> list[str]:
+    """A fix merged but in no published release: the fake GitHub withholds the newest `unreleased_newest` stable
+    releases (their notes become CHANGELOG.md's Unreleased section), so the expected PR must first ship in one of
+    them, and the customer's release must be one that stays published."""
+    repo, expect, count = case["repo"], case["expect"], case.get("unreleased_newest") or 0
+    stable = cache.stable_releases(repo)
+    if not 0 < count < len(stable):
+        return [f"unreleased_newest {count} withholds no release or every release"]
+    oldest_withheld = stable[-count]
+    found = [] if expect.get("fixed_in") is None else ["fixed_in of an unreleased fix must be null"]
+    if user.version_key >= oldest_withheld.version_key:
+        found.append(f"{user.version} is withheld (one of the newest {count}), not a published release")
+    for pr in expect.get("prs", []):
+        first = cache.first_stable_release_with_pr(repo, pr)
+        if first is None or first.version_key < oldest_withheld.version_key:
+            found.append(f"#{pr} first ships in {first.version if first else 'no stable release'}, "
+                         f"not in a withheld release")
     return found
 
 
@@ -116,7 +139,7 @@ def main() -> int:
     elif args.db is None and {c.get("repo") for c in cases} & set(near_repos()):
         db = str(labelled_db())
     cache = SqliteReleaseCache.open(db)
-    kinds = ("fix", "feature", "already_has_fix", "already_latest", "bundled_fix")
+    kinds = ("fix", "feature", "already_has_fix", "already_latest", "bundled_fix", "unreleased_fix")
     checked = [c for c in cases if c["category"] in kinds and c.get("repo")]
     failed = 0
     for case in checked:

@@ -69,3 +69,36 @@ def test_near_cases_hold_against_the_labelled_data(tmp_path) -> None:
     db = build_cache(tmp_path / "near.db", [(r, r) for r in sorted(needed)], pulls=False, data_dir=fixture_dir())
     cache = SqliteReleaseCache.open(db)
     assert {case["id"]: problems(case, cache) for case in cases} == {case["id"]: [] for case in cases}
+
+
+def test_an_unreleased_label_must_name_a_withheld_fix_and_a_published_customer_release(tmp_path) -> None:
+    """`unreleased_fix`: the PR first ships in one of the newest `unreleased_newest` releases (the ones the fake
+    withholds) and the customer's release stays published; a PR of a published release, or a customer on a
+    withheld release, is a label the data does not support."""
+    repo = "getsentry/sentry-cli"
+    db = build_cache(tmp_path / "cli.db", [(repo, repo)], pulls=False, data_dir=fixture_dir())
+    cache = SqliteReleaseCache.open(db)
+    label = {"id": "x", "repo": repo, "version": "3.4.1", "category": "unreleased_fix", "unreleased_newest": 1,
+             "expect": {"outcome": "unreleased", "fixed_in": None, "prs": [3347]}}
+    assert problems(label, cache) == []
+    published_fix = {**label, "expect": {**label["expect"], "prs": [3301]}}  # 3.5.0: the newest 1 is 3.6.0
+    assert problems(published_fix, cache) == ["#3301 first ships in 3.5.0, not in a withheld release"]
+    assert problems({**label, "unreleased_newest": 3}, cache) == []  # 3.5.0, 3.5.1, 3.6.0 withheld
+    assert problems({**label, "version": "3.6.0"}, cache) == [
+        "3.6.0 is withheld (one of the newest 1), not a published release"]
+    assert problems({**label, "unreleased_newest": None}, cache) == [
+        "unreleased_newest 0 withholds no release or every release"]
+
+
+def test_a_near_repository_can_withhold_its_newest_releases(tmp_path) -> None:
+    """The `unreleased_newest` cases of a near repository are asked of a cache indexed from a fake serving the
+    labelled fixtures (bench/labelled.fixture_dir()), which withholds the newest release and serves its notes as
+    the Unreleased section."""
+    from tests.unreleased_eval import withheld_github
+
+    repo = "getsentry/sentry-cli"
+    with withheld_github({repo: 1}, tmp_path / "w.db", data_dir=fixture_dir()):
+        cache = SqliteReleaseCache.open(tmp_path / "w.db")
+        newest = cache.latest_stable(repo)
+        assert newest is not None and newest.version == "3.5.1"
+        assert cache.first_stable_release_with_pr(repo, 3341) is None

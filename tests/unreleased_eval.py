@@ -38,9 +38,11 @@ def split_cases(cases: Path, into: Path) -> tuple[Path, Path]:
 
 
 @contextmanager
-def withheld_github(withhold: dict[str, int], db: Path, pulls: str = "none") -> Iterator[FakeGitHub]:
-    """A fake GitHub withholding the newest releases as `withhold` says, and `db` indexed from it."""
-    with FakeGitHub() as fake:
+def withheld_github(withhold: dict[str, int], db: Path, pulls: str = "none",
+                    data_dir: Path | None = None) -> Iterator[FakeGitHub]:
+    """A fake GitHub withholding the newest releases as `withhold` says, and `db` indexed from it. `data_dir`: the
+    fixtures it serves (default tests/data/github; bench/labelled.fixture_dir() adds bench/data/near's)."""
+    with FakeGitHub(data_dir) as fake:
         for repo, count in withhold.items():
             fake.withhold_newest(repo, count)
         fake.rate_limit_limit = fake.rate_limit_remaining = 10**9
