@@ -13,7 +13,8 @@ or between V and R. For `already_latest`: V is the newest stable release. For `a
 `must_not_claim` PR first ships at or before V. For `bundled_fix`: the expected PR first ships in the bundled
 SDK's release `via`, which V does not bundle yet and R is the first release to bundle (through its notes' bump
 lines). For `unreleased_fix`: the expected PR first ships in one of the `unreleased_newest` newest stable releases
-(the ones the fake GitHub withholds), and V is not one of them. Why: a hand- or helper-written case whose answer the data does not support measures nothing.
+(the ones the fake GitHub withholds), and V is not one of them. Why: a hand- or helper-written case whose
+answer the data does not support measures nothing.
 """
 
 from __future__ import annotations
