@@ -9,6 +9,11 @@ GitHub REST shape of tests/data/github, trimmed to the newest `--releases` stabl
 
     python bench/far_data.py getsentry/sentry-go /path/to/sentry-go.git --changelog CHANGELOG.md --releases 60
     python bench/far_data.py getsentry/sentry-unity /path/to/sentry-unity.git --releases 60 --out bench/data/near
+    python bench/far_data.py tokio-rs/tokio /path/to/tokio.git --changelog tokio/CHANGELOG.md --tag-prefix tokio- \
+        --out bench/data/near
+
+A workspace that tags each crate or package (`tokio-1.38.0`, `tokio-util-0.7.11`) takes `--tag-prefix`: only the
+tags of that prefix are the releases, and the prefix stays in the tag name, as GitHub shows it.
 """
 
 from __future__ import annotations
@@ -48,14 +53,17 @@ def sections(text: str) -> list[tuple[str, str]]:
             for i, m in enumerate(marks) if STABLE.match(m["v"])]
 
 
-def tag_dates(repo: str) -> dict[str, tuple[str, str]]:
-    """version → (tag name, ISO date of the tagged commit) for plain `vX.Y.Z` / `X.Y.Z` tags."""
+def tag_dates(repo: str, prefix: str = "") -> dict[str, tuple[str, str]]:
+    """version → (tag name, ISO date of the tagged commit) for plain `vX.Y.Z` / `X.Y.Z` tags, or with `prefix`
+    only `<prefix>X.Y.Z` / `<prefix>vX.Y.Z` (one crate of a workspace: `tokio-1.38.0`, not `tokio-util-0.7.11`)."""
     found: dict[str, tuple[str, str]] = {}
     out = git(repo, "for-each-ref", "refs/tags", "--format=%(refname:short)\t%(*committerdate:iso-strict)"
               "\t%(committerdate:iso-strict)")
     for line in out.splitlines():
         tag, peeled, direct = line.split("\t")
-        version = tag.removeprefix("v")
+        if not tag.startswith(prefix):
+            continue
+        version = tag.removeprefix(prefix).removeprefix("v")
         if STABLE.match(version):
             found[version] = (tag, _utc(peeled or direct))
     return found
@@ -89,9 +97,9 @@ def pr_commits(repo: str) -> dict[int, dict]:
     return pulls
 
 
-def build(slug: str, repo: str, changelog: str, count: int) -> dict:
+def build(slug: str, repo: str, changelog: str, count: int, tag_prefix: str = "") -> dict:
     text = git(repo, "show", f"HEAD:{changelog}")
-    dates = tag_dates(repo)
+    dates = tag_dates(repo, tag_prefix)
     chosen = [(v, body) for v, body in sections(text) if v in dates][:count]
     commits = pr_commits(repo)
     releases, pulls = [], {}
@@ -118,8 +126,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT,
                         help="directory to write <owner>__<name>.json.gz to (default bench/data/far; the labelled "
                              "in-sample repositories go to bench/data/near)")
+    parser.add_argument("--tag-prefix", default="", help="only tags `<prefix>X.Y.Z` are releases (a workspace's "
+                                                            "crate, e.g. `tokio-`)")
     args = parser.parse_args()
-    data = build(args.slug, args.git_dir, args.changelog, args.releases)
+    data = build(args.slug, args.git_dir, args.changelog, args.releases, args.tag_prefix)
     owner, name = args.slug.split("/")
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"{owner}__{name}.json.gz"

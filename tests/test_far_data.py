@@ -148,3 +148,23 @@ def test_pallets_version_headings_and_flat_lists_are_drawn_only_with_flat() -> N
     assert [text[-10:] for _, text in fix_lines(patch, flat=True)] == [":pr:`2212`", ":pr:`2237`"]
     assert [text[-10:] for _, text in fix_lines(minor, flat=True)] == [":pr:`2051`"]
     assert fix_lines(patch) == [] and fix_lines(minor) == []
+
+
+def test_a_tag_prefix_takes_one_crate_of_a_workspace(tmp_path) -> None:
+    """tokio: each crate of the workspace is tagged `<crate>-X.Y.Z`; `--tag-prefix tokio-` takes tokio's own tags,
+    not `tokio-util-0.7.11` (nor a plain `v1.0.0`), and keeps the prefix in the tag name."""
+    import subprocess
+
+    from bench.far_data import tag_dates
+
+    def run(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    run("init", "-q")
+    run("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one")
+    for tag in ("tokio-1.38.0", "tokio-util-0.7.11", "v1.0.0", "tokio-v1.39.0"):
+        run("tag", tag)
+    git_dir = str(tmp_path / ".git")
+    assert {v: tag for v, (tag, _) in tag_dates(git_dir, "tokio-").items()} == {
+        "1.38.0": "tokio-1.38.0", "1.39.0": "tokio-v1.39.0"}
+    assert set(tag_dates(git_dir)) == {"1.0.0"}
