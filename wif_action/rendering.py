@@ -23,8 +23,10 @@ def render(answer: Answer, mention: str = DEFAULT_MENTION, *, question: str | No
 
 
 def _v(version: str | None) -> str:
+    """"v8.1.0" for a bare version; a tag that does not start with a digit ("v2.0.0", tokio's "tokio-1.51.3")
+    is shown as is, not as "vtokio-1.51.3"."""
     version = (version or "?").strip()
-    return version if version[:1] in ("v", "V") else f"v{version}"
+    return f"v{version}" if version[:1].isdigit() else version
 
 
 def _pr_link(candidate: Candidate | NearMiss, home: str | None) -> str:
