@@ -31,7 +31,6 @@ from bench.labelled import labelled_db, near_case_files, near_repos  # noqa: E40
 from wif_action.models import Release  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
-
 CHECKED = ("fix", "feature", "already_has_fix", "already_latest", "bundled_fix", "unreleased_fix")
 
 
