@@ -64,6 +64,23 @@ def test_the_mac_is_named_as_macos(text, platforms):
     assert named_platforms(text) == platforms
 
 
+@pytest.mark.parametrize(("text", "platforms"), [
+    # sentry-native 0.15.0 (#1768), bundled in sentry-unreal 1.14.0: a macOS line, not an answer to a Windows crash
+    ("Native/macOS: crash reports now include full stack traces for all threads. Previously, non-crashing threads "
+     "showed only a single frame. (#1768)", {"macos"}),
+    ("Crashpad/Windows: fix a crash when the handler path has spaces (#12)", {"windows"}),
+    ("**iOS/Android**: app start spans are sent once (#3)", {"ios", "android"}),
+    ("Native/Breakpad/Windows: capture stack overflows (#4)", {"windows"}),
+    ("Android NDK/Linux: symbolicate system frames (#5)", {"android", "linux"}),
+    # a path or a URL is no label, and neither is a part that does not start with a platform word
+    ("Fix a crash in src/android/Foo.kt: null check (#6)", set()),
+    ("See https://example.com/android: details", set()),
+    ("Fix web/server: split (#7)", set()),
+])
+def test_a_lines_platform_label_is_its_platform(text, platforms):
+    assert named_platforms(text) == platforms
+
+
 def test_repository_platforms_come_from_registry_aliases():
     registry = load_registry()
     assert "ios" in repository_platforms(registry, "getsentry/sentry-cocoa")

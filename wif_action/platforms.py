@@ -35,7 +35,18 @@ def named_platforms(text: str) -> set[str]:
         if works_after.search(after) or works_before.search(before):
             continue
         named.append((platform_of[word], match))
-    return {platform for platform, match in named if not _works_by_contrast(text, platform, match, named)}
+    found = {platform for platform, match in named if not _works_by_contrast(text, platform, match, named)}
+    return found | _labelled_platforms(text)
+
+
+def _labelled_platforms(text: str) -> set[str]:
+    """The platforms of a line's "/"-joined label ("Native/macOS: …" → macos, "Android NDK/Linux: …"): the label
+    scopes the line, so each part that starts with a platform word counts, though a platform word after "/" is
+    otherwise read as a path."""
+    platform_of, words = lexicon.platform_of(), _platform_word(frozenset(lexicon.platform_of()))
+    parts = [part.strip() for label in lexicon.pattern("platform_label").finditer(text)
+             for part in label["label"].split("/")]
+    return {platform_of[found.group(0).lower()] for part in parts if (found := words.match(part)) is not None}
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
