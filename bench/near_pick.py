@@ -35,6 +35,9 @@ FIX_HEADING = re.compile(r"fix|bug", re.I)
 FIX_WORD = re.compile(r"\b(?:fix(?:e[sd]|ing)?|bugs?)\b", re.I)  # a flat list's bullet: "Fix …", not "debugger"
 MIXED_HEADING = re.compile(r"improve|feature|enhance", re.I)  # craft's "Various fixes & improvements" is not a fix list
 HEADING = re.compile(r"^(?:#{1,3} +(?P<md>.+)|(?P<rst>[^\s#-].*)\n[-~^]{3,}[ \t]*)$", re.M)  # "#### Tracing" is a topic
+# a plain line ending in ":" right over a list (zap: "Bugfixes:" / "Enhancements:"), read only in a body that has no
+# Markdown or rst heading, so a "Note:" over a list elsewhere never becomes a section
+COLON_HEADING = re.compile(r"^(?P<md>[A-Z][\w ]{0,40}):[ \t]*(?=\n[-*] )", re.M)
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
 # a bullet that cites no PR itself: its indented paragraphs after blank lines, where towncrier (aiohttp) puts
 # "*Related issues and pull requests on GitHub:* :issue:`N`."
@@ -46,7 +49,8 @@ def fix_lines(release: dict, flat: bool = False) -> list[tuple[str, str]]:
     never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
     patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug."""
     body = release["body"] or ""
-    marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)]
+    marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)] or \
+        [(m.start(), m["md"].strip()) for m in COLON_HEADING.finditer(body)]
     if flat and not marks:
         patch = Version(release["name"]).micro > 0
         return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)

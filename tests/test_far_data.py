@@ -168,3 +168,30 @@ def test_a_tag_prefix_takes_one_crate_of_a_workspace(tmp_path) -> None:
     assert {v: tag for v, (tag, _) in tag_dates(git_dir, "tokio-").items()} == {
         "1.38.0": "tokio-1.38.0", "1.39.0": "tokio-v1.39.0"}
     assert set(tag_dates(git_dir)) == {"1.0.0"}
+
+
+ZAP = """## 1.20.0 (4 Jan 2022)
+
+Enhancements:
+* [#989][]: Add `EncoderConfig.SkipLineEnding` flag to disable adding newline characters.
+
+Bugfixes:
+* [#1011][]: Fix inaccurate precision when encoding complex64 as JSON.
+* [#554][], [#1017][]: Close JSON namespaces opened in `MarshalLogObject`
+  methods when the methods return.
+
+Thanks to @psrajat for their contributions to this release.
+
+[#989]: https://github.com/uber-go/zap/pull/989
+[#1011]: https://github.com/uber-go/zap/pull/1011
+"""
+
+
+def test_plain_colon_headings_over_a_list_are_sections_when_there_is_no_other_heading() -> None:
+    """zap: `Bugfixes:` / `Enhancements:` lines (no `#`, no underline) head the lists; `[#N][]` references."""
+    body = sections(ZAP)[0][1]
+    assert fix_lines({"body": body}) == [
+        ("Bugfixes", "[#1011][]: Fix inaccurate precision when encoding complex64 as JSON."),
+        ("Bugfixes", "[#554][], [#1017][]: Close JSON namespaces opened in `MarshalLogObject` methods when the "
+                     "methods return.")]
+    assert fix_lines({"body": "### Features\n\nNote:\n- Fix x (#1)\n"}) == []
