@@ -217,12 +217,28 @@ def test_a_spelled_out_duration_reads_as_its_seconds_and_keeps_its_unit_word() -
     note = keys("Fixed default deadline timeout to 30s instead of 300s")
     assert {"300s", "30s"} <= note & keys("transactions stay open for up to five minutes, instead of 30 seconds")
     assert {"120s", "minut"} <= keys("honor Retry-After delays up to two minutes") & (keys("over a minute") | {"120s"})
-    assert "30s" in keys("a thirty-second wait") and "18000s" in keys("Five Hours later")
+    assert "30s" in keys("a thirty seconds wait") and "18000s" in keys("Five Hours later")
+    assert {"5s", "60s", "1200s"} <= keys("a five-second wait, sixty seconds, a twenty-minute job")
     assert not any(key[0].isdigit() for key in keys("the second time, one more, five items"))
     tables = lexicon.data()
     del tables["number_word"]
     lexicon.use(tables)
     assert "300s" not in keys("stay open for up to five minutes")
+
+
+def test_a_compound_ordinal_is_no_duration() -> None:
+    """"the thirty-second release" is the 32nd, not 30 s (lexicon `ordinal_units`): a tens word before "second"
+    reads as no duration, while "thirty seconds", "one second" and "a fifteen-second wait" still do."""
+    def keys(text: str) -> set[str]:
+        return {term.key for term in analyse(text)}
+
+    assert not any(key.endswith("s") and key[0].isdigit() for key in
+                   keys("the thirty-second release, its twenty second beta and the Forty-Second patch"))
+    assert {"30s", "1s", "15s"} <= keys("thirty seconds, one second, a fifteen-second wait")
+    tables = lexicon.data()
+    tables["words"]["ordinal_units"] = []
+    lexicon.use(tables)
+    assert "30s" in keys("the thirty-second release")
 
 
 def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:

@@ -96,8 +96,18 @@ def _seconds(match: re.Match[str]) -> str:
 def _spelled_seconds(match: re.Match[str]) -> str:
     """A spelled-out duration (`lexicon.spelled_duration_pattern`: "two minutes") as its seconds and its unit word
     ("120s minutes"). Why both: the seconds meet a note's "120s"; people also write the unit alone ("more than a
-    minute"), which only the unit word meets."""
+    minute"), which only the unit word meets. A tens word before an `ordinal_units` word ("the thirty-second
+    release", "twenty second") also spells an ordinal (the 32nd, the 22nd): no duration is read there; "thirty
+    seconds" and "five-second" still are one."""
+    ordinal = match.group(2).lower() in lexicon.words("ordinal_units")
+    if ordinal and _tens(lexicon.number_words()[match.group(1).lower()]):
+        return match.group(0)
     return f"{_seconds(match)} {match.group(2)}"
+
+
+def _tens(value: int) -> bool:
+    """Twenty, thirty, … ninety: the numbers a compound ordinal starts with ("forty-second")."""
+    return value > 10 and value % 10 == 0
 
 
 def _subsecond(match: re.Match[str]) -> str:
