@@ -11,9 +11,10 @@ For each `fix`/`feature` case: the customer's version V and the fix release R ar
 repository, R comes after V, the expected PR is cited by an entry of R and by no stable release up to V
 or between V and R. For `already_latest`: V is the newest stable release. For `already_has_fix`: each
 `must_not_claim` PR first ships at or before V. For `bundled_fix`: the expected PR first ships in the bundled
-SDK's release `via`, which V does not bundle yet and R is the first release to bundle (through its notes' bump
-lines). For `unreleased_fix`: the expected PR first ships in one of the `unreleased_newest` newest stable releases
-(the ones the fake GitHub withholds), and V is not one of them. Why: a hand- or helper-written case whose
+SDK's release `via` (as WIF reads a release's PRs: a backport on an older line published after a release is not in
+it), which V does not bundle yet and R is the first release to bundle (through its notes' bump lines).
+For `unreleased_fix`: the expected PR first ships in one of the `unreleased_newest` newest stable releases (the
+ones the fake GitHub withholds), and V is not one of them. Why: a hand- or helper-written case whose
 answer the data does not support measures nothing.
 """
 
@@ -116,10 +117,16 @@ def bundled_problems(case: dict, cache: SqliteReleaseCache, user: Release, fixed
     if via is None or not via.stable:
         return [f"{expect['via']} is not a stable release of {bundled}"]
     found = []
+    releases = cache.stable_releases(bundled)
+    before_via = [r for r in releases if r.version_key < via.version_key]
     for pr in expect["prs"]:
-        first = cache.first_stable_release_with_pr(bundled, pr)
-        if first is None or first.version_key != via.version_key:
+        # "carries" as WIF reads it (cache.prs_user_has): a release at or below, published no later; a backport
+        # on an older line (8.43.3 published after 8.44.0) is in neither 8.44.0 nor 8.44.1
+        if not cache.user_has_pr(bundled, pr, via):
+            first = cache.first_stable_release_with_pr(bundled, pr)
             found.append(f"{bundled}#{pr} first ships in {first.version if first else 'no stable release'}")
+        elif before_via and cache.user_has_pr(bundled, pr, before_via[-1]):
+            found.append(f"{bundled}#{pr} already ships in {before_via[-1].version}")
     has = cache.bundled_key_at(repo, bundled, user.version_key, inclusive=True)
     if has is not None and has >= via.version_key:
         found.append(f"{user.version} already bundles {expect['via']}")

@@ -54,11 +54,18 @@ EXTRA_REPOSITORIES = {
     "pydantic/pydantic": ["pydantic"],
 }
 
+# Sentry tools that SDKs ship inside them: the repository is known (its aliases) because a fix in it reaches the
+# SDK's customers through the SDK's bump lines ("Bump CLI from v2.39.1 to v2.41.1"), and customers ask about it.
+BUNDLED_TOOLS = {
+    "getsentry/sentry-cli": ["sentry-cli", "@sentry/cli", "Sentry CLI"],
+}
+
 # What each Sentry hybrid SDK bundles, by the names its notes' bump lines use ("Bump Cocoa SDK from v8.13.0 to
 # v8.14.2", "Bump Android SDK …", "Bump Sentry .NET SDK …"): a fix in a bundled SDK reaches their customers
 # through the host release whose bump brings it in. Checked against the notes in ../shared/data/github.
 COCOA, JAVA, NATIVE = "getsentry/sentry-cocoa", "getsentry/sentry-java", "getsentry/sentry-native"
 JAVASCRIPT, DOTNET = "getsentry/sentry-javascript", "getsentry/sentry-dotnet"
+CLI = "getsentry/sentry-cli"
 MOBILE = {"Cocoa": COCOA, "Android": JAVA, "Java": JAVA, "Native": NATIVE}
 HYBRID_BUNDLES = {
     "getsentry/sentry-react-native": {**MOBILE, "JavaScript": JAVASCRIPT},
@@ -72,6 +79,11 @@ HYBRID_BUNDLES = {
     "getsentry/sentry-capacitor": {**MOBILE, "JavaScript": JAVASCRIPT},
     "getsentry/sentry-cordova": {**MOBILE, "JavaScript": JAVASCRIPT},
     "getsentry/sentry-electron": {"JavaScript": JAVASCRIPT, "Native": NATIVE},
+    # the Gradle plugin runs the sentry-cli binary it ships and auto-installs the Android SDK version it names
+    # ("Bump CLI from v3.6.1 to v3.6.2", "Bump Android SDK from v8.52.0 to v8.53.0"); the Dart plugin downloads
+    # the sentry-cli release it pins ("Bump CLI from v2.39.1 to v2.41.1")
+    "getsentry/sentry-android-gradle-plugin": {"CLI": CLI, "Android": JAVA},
+    "getsentry/sentry-dart-plugin": {"CLI": CLI},
 }
 
 # Package names that are also everyday words in a support message.
@@ -104,10 +116,10 @@ def build(source: dict) -> dict:
             ecosystems[repo].add(prefix)
         for alias in [sdk_id, repo, repo.split("/", 1)[1], *package_aliases(sdk["canonical"])]:
             targets[alias.lower()].add(repo)
-    for repo, aliases in {**PLATFORM_ALIASES, **EXTRA_REPOSITORIES}.items():
+    for repo, aliases in {**PLATFORM_ALIASES, **EXTRA_REPOSITORIES, **BUNDLED_TOOLS}.items():
         for alias in [repo, repo.split("/", 1)[1], *aliases]:
             targets[alias.lower()].add(repo)
-    repos = sorted({*sdks.values(), *EXTRA_REPOSITORIES})
+    repos = sorted({*sdks.values(), *EXTRA_REPOSITORIES, *BUNDLED_TOOLS})
     for generic in GENERIC_WORDS:
         targets.pop(generic, None)
     return {

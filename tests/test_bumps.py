@@ -91,6 +91,21 @@ def test_the_packaged_registry_follows_the_sentry_hybrids():
     assert "getsentry/sentry-native" in registry.all_repositories()
 
 
+def test_the_sentry_build_plugins_bundle_the_cli():
+    """The Gradle and Dart plugins ship sentry-cli and say so ("Bump CLI from v2.39.0 to v2.39.1"): a sentry-cli
+    fix reaches their customers through that bump, so sentry-cli is indexed with them and its names are known."""
+    registry = load_registry()
+    gradle, dart = "getsentry/sentry-android-gradle-plugin", "getsentry/sentry-dart-plugin"
+    assert registry.bundles(gradle) == {"cli": "getsentry/sentry-cli", "android": "getsentry/sentry-java"}
+    assert registry.bundles(dart) == {"cli": "getsentry/sentry-cli"}
+    assert "getsentry/sentry-cli" in registry.all_repositories()
+    assert registry.lookup("@sentry/cli") == registry.lookup("sentry-cli") == "getsentry/sentry-cli"
+    line = "- Bump CLI from v2.39.0 to v2.39.1 ([#838](https://github.com/getsentry/sentry-android-gradle-plugin/pull/838))"
+    [bump] = parse_bumps(line, registry.bundles(gradle))
+    assert (bundled_name(bump.name), bump.followable) == ("cli", True)
+    assert parse_bumps(line) == []  # without the declaration "CLI" is no bundled SDK ("Bump Gradle from …")
+
+
 @pytest.mark.parametrize(("line", "found"), [
     ("* Bump `pydantic-core` to `v2.14.3` by @someone in [#8262](https://x/8262)", ("pydantic-core", None, "v2.14.3")),
     ("* Bump pydantic-core from 2.14.1 to 2.14.3, significant changes", ("pydantic-core", "2.14.1", "2.14.3")),

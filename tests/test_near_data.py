@@ -102,3 +102,18 @@ def test_a_near_repository_can_withhold_its_newest_releases(tmp_path) -> None:
         newest = cache.latest_stable(repo)
         assert newest is not None and newest.version == "3.5.1"
         assert cache.first_stable_release_with_pr(repo, 3341) is None
+
+
+def test_a_bundled_label_reads_a_backport_as_wif_does(tmp_path) -> None:
+    """sentry-java #5597 is in 8.43.3 (a backport published after 8.44.0 and 8.44.1) and 8.45.0: the Gradle
+    plugin's 6.12.0 ships 8.44.0, which does not carry it, so 6.13.0 (bumping to 8.45.0) brings the fix; a label
+    naming 8.44.1 as the release that carries it is wrong (cache.prs_user_has: published no later)."""
+    repos = ["getsentry/sentry-android-gradle-plugin", "getsentry/sentry-java"]
+    db = build_cache(tmp_path / "agp.db", [(r, r) for r in repos], pulls=False, data_dir=fixture_dir())
+    cache = SqliteReleaseCache.open(db)
+    label = {"id": "x", "repo": repos[0], "version": "6.12.0", "category": "bundled_fix",
+             "expect": {"outcome": "high", "fixed_in": "6.13.0", "prs": [5597], "pr_repo": repos[1],
+                        "via": "sentry-java 8.45.0"}}
+    assert problems(label, cache) == []
+    wrong_via = {**label, "expect": {**label["expect"], "via": "sentry-java 8.44.1"}}
+    assert "getsentry/sentry-java#5597 first ships in 8.43.3" in problems(wrong_via, cache)
