@@ -143,6 +143,7 @@ WORD_BY_WORD = ("versioned_names",)
 # Rules that are a weight of lexicon.toml [weight], and the value that switches each off.
 WEIGHT_RULES: list[tuple[str, float]] = [
     ("lead_margin", math.inf),  # candidate_order: a MEDIUM naming far more of the problem leads the older ones
+    ("lead_breadth", 0.0),  # candidate_order: ... measured by how many of the problem's ideas it names, too
     ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
     ("rival_share", 0.0),  # candidate_order: ... naming a rare subject of the HIGH, not only its first
 ]

@@ -32,9 +32,10 @@ REPO = "acme/sdk"
 
 
 def candidate(version: str, pr: int, confidence: Confidence, *, objected: bool = False,
-              strength: float | None = None) -> Candidate:
+              strength: float | None = None, breadth: float | None = None) -> Candidate:
     return Candidate(version=version, tag=version, pr=pr, url=f"https://github.com/{REPO}/pull/{pr}",
-                     confidence=confidence, reason=f"reason {pr}", objected=objected, strength=strength)
+                     confidence=confidence, reason=f"reason {pr}", objected=objected, strength=strength,
+                     breadth=breadth)
 
 
 # Each: the candidates as an engine could hand them over (the objected one first and oldest), the PR that leads.
@@ -121,6 +122,21 @@ def test_the_margin_is_the_weight_tables(lexicon_restored) -> None:
     tables["weight"]["lead_margin"] = 2.6
     lexicon.use(tables)
     assert [c.pr for c in candidate_order([later, older])] == [11, 13]
+
+
+def test_the_lead_is_measured_by_strength_and_by_how_many_of_the_problems_ideas_it_names(lexicon_restored) -> None:
+    """lead_measure: strength × breadth ** lead_breadth. An older line naming one idea of the problem in many words
+    (strength 11, breadth 0.18) and a later one naming two of its ideas (strength 13, breadth 0.3): by strength
+    alone neither is the clear match (13 < 1.8 × 11); counting the ideas, the later one is."""
+    older = candidate("9.0.0", 90, Confidence.MEDIUM, strength=11.0, breadth=0.18)
+    later = candidate("9.1.0", 91, Confidence.MEDIUM, strength=13.0, breadth=0.3)
+    assert [c.pr for c in candidate_order([older, later])] == [91, 90]
+    unmeasured = [replace(older, breadth=None), replace(later, breadth=None)]  # an engine measuring no breadth
+    assert [c.pr for c in candidate_order(unmeasured)] == [90, 91]
+    tables = lexicon.data()
+    tables["weight"]["lead_breadth"] = 0.0  # how bench/ablate.py switches it off: strength alone
+    lexicon.use(tables)
+    assert [c.pr for c in candidate_order([older, later])] == [90, 91]
 
 
 def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(lexicon_restored) -> None:

@@ -176,6 +176,23 @@ def test_the_score_measures_how_much_of_the_problem_the_headline_names(cache, ju
     assert full is not None and part is not None and full > part > 0
 
 
+def test_the_score_measures_how_many_of_the_problems_ideas_the_headline_names(cache, judge) -> None:
+    """`Score.breadth` (what `candidate_order.lead_measure` weighs strength by): more of the problem's words about
+    the one idea raise the strength, not the breadth; a second idea of the problem raises both."""
+    pr, entry = pull(cache, 110), entry_with(cache, 110)
+
+    def score(title: str) -> tuple[float, float]:
+        found = judge.score_pr_confidence(replace(pr, title=title, body=""), replace(entry, text=title),
+                                          asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
+        assert found.strength is not None and found.breadth is not None
+        return found.strength, found.breadth
+
+    one, worded, two = (score("Fix AVAssetDownloadTask"), score("Fix AVAssetDownloadTask state change"),
+                        score("Fix NSGenericException in AVAssetDownloadTask"))
+    assert worded[0] > one[0] and worded[1] == one[1] > 0
+    assert two[0] > one[0] and 1.0 >= two[1] > one[1]
+
+
 def test_verify_rejects_a_match_on_generic_words_only(cache, judge) -> None:
     problem = "Crash on app start when the device is low on storage, in the StorageGuard module."
     verdict = judge.verify_pr_match(pull(cache, 130), entry_with(cache, 130), asked(problem, problem))

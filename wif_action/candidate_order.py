@@ -34,6 +34,9 @@ class Ranked(Protocol):
     @property
     def strength(self) -> float | None: ...
 
+    @property
+    def breadth(self) -> float | None: ...
+
 
 R = TypeVar("R", bound=Ranked)
 UNRELEASED = "unreleased"  # the version of a candidate from the default branch's Unreleased notes
@@ -57,18 +60,18 @@ def candidate_order(candidates: Iterable[R]) -> list[R]:
 
 
 def within_release(candidate: Ranked) -> float:
-    """The sort key among non-HIGH candidates of the same release: the stronger headline first (no strength
-    measured: after those with one, in the order found).
+    """The sort key among non-HIGH candidates of the same release: the headline naming more of the problem
+    (`lead_measure`) first (no strength measured: after those with one, in the order found).
 
     Why: "oldest first" says nothing about two lines of one release; the order found is the notes' order, which
     says nothing about the problem, while the headline naming more of it is the likelier fix."""
-    return -(candidate.strength or 0.0)
+    return -lead_measure(candidate)
 
 
 def clear_leader(candidates: Iterable[R]) -> R | None:
     """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `lead_margin`
-    (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM; None when there is a HIGH,
-    fewer than two, any without a measured strength (an engine that gives none), or no clear winner.
+    (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM (`lead_measure`); None when there
+    is a HIGH, fewer than two, any without a measured strength (an engine that gives none), or no clear winner.
 
     Why: oldest first answers "the first release that may fix it" when the candidates are alike; when one
     names far more of the problem than the rest, the older ones are mostly the same area, not the fix."""
@@ -77,12 +80,24 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
         return None
     peers = [c for c in pool if not c.objected]
     peers = [c for c in peers if c.version != UNRELEASED] or peers  # one the customer can have today leads
-    strengths = [c.strength for c in peers]
-    if len(peers) < 2 or any(s is None for s in strengths):
+    if len(peers) < 2 or any(c.strength is None for c in peers):
         return None
-    ranked = sorted(peers, key=lambda c: -(c.strength or 0.0))
-    best, runner_up = ranked[0].strength or 0.0, ranked[1].strength or 0.0
+    ranked = sorted(peers, key=lambda c: -lead_measure(c))
+    best, runner_up = lead_measure(ranked[0]), lead_measure(ranked[1])
     return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
+
+
+def lead_measure(candidate: Ranked) -> float:
+    """How much of the problem a candidate's headline names, for `clear_leader`: its `strength` (the problem's
+    vocabulary it names, idf-weighted) times its `breadth` (the share of the problem's distinct ideas it names)
+    to the power `lead_breadth` (lexicon.toml [weight]; 0: strength alone; no breadth measured: 1).
+
+    Why: strength counts every spelling of one idea ("watchdog termination", "watchdog", "termination" are three
+    terms of one idea), so a headline repeating the one idea an older line also names can look as strong as one
+    naming it and a second idea of the problem; breadth counts each idea once, so the line naming more of what
+    the customer describes is the clear match."""
+    breadth = 1.0 if candidate.breadth is None else candidate.breadth
+    return (candidate.strength or 0.0) * breadth ** lexicon.weight("lead_breadth")
 
 
 def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]) -> list[tuple[R, R]]:

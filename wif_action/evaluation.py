@@ -87,6 +87,7 @@ class Claim(BaseModel):
     objected: bool = False  # a check of wif_action/objections.py objected: rendered last
     commit: str | None = None
     strength: float | None = None  # the engine's evidence strength (`Candidate.strength`)
+    breadth: float | None = None  # the share of the problem's ideas its headline names (`Candidate.breadth`)
 
 
 class CaseResult(BaseModel):

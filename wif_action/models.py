@@ -170,6 +170,8 @@ class Score:
     reason: str
     strength: float | None = None  # how much of the problem the PR's headline names, comparable within one run
     # (offline: the idf-weighted problem vocabulary it names); None: the engine measures none
+    breadth: float | None = None  # the share (0…1) of the problem's distinct ideas the headline names (offline: the
+    # weight of the key concepts `Evidence.named` at `named_credit`); None: the engine measures none
     subjects: tuple[str, ...] = ()  # the problem's ideas the headline names verbatim, heaviest first (offline:
     # `scoring.subjects`, the key of the term that named each key concept); empty: the engine says none
     shares: tuple[float, ...] = ()  # per subject: the share of its repository's notes naming that term (how
@@ -235,6 +237,7 @@ class Candidate:
     commit: str | None = None
     objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
     strength: float | None = None  # the engine's `Score.strength` (before any check lowered its level)
+    breadth: float | None = None  # the engine's `Score.breadth`
     unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release
 
     def __post_init__(self) -> None:

@@ -99,7 +99,8 @@ class PrEvaluator:
         score = self._score(pull, entry)
         if score is None:
             return None
-        strength = score.strength  # the engine's measure; the checks below may lower the level, not the evidence
+        strength, breadth = score.strength, score.breadth  # the engine's measures; the checks below may lower
+        # the level, not the evidence
         key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
         self._grounds[key] = Grounds(subjects=score.subjects, own_text=not degraded and pull.commit is None,
                                      shares=score.shares)
@@ -120,7 +121,8 @@ class PrEvaluator:
         return Candidate(version=version, tag=release.tag, pr=number, url=pull.url,
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=pull.repo, via=via,
-                         objected=objected, commit=pull.commit, unreleased=release.unreleased, strength=strength)
+                         objected=objected, commit=pull.commit, unreleased=release.unreleased, strength=strength,
+                         breadth=breadth)
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:

@@ -99,6 +99,13 @@ class Evidence:
                 kept.append((concept, atoms))
         return [c for c, _ in kept]
 
+    def breadth(self, at_least: float) -> float:
+        """Share of the key concepts' weight the headline names, each (one phrase counted once: `named`) named with
+        at least this credit. Unlike `headline_mass`, one idea the headline spells three ways ("watchdog
+        termination", "watchdog", "termination") counts once, so it says how much of the problem's breadth it names."""
+        total = sum(c.value for c in self.concepts)
+        return sum(c.value for c in self.named(at_least)) / total if total else 0.0
+
     @property
     def body_concepts(self) -> int:
         return sum(1 for c in self.concepts if any(t.key in self.body for t in c.terms))

@@ -108,7 +108,8 @@ class OfflineJudge:
             level = features.level(model, features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr,
                                                                       self.weights), level)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level),
-                     strength=round(evidence.headline_mass / evidence.scale, 3), subjects=scoring.subjects(evidence),
+                     strength=round(evidence.headline_mass / evidence.scale, 3),
+                     breadth=round(evidence.breadth(self.weights.named_credit), 3), subjects=scoring.subjects(evidence),
                      shares=scoring.subject_shares(evidence))
 
     def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
