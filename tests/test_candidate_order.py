@@ -133,10 +133,15 @@ def test_the_lead_is_measured_by_strength_and_by_how_many_of_the_problems_ideas_
     assert [c.pr for c in candidate_order([older, later])] == [91, 90]
     unmeasured = [replace(older, breadth=None), replace(later, breadth=None)]  # an engine measuring no breadth
     assert [c.pr for c in candidate_order(unmeasured)] == [90, 91]
+    # one release's lines: the one naming more of the problem's ideas first, though it names fewer of its words
+    wordy = candidate("9.2.0", 92, Confidence.MEDIUM, strength=14.4, breadth=0.13)
+    apt = candidate("9.2.0", 93, Confidence.MEDIUM, strength=12.9, breadth=0.2)
+    assert [c.pr for c in candidate_order([wordy, apt])] == [93, 92]
     tables = lexicon.data()
     tables["weight"]["lead_breadth"] = 0.0  # how bench/ablate.py switches it off: strength alone
     lexicon.use(tables)
     assert [c.pr for c in candidate_order([older, later])] == [90, 91]
+    assert [c.pr for c in candidate_order([wordy, apt])] == [92, 93]
 
 
 def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(lexicon_restored) -> None:
