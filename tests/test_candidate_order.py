@@ -144,6 +144,22 @@ def test_the_lead_is_measured_by_strength_and_by_how_many_of_the_problems_ideas_
     assert [c.pr for c in candidate_order([wordy, apt])] == [92, 93]
 
 
+def test_a_clear_lead_in_words_or_in_ideas_leads_unless_the_two_name_different_lines() -> None:
+    """clear_leader: far ahead by strength alone still leads when breadth makes it no clear match (a runner-up
+    naming more of the problem's ideas in fewer words), unless breadth-weighted another line is far ahead."""
+    older = candidate("4.8.0", 48, Confidence.MEDIUM, strength=10.0, breadth=0.48)
+    wordy = candidate("4.10.0", 410, Confidence.MEDIUM, strength=20.0, breadth=0.37)
+    assert clear_leader([older, wordy]) is wordy  # 20 ≥ 1.8 × 10; 7.4 < 1.8 × 4.8
+    apt = candidate("4.12.0", 412, Confidence.MEDIUM, strength=4.0, breadth=0.5)
+    far = candidate("4.14.0", 414, Confidence.MEDIUM, strength=19.0, breadth=0.1)
+    assert clear_leader([apt, far]) is far  # by strength 19 ≥ 1.8 × 4; by ideas 2 vs 1.9: no leader
+    ideas, words = (candidate("4.12.0", 412, Confidence.MEDIUM, strength=10.0, breadth=0.9),
+                    candidate("4.14.0", 414, Confidence.MEDIUM, strength=17.0, breadth=0.2))
+    assert clear_leader([ideas, words]) is ideas  # 9 ≥ 1.8 × 3.4, and 17 < 1.8 × 10
+    rival = candidate("4.16.0", 416, Confidence.MEDIUM, strength=40.0, breadth=0.05)
+    assert clear_leader([ideas, candidate("4.0.0", 40, Confidence.MEDIUM, strength=1.0, breadth=0.1), rival]) is None
+
+
 def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_off(lexicon_restored) -> None:
     strong, weak = medium("1.3.0", 13, 100.0), medium("1.1.0", 11, 1.0)
     assert clear_leader([strong, weak, candidate("1.5.0", 15, Confidence.HIGH)]) is None  # a HIGH leads anyway

@@ -70,11 +70,14 @@ def within_release(candidate: Ranked) -> float:
 
 def clear_leader(candidates: Iterable[R]) -> R | None:
     """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `lead_margin`
-    (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM (`lead_measure`); None when there
-    is a HIGH, fewer than two, any without a measured strength (an engine that gives none), or no clear winner.
+    (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM, by `lead_measure` or by strength
+    alone, unless the two measures name two different leaders; None when there is a HIGH, fewer than two, any
+    without a measured strength (an engine that gives none), or no clear winner.
 
     Why: oldest first answers "the first release that may fix it" when the candidates are alike; when one
-    names far more of the problem than the rest, the older ones are mostly the same area, not the fix."""
+    names far more of the problem than the rest, the older ones are mostly the same area, not the fix. Far more of
+    its ideas (`lead_measure`) or far more of its words (strength) both say so; when each names another line, neither
+    is clear."""
     pool = list(candidates)
     if any(c.confidence == "high" for c in pool):
         return None
@@ -82,8 +85,16 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
     peers = [c for c in peers if c.version != UNRELEASED] or peers  # one the customer can have today leads
     if len(peers) < 2 or any(c.strength is None for c in peers):
         return None
-    ranked = sorted(peers, key=lambda c: -lead_measure(c))
-    best, runner_up = lead_measure(ranked[0]), lead_measure(ranked[1])
+    by_ideas, by_words = _ahead(peers, lead_measure), _ahead(peers, lambda c: c.strength or 0.0)
+    if by_ideas is not None and by_words is not None and by_ideas is not by_words:
+        return None
+    return by_ideas or by_words
+
+
+def _ahead(peers: list[R], measure: Callable[[R], float]) -> R | None:
+    """The peer `measure` puts at least `lead_margin` times ahead of every other, if any."""
+    ranked = sorted(peers, key=lambda c: -measure(c))
+    best, runner_up = measure(ranked[0]), measure(ranked[1])
     return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
 
 
