@@ -864,3 +864,13 @@ def test_a_markdown_bullet_mentioning_an_html_tag_is_not_an_html_list() -> None:
     body = "### Fixes\n\n- Fix rendering of `<li>` and <ul> elements (#5)\n"
     assert [(e.section, e.text) for e in parse_release_notes(body, "o/r")] == [
         ("fix", "Fix rendering of `<li>` and <ul> elements (#5)")]
+
+
+def test_every_reference_of_a_leading_group_cites_a_pr() -> None:
+    """zap: `* [#554][], [#1017][]: Close JSON namespaces …` (Markdown reference links before the text) cites both;
+    only the first was read, so the fix was stored under an old PR and its own was lost. A mid-sentence pair is
+    still not claimed."""
+    body = ("Bugfixes:\n* [#554][], [#1017][]: Close JSON namespaces opened in `MarshalLogObject` methods.\n"
+            "* [#460][] and [#470][]: Support errors produced by `go.uber.org/multierr`.\n"
+            "* Fix x #12 and #13 of the encoder.\n\n[#554]: https://github.com/uber-go/zap/pull/554\n")
+    assert [entry.prs for entry in parse_release_notes(body, "uber-go/zap")] == [(554, 1017), (460, 470), ()]

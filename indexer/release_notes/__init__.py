@@ -16,10 +16,10 @@ Reference rules (chosen so that a PR number is only claimed when the notes reall
   Any other ``…/issues/N`` URL or link → issue ``N``.
 * A bare ``#N`` (or ``owner/repo#N`` of the same repository) counts as a PR only when it is
   parenthesised (``(#1234)``, ``(#4917 and #4918)``), part of the trailing reference group
-  of its line (``… #770``, ``…, #3551 by @user``), leads the line (``#97 Sentry …``) or ends
-  a title (``Title #1048: details``). A mid-sentence ``#N`` ("reverting … from #6380
-  (#6491)") is ambiguous between an issue and an earlier PR and is not counted; it stays in
-  the text.
+  of its line (``… #770``, ``…, #3551 by @user``), leads the line (``#97 Sentry …``, also each
+  reference of a leading group: ``[#554][], [#1017][]: Close …``) or ends a title
+  (``Title #1048: details``). A mid-sentence ``#N`` ("reverting … from #6380 (#6491)") is
+  ambiguous between an issue and an earlier PR and is not counted; it stays in the text.
 * ``Fixes/Closes/Resolves #N`` (also ``GH-N``, ``owner/repo#N``, issue URLs) → issue ``N``.
 * With ``repo`` given, links and URLs to other repositories are never counted.
 * Commits (``commits``): a ``…/commit/<sha>`` URL of the same repository, a hash in parentheses, backticks
@@ -55,8 +55,9 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 5  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
-# 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries
+PARSER_VERSION = 6  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+# 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
+# 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first
 
 _log = logging.getLogger(__name__)
 

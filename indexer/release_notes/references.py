@@ -58,6 +58,10 @@ _TAIL_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _TITLE_END = re.compile(r"\s{0,3}(?::|\s-\s)")  # "Title #1048: details", "Title #363 - details"
+# A reference written as a Markdown reference link ("[#554][]", "#554]") and the words joining a group of them: what
+# may stand before a reference that still leads its line ("[#554][], [#1017][]: Close …", zap's changelog)
+_GROUP_REFERENCE = re.compile(r"#\d{1,7}\]?(?:\[[^\]\s]{0,20}\])?")
+_GROUP_JOIN = re.compile(r"\b(?:and)\b|&", re.IGNORECASE)
 
 
 @dataclass
@@ -282,7 +286,16 @@ def _is_citation(text: str, ref: _Ref, tail: int) -> bool:
         return True
     if not text[: ref.start].strip(" -*:[("):  # leads the line: "#97 Sentry …", "[#123] Fix …"
         return True
+    if _follows_only_references(text[: ref.start]):  # … or is one of a leading group of them
+        return True
     return _TITLE_END.match(text, ref.end) is not None
+
+
+def _follows_only_references(prefix: str) -> bool:
+    """Whether the text before a reference is only other references and their separators ("[#554][], [", "[#460][]
+    and ["), so every reference of a group that leads the line cites a PR, not just the first."""
+    without = _GROUP_REFERENCE.sub("", prefix)
+    return without != prefix and not _GROUP_JOIN.sub("", without).strip(" -*+:[(,\t")
 
 
 def _resolve_refs(renderer: _Renderer) -> tuple[list[int], list[int]]:
