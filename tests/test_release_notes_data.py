@@ -217,11 +217,14 @@ FORMAT_SAMPLES = (
     "  (`#3664 <https://github.com/acme/widget/issues/3664>`__)\n",  # towncrier rst with ``literals`` (urllib3)
     "* Bug Fixes\n  * Fix issue from using spawn\\_link stacktrace (#315)\n  * Relax plug\\_cowboy versions (#314)\n"
     "* Enhancements\n  * Implement `Sentry.LoggerBackend`\n",  # sections as list items (old sentry-elixir)
+    "Bugfixes:\n* [#554][], [#1017][]: Close JSON namespaces.\n\n[#1017]: https://github.com/acme/widget/pull/1017\n",
+    # zap: a leading group of Markdown reference links
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
                   4: "40ebc2371b34c3858e9c6e140d5d55c9453add80f448c5e1742477cf7a652cd4",  # 4: ``literal`` spans
-                  5: "fa953301d3d489ae87bb6c4715f7e2829a4ee9728f60d5642b7951fcb24f280b"}  # 5: sections as list items
+                  5: "fa953301d3d489ae87bb6c4715f7e2829a4ee9728f60d5642b7951fcb24f280b",  # 5: sections as list items
+                  6: "54b3f2395eda8a86cffeed988e70cbabad62df4899d26099dec91ca232425f2d"}  # 6: leading reference groups
 
 
 @pytest.mark.slow
