@@ -39,7 +39,7 @@ from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action import candidate_order, lexicon, objections, question  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
-from wif_action.engines.offline import evidence, extraction, judge, scoring  # noqa: E402
+from wif_action.engines.offline import evidence, extraction, judge, relevance, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
@@ -134,6 +134,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
+    (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed
 ]
 
 # Word lists whose words are each switched off too (`words:NAME:WORD`): short lists whose every word was added

@@ -3,7 +3,8 @@
 A fix is "found" when the answer lists it (HIGH or MEDIUM). Before that it passes, in the shipped workflow:
 1. the scan reaches its release (range, early stop at a HIGH, the entries the user already has);
 2. the batch filter (`relevance.rank_entries`) picks its line: BM25 > 0 (a term shared with the question), at
-   least `min_relevance` × scale and `relative_to_best` × the batch's best, within the batch's `max_per_batch`;
+   least `min_relevance` × scale and `relative_to_best` × the batch's best (below that, a fix section's line as a
+   second look: at most MEDIUM, never leading), within the batch's `max_per_batch`;
 3. the score (`scoring.confidence`): MEDIUM needs `medium_concepts` key concepts named at half credit (or
    `body_concepts` in the PR body) and total mass × section ≥ `medium_mass` × scale; the objections may lower it;
 4. the listing: at most `scan_release_notes.MAX_MEDIUM` MEDIUMs, the first found; only read candidates.
@@ -163,12 +164,13 @@ def _in_batch(call: Filtered, entry: Entry, fix: FixRef, case: Case, listed: lis
              f"{len(scored)} in its batch, best {_fmt(best)} (“{scored[ranked[0]][2].text[:60]}”); shares {shared}"]
     if not picked:
         above = sum(1 for s, _, _ in scored if s > score)
+        most = lexicon.weight("max_per_batch")
         why = ("shares no term with the question" if score <= 0 else
                f"below min_relevance×scale {_fmt(floor)}" if score < floor else
-               f"below relative_to_best×best {_fmt(relative)} (needs {score / best:.2f} of best)"
-               if score < relative else
-               f"cut by max_per_batch {int(lexicon.weight('max_per_batch'))} ({above} scored higher)"
-               if above >= lexicon.weight("max_per_batch") else "dropped as a repeat of a picked line")
+               f"cut by max_per_batch {int(most)} ({above} scored higher)" if above >= most else
+               f"below relative_to_best×best {_fmt(relative)} (needs {score / best:.2f} of best) and of a section "
+               "fixes are not listed in (no second look)" if score < relative else
+               "dropped as a repeat of a picked line")
         lines.append(f"DROPPED by the filter: {why}")
         lines += _concepts(question, entry, judge, repo)
         return lines
@@ -177,7 +179,8 @@ def _in_batch(call: Filtered, entry: Entry, fix: FixRef, case: Case, listed: lis
                      if k == key[1] or (isinstance(k, str) and fix.commit and k.startswith(f"commit:{fix.commit}"))),
                     None)
     if listed:
-        lines.append(f"LISTED as {listed[0].confidence.value}{' (objected)' if listed[0].objected else ''}")
+        look = " (a second look)" if any(item.entry.id == entry.id and item.second_look for item in call.picked) else ""
+        lines.append(f"LISTED as {listed[0].confidence.value}{' (objected)' if listed[0].objected else ''}{look}")
         return lines
     if evidence is None:
         lines.append("picked by the filter but never scored (an earlier HIGH of the batch ended the scan, or no PR)")

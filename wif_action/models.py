@@ -144,6 +144,7 @@ class RelevantEntry:
     pr: int | None
     relevance: float = 0.0
     reason: str = ""
+    second_look: bool = False  # admitted far below the batch's best (offline filter): listed, never leads
 
 
 @dataclass(kw_only=True)

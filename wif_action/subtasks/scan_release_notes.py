@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
 from wif_action.candidate_order import older_rivals
-from wif_action.models import Candidate, Confidence, Entry, Grounds, Release, RelevantEntry
+from wif_action.models import Candidate, Confidence, Entry, Grounds, NearMiss, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
@@ -46,6 +46,7 @@ class _Scan:
     evaluator: PrEvaluator
     result: ScanResult
     names: dict[str, str]
+    second_looks: list[Candidate] = field(default_factory=list)  # admitted below the batch's bar (`_second_look`)
 
     def confirmed_high(self) -> bool:
         """As many HIGHs as the run asks for (`max_high`): the scan stops."""
@@ -77,6 +78,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
     _demote_behind_older_rivals(result, evaluator.grounds, journal.note)
+    result.candidates = no_answer_of_second_looks(result.candidates, scan.second_looks, evaluator.near_misses)
     return result
 
 
@@ -131,7 +133,7 @@ def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
-        _consider(scan, entry, item.pr)
+        _consider(scan, entry, item.pr, item.second_look)
 
 
 def _relevant_entries(scan: _Scan, entries: list[Entry], batch: list[Release]) -> list[RelevantEntry]:
@@ -169,7 +171,7 @@ def _new_entries(run: Run, repo: str, user_release: Release, entries: list[Entry
     return [entry for entry in entries if not (entry.prs and all(pr in has for pr in entry.prs))]
 
 
-def _consider(scan: _Scan, entry: Entry, pr: int | None) -> None:
+def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = False) -> None:
     evaluator, journal, result = scan.evaluator, scan.run.journal, scan.result
     pr_repo = entry.release.repo
     cited = cited_pr(entry, scan.names) if pr is None and not entry.prs else None
@@ -191,10 +193,50 @@ def _consider(scan: _Scan, entry: Entry, pr: int | None) -> None:
         candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)
     if candidate is None:
         return
-    mediums = [c for c in result.candidates if c.confidence == Confidence.MEDIUM]
+    if second_look:
+        candidate = _second_look(candidate)
+        journal.note(f"{_change(candidate)} ({candidate.version}) is listed at most as medium, after the others: "
+                     "its line scored far below the best lines of its releases.")
+    if listed(result.candidates, candidate, scan.second_looks, second_look) and second_look:
+        scan.second_looks.append(candidate)
+
+
+def listed(candidates: list[Candidate], candidate: Candidate, second_looks: list[Candidate],
+           second_look: bool = False) -> bool:
+    """Append `candidate` unless `MAX_MEDIUM` MEDIUMs are listed; a candidate scored in full then takes the place of
+    the newest second look (`_second_look`), so a line admitted below its batch's bar never keeps a later, better
+    scored one out. Whether it was appended."""
+    mediums = [c for c in candidates if c.confidence == Confidence.MEDIUM]
     if candidate.confidence == Confidence.MEDIUM and len(mediums) >= MAX_MEDIUM:
-        return
-    result.candidates.append(candidate)
+        looks = [c for c in mediums if any(c is look for look in second_looks)]
+        if second_look or not looks:
+            return False
+        del candidates[next(i for i, c in enumerate(candidates) if c is looks[-1])]
+    candidates.append(candidate)
+    return True
+
+
+def _second_look(candidate: Candidate) -> Candidate:
+    """A line the filter admitted far below its batch's best (`RelevantEntry.second_look`): at most MEDIUM and
+    marked `objected`, so it is listed after the candidates nothing objects to, leads none of them and rivals no
+    HIGH (`candidate_order`)."""
+    return replace(candidate, confidence=Confidence.MEDIUM, objected=True,
+                   reason=f"{candidate.reason} (it scored far below the best lines of its releases)")
+
+
+def no_answer_of_second_looks(candidates: list[Candidate], second_looks: list[Candidate],
+                              near_misses: list[NearMiss]) -> list[Candidate]:
+    """The candidates, or none when every one is a second look (`_second_look`): then they lead `near_misses`
+    (of a no_result) instead.
+
+    Why: a line far below its batch's best is worth listing beside a better candidate (recall), but alone it would
+    lead the answer as a guess, and an unrelated MEDIUM is the second-worst answer."""
+    looks = {id(c) for c in second_looks}
+    if not looks or any(id(c) not in looks for c in candidates):
+        return candidates
+    near_misses[:0] = [NearMiss(version=c.version, pr=c.pr, url=c.url, reason=c.reason, repo=c.repo,
+                                commit=c.commit) for c in candidates]
+    return []
 
 
 def _span(batch: list[Release]) -> str:

@@ -48,24 +48,37 @@ def shortlist(entries: list[Entry], query: dict[str, Term], stats: RepositorySta
 
 def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
                  feature_request: bool) -> list[RelevantEntry]:
-    """Relevant entries, best first; repeats of the same note or PR keep the oldest release."""
+    """Relevant entries, best first; repeats of the same note or PR keep the oldest release.
+
+    Those within `relative_to_best` of the batch's best are picked; the rest of `max_per_batch`, best first, goes to
+    second looks (`RelevantEntry.second_look`) at lines of a section fixes are listed in: a right line worded unlike
+    the question ("Emscripten" for "Pyodide") scores far below a batch's best, yet among its best few, and a second
+    look lists it beside the better candidates without letting it lead (scan_release_notes._second_look). No share
+    of the best to choose: which lines get a look is `max_per_batch`'s (LOO-CV), what they may become is fixed."""
     scored = score_entries(entries, query, stats, feature_request)
     best = max((score for score, _, _ in scored), default=0.0)
     repo = entries[0].release.repo if entries else ""
-    bar = max(lexicon.weight("min_relevance") * stats.scale(repo), lexicon.weight("relative_to_best") * best)
+    floor = lexicon.weight("min_relevance") * stats.scale(repo)
+    bar = max(floor, lexicon.weight("relative_to_best") * best)
     most = int(lexicon.weight("max_per_batch"))
     chosen: list[RelevantEntry] = []
     seen: set[str] = set()
     for score, match, entry in sorted(scored, key=lambda item: -item[0]):
-        if score <= 0 or score < bar or len(chosen) >= most:
+        if score <= 0 or score < floor or len(chosen) >= most:
             break
         keys = {_normalised(entry.text)} | {f"#{pr}" for pr in entry.prs}
-        if keys & seen:
+        if keys & seen or (score < bar and not _second_look_at(entry, feature_request)):
             continue
         seen |= keys
-        chosen.append(RelevantEntry(entry=entry, pr=entry.prs[0] if entry.prs else None,
-                                    relevance=round(score, 3), reason=_reason(entry, match)))
+        chosen.append(RelevantEntry(entry=entry, pr=entry.prs[0] if entry.prs else None, relevance=round(score, 3),
+                                    reason=_reason(entry, match), second_look=score < bar))
     return chosen
+
+
+def _second_look_at(entry: Entry, feature_request: bool) -> bool:
+    """Whether the entry's section is one a fix is listed in (a weight of at least `min_section_for_high`): only such
+    a line gets a second look; a dependency, internal or docs line far below the best is what its section says."""
+    return section_weight(entry.section, feature_request) >= lexicon.weight("min_section_for_high")
 
 
 def _normalised(text: str) -> str:
