@@ -221,3 +221,17 @@ def test_a_ruled_out_pr_of_a_bundled_sdk_names_its_repository():
                             near_misses=misses))
     assert "[PR getsentry/sentry-cocoa#3333](https://github.com/getsentry/sentry-cocoa/pull/3333)" in message
     assert "[PR #12](https://github.com/getsentry/sentry-react-native/pull/12)" in message
+
+
+def test_bundled_releases_taken_in_pre_releases_reach_the_stable_release(tmp_path, github):
+    """A stable release's notes may name only the last hop of its bundled SDK ("Bump Cocoa SDK from v8.14.0 to
+    v8.14.2"; its pre-releases took 8.13.0 → 8.14.0): the customer on the previous stable release (8.13.0) gets
+    8.13.1's fix with it, so the scan starts at what the previous stable release shipped (the Android Gradle
+    plugin's 6.2.0 says only "Bump CLI from v3.3.2 to v3.3.3" after 6.1.0's v3.2.0)."""
+    body = next(r["body"] for r in github.repo(RN).releases if r["tag_name"] == "5.12.0")
+    assert BUMP in body
+    github.edit_release(RN, "5.12.0", body=body.replace(BUMP, "Bump Cocoa SDK from v8.14.0 to v8.14.2"))
+    answer = ask(_cache(tmp_path, github, [RN, COCOA]), github)
+    first = answer.candidates[0]
+    assert (answer.outcome.value, first.version, first.pr, first.repo) == ("high", "5.12.0", 3333, COCOA)
+    assert first.via is not None and first.via.version == "8.13.1"

@@ -67,7 +67,8 @@ class BundleFollower:
         if not cache.has_repository(bundled):
             self._missing.setdefault(bundled, []).append(host)
             return []
-        start = bump.from_key or cache.bundled_key_at(self.repo, bundled, bump.release.version_key, inclusive=False)
+        start = _start(bump.from_key, cache.bundled_key_at(self.repo, bundled, bump.release.version_key,
+                                                           inclusive=False))
         if bump.to_key is None or start is None:
             journal.note(f"{host}: \u201c{bump.text[:160]}\u201d does not say which {_short(bundled)} versions it "
                          "moved between; not followed.")
@@ -105,6 +106,15 @@ class BundleFollower:
 
     def _sections(self) -> frozenset[str]:
         return SYMPTOM_SECTIONS | feature_sections() if self.features else SYMPTOM_SECTIONS
+
+
+def _start(from_key: str | None, shipped_before: str | None) -> str | None:
+    """Where the bundled releases a stable release brings in start: what the previous stable release shipped, when
+    that is older than the bump's from-version. A stable release's notes often name only the last hop ("Bump CLI
+    from v3.3.2 to v3.3.3") while its pre-releases' notes took the earlier ones (3.2.0 → 3.3.0 → 3.3.2), and a
+    customer on the previous stable release gets all of them with this one."""
+    known = [key for key in (from_key, shipped_before) if key is not None]
+    return min(known) if known else None
 
 
 def _listed(versions: list[str], shown: int = 6) -> str:
