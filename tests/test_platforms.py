@@ -8,6 +8,7 @@ from indexer.registry import load_registry
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
+from wif_action import lexicon
 from wif_action.models import AskInput, Confidence, PullRequest, Score
 from wif_action.objections import on_the_api_levels
 from wif_action.platforms import api_levels, named_platforms, repository_platforms
@@ -46,6 +47,47 @@ def test_named_platforms_leave_out_the_ones_that_work(text, platforms):
 ])
 def test_a_platform_named_by_contrast_with_a_complaint_is_the_one_that_works(text, platforms):
     assert named_platforms(text) == platforms
+
+
+@pytest.mark.parametrize(("text", "platforms"), [
+    # near-cli-apple-silicon-company-ca: the control case is its own statement, after ";" (fields) or a sentence
+    # (message), its verb far from the platform; read as the customer's, "linux" objected the right macOS fix
+    ("On Apple Silicon Macs every command fails with a certificate error, although our root CA is trusted on those "
+     "machines; Intel Macs and Linux runners work.", set()),
+    ("sentry-cli 3.0.1 on our MacBooks fails with `SSL certificate problem`. The Intel Macs and the Linux CI runners "
+     "with the same CLI version work. Anything we can upgrade to?", set()),
+    ("Uploads hang on iOS. Android and the web build are fine.", {"ios"}),
+    # a statement that names a failure too, or sets something against what works, is no control case as a whole
+    ("On Windows the app crashes at start and the Linux build is fine.", {"windows"}),
+    ("Uploads time out on Linux although macOS works.", {"linux", "macos"}),
+    # what works must be the statement's verb: "works for a while" says when it fails
+    ("On Windows the uploader works for a while, then stops.", {"windows"}),
+])
+def test_a_statement_saying_what_works_names_no_platform_of_the_customer(text, platforms):
+    assert named_platforms(text) == platforms
+
+
+@pytest.mark.parametrize(("guard", "text"), [
+    ("names_failure", "On Windows the app crashes at start and the Linux build is fine."),
+    ("contrast_word", "Uploads time out on Linux although macOS works."),
+])
+def test_each_guard_of_the_control_statement_keeps_the_customers_platform(guard, text) -> None:
+    """Switched off, the guard's statement reads as a control case as a whole and the failing platform is lost."""
+    tables = lexicon.data()
+    tables["pattern"][guard]["re"] = "(?!)"
+    lexicon.use(tables)
+    try:
+        assert named_platforms(text) <= {"macos"}
+    finally:
+        lexicon.use(None)
+
+
+def test_the_platform_objection_does_not_read_the_control_statement() -> None:
+    """The right fix of near-cli-apple-silicon-company-ca ("ARM-based macOS") is not objected as "about macos, and
+    the problem is on linux" when Linux is named only as what works."""
+    question = analyse_question("Every command fails with a certificate error on Apple Silicon; Intel Macs and Linux "
+                                "runners work.")
+    assert question.platforms == frozenset()
 
 
 @pytest.mark.parametrize(("text", "platforms"), [

@@ -32,7 +32,8 @@ def named_platforms(text: str) -> set[str]:
         if word == "web" and not _web_as_platform(text, match):
             continue
         after, before = text[match.end():match.end() + 60], text[max(0, match.start() - 30):match.start()]
-        if works_after.search(after) or works_before.search(before):
+        if works_after.search(after) or works_before.search(before) \
+                or _control_statement(_statement_at(text, match)):
             continue
         named.append((platform_of[word], match))
     found = {platform for platform, match in named if not _works_by_contrast(text, platform, match, named)}
@@ -47,6 +48,24 @@ def _labelled_platforms(text: str) -> set[str]:
     parts = [part.strip() for label in lexicon.pattern("platform_label").finditer(text)
              for part in label["label"].split("/")]
     return {platform_of[found.group(0).lower()] for part in parts if (found := words.match(part)) is not None}
+
+
+def _statement_at(text: str, match: re.Match[str]) -> str:
+    """The statement holding `match`: its sentence, or the part of it between ";" (lexicon `statement_break`)."""
+    breaks = lexicon.pattern("statement_break")
+    starts = [found.end() for found in breaks.finditer(text, 0, match.start())]
+    stop = breaks.search(text, match.end())
+    return text[(starts[-1] if starts else 0):(stop.end() if stop else len(text))]
+
+
+def _control_statement(statement: str) -> bool:
+    """"…fails with a certificate error; Intel Macs and Linux runners work.": a statement whose verb is what works
+    (`works_last`), that complains of nothing, names no failure and sets nothing against it ("but", "although":
+    the other side of a contrast may be the symptom) is the customer's control case as a whole, however far its
+    platform is from its verb. Why: "works fine" right after the platform is only one way to say it; a platform
+    read from the control case objected the right fix as "about macos, and the problem is on linux"."""
+    return bool(lexicon.pattern("works_last").search(statement)) and not any(
+        lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
