@@ -11,7 +11,7 @@ from tests.workflow_helpers import ask
 from wif_action import lexicon
 from wif_action.models import AskInput, Confidence, PullRequest, Score
 from wif_action.objections import on_the_api_levels
-from wif_action.platforms import api_levels, named_platforms, repository_platforms
+from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
 from wif_action.question import analyse_question
 
 
@@ -182,6 +182,13 @@ def test_a_medium_scoped_to_other_platforms_is_listed_after_one_that_is_not(tmp_
     ("Upgrade the API 2.0 client", ()),
     ("the api 2 endpoint times out", ()),
     ("Android app start is slow", ()),
+    # an Android release reads as its API level (lexicon [android_api_level]); a package's version does not
+    ("their Android app crashes at startup on old phones (Android 6.0 and older)", range(1, 24)),
+    ("Crash reports from Android 6/7 devices", range(23, 25)),
+    ("sentry-cordova 1.2.0, Android 12+: the ANRs", range(31, 100)),
+    ("Android 8 to 10 only", range(26, 30)),
+    ("Upgraded sentry-android 7.1.0 and Android 7.14.0", ()),
+    ("Only on Android 6.0.1 phones", ()),
 ])
 def test_the_android_api_levels_a_text_names(text, levels):
     assert api_levels(text) == frozenset(levels)
@@ -195,6 +202,18 @@ def _objection(problem: str, headline: str):
 
 KMP_OLD_ANDROID = ("The app crashes on start on older Android devices (Android 6 / API 23 and below) when the SDK "
                    "initialises.")
+
+
+def test_an_android_release_reads_as_its_api_level_in_the_questions_terms_and_levels():
+    """"Android 6.0 and older" is what a note calls "API levels 23 and below": the question has its terms, and a fix
+    for API 34+ is objected to as for "API 23 and below"."""
+    assert as_api_levels("old phones (Android 6.0 and older) crash") == "old phones (Android API 23 and older) crash"
+    assert as_api_levels("Android 3 phones") == "Android 3 phones"  # no entry: left as written
+    question = analyse_question("The app crashes at startup on old phones (Android 6.0 and older).")
+    assert {"api", "android api"} <= question.terms.keys() and question.api_levels == frozenset(range(1, 24))
+    objection = _objection("The app crashes at startup on old phones (Android 6.0 and older).",
+                           "Fix app start type detection for Android devices running API level 34+")
+    assert objection is not None and "the problem is on 23 and below" in objection.reason
 
 
 def test_a_fix_for_other_android_api_levels_is_not_the_high_answer():

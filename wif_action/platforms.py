@@ -109,14 +109,39 @@ def _web_as_platform(text: str, match: re.Match[str]) -> bool:
 MAX_API_LEVEL = 99
 
 
+def as_api_levels(text: str) -> str:
+    """The text with each Android release it names written as its API level ("Android 6.0 and older" → "Android API
+    level 23 and older", "Android 6/7" → "Android API level 23-24"; lexicon `[android_api_level]`).
+
+    Why: customers name the Android release their users run, release notes the API level a fix is for ("crash on
+    Android API levels 23 and below"); both name the same devices."""
+    if "ndroid" not in text:
+        return text
+    return lexicon.pattern("android_version").sub(_api_level_of, text)
+
+
+def _api_level_of(match: re.Match[str]) -> str:
+    levels = lexicon.android_api_levels()
+    low = levels.get(_major(match["version"]))
+    high = levels.get(_major(match["upto"])) if match["upto"] else low
+    if low is None or high is None or high < low:
+        return match.group(0)
+    return f"Android API {low}" + (f"-{high}" if high != low else "")
+
+
+def _major(version: str) -> str:
+    """"6.0" is "6"."""
+    return version[:-2] if version.endswith(".0") else version
+
+
 def api_levels(text: str) -> frozenset[int]:
     """The Android API levels a text names ("crash on Android API levels 23 and below" → 1…23; "devices running
-    API level 34+" → 34…99), empty when it names none.
+    API level 34+" → 34…99; "Android 6.0 and older" → 1…23: `as_api_levels`), empty when it names none.
 
     Why: a fix scoped to API 34+ cannot fix a crash on API 23 and below, though both are "Android devices" whose
     "app start" is the subject; the platform alone does not tell them apart."""
     levels: set[int] = set()
-    for match in lexicon.pattern("api_level").finditer(text[:20_000]):
+    for match in lexicon.pattern("api_level").finditer(as_api_levels(text[:20_000])):
         level, op = int(match["level"]), match["op"] or ""
         low, high = level, level
         if match["upto"]:

@@ -16,7 +16,7 @@ from wif_action.direction import Complaint, complaints
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
 from wif_action.models import Request
-from wif_action.platforms import api_levels, named_platforms, repository_platforms
+from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
 
 
@@ -66,13 +66,14 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`)."""
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
-    terms = query_terms(problem, request_text)
+    said, asked = as_api_levels(problem), as_api_levels(request_text)  # "Android 6.0" also reads as "API level 23"
+    terms = query_terms(said, asked)
     for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
     return Question(
         problem=problem, request_text=request_text, terms=terms,
-        problem_keys=frozenset(term.key for term in analyse(problem)),
+        problem_keys=frozenset(term.key for term in analyse(said)),
         identifiers=frozenset(term.key for term in analyse(both) if term.identifier),
         quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
         quoted_code=_quoted_code(both),

@@ -168,6 +168,12 @@ def number_words() -> dict[str, int]:
     return {word.lower(): int(value) for word, value in data().get("number_word", {}).items()}
 
 
+@_cached
+def android_api_levels() -> dict[str, int]:
+    """An Android release ("6", "7.1") → its API level (`[android_api_level]`)."""
+    return {str(version): int(level) for version, level in data().get("android_api_level", {}).items()}
+
+
 def _spelled_units() -> frozenset[str]:
     return frozenset(unit for unit in duration_units() if len(unit) > 2)  # "five s", "ten h": no duration
 
