@@ -16,10 +16,15 @@ from importlib import resources
 from pathlib import Path
 
 from indexer.bumps import bundled_name
+from indexer.words import words
 
-# Aliases that are ordinary words too: matched in free text only when capitalised ("Go", not "to go").
-CAPITALISED_ONLY = {"go", "native", "browser", "spring", "swift", "rust", "unity", "electron", "capacitor",
-                    "phoenix", "expo", "bun", "ionic", "dart", "ruby", "java", "react", "node", "vue", "rails"}
+
+def capitalised_only() -> frozenset[str]:
+    """Aliases that are ordinary words too: matched in free text only when capitalised ("Go", not "to go";
+    words.toml `capitalised_only`)."""
+    return words("capitalised_only")
+
+
 _NAME_END = re.compile(r"(?![\w-]|\.\w)")  # a name ends before no word character, hyphen or ".x"
 SLUG = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 
@@ -89,7 +94,7 @@ class Registry:
         found: dict[str, str] = {}
         for start, alias in self._names_in(fold_case(text)):
             original = text[start:start + len(alias)]
-            if alias in CAPITALISED_ONLY and not original[:1].isupper():
+            if alias in capitalised_only() and not original[:1].isupper():
                 continue
             found.setdefault(alias, self.aliases.get(alias, ""))
         return sorted(found.items(), key=lambda item: -len(item[0]))

@@ -1,27 +1,33 @@
 """The lexicon's tables agree with each other, and no judge vocabulary lives outside them.
 
 The line between judge vocabulary and structure: a word list, synonym, symptom, platform, verb or cue phrase
-(a regex alternating English words) is vocabulary and lives in `wif_action/lexicon/lexicon.toml`. Regexes
-that read structure — URLs, versions, code identifiers, markdown, GitHub references, the release-note parser's
-headings and bullets (`indexer/`), delivery's sanitising — are not, and stay beside their code.
+(a regex alternating English words) is vocabulary and lives in `wif_action/lexicon/lexicon.toml`, or — the words of
+change kinds the release-note parser shares with the judge (section headings, commit types, fix verbs) — in the
+lower layer's `indexer/data/words.toml`. Regexes that read structure — URLs, versions, code identifiers, markdown,
+GitHub references, delivery's sanitising — are not, and stay beside their code. The indexer is checked like the
+judge: its word lists and heading words are data too.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from indexer import words as indexer_words
+from indexer.release_notes import classify_bullet, classify_heading
 from wif_action import lexicon
 from wif_action.lexicon.stemmer import stem
 from wif_action.lexicon.terms import analyse
 from wif_action.platforms import named_platforms
 
 ROOT = Path(__file__).resolve().parent.parent
-# Modules whose regexes read structure, not meaning (see the module docstring), by path prefix.
-STRUCTURE = ("indexer/", "wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
+# Modules whose regexes read structure, not meaning (see the module docstring), by path prefix. Not `indexer/`:
+# its words are data (indexer/data/words.toml); its format grammar is listed in GRAMMAR / NOT_VOCABULARY.
+STRUCTURE = ("wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
              "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py",
              "wif_action/slack_manifest.py")
 # three English words alternated, each maybe with an optional plural ("secs?|seconds?|mins?")
@@ -347,8 +353,9 @@ def _string_constants(tree: ast.AST) -> list[ast.Constant]:
     return [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
 
-# Module constants that list names of the code, not words of the judge: the OpenAI prompt's block tags.
-NOT_VOCABULARY = {("wif_action/engines/openai_engine.py", "_BLOCK_TAGS")}
+# Module constants that list names of the code, not words of the judge: the OpenAI prompt's block tags, the
+# releases table's columns.
+NOT_VOCABULARY = {("wif_action/engines/openai_engine.py", "_BLOCK_TAGS"), ("indexer/store.py", "_RELEASE_COLUMNS")}
 
 
 def _constants(tree: ast.Module) -> list[tuple[str, ast.AST]]:
@@ -390,9 +397,14 @@ def test_no_judge_module_defines_a_word_list() -> None:
     assert not offenders, "word lists belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
 
 
-# Grammar of other formats, not the judge's words: GitHub's closing keywords, pre-release labels of a version.
+# Grammar of other formats, not the judge's words: GitHub's closing keywords, pre-release labels of a version, the
+# HTML tags a release body may hold, Sphinx's reference roles, GitHub's URL paths of a pull request or issue.
 GRAMMAR = {("wif_action/subtasks/check_links.py", "close|fix|resolve"),
-           ("wif_action/engines/offline/versions_in_text.py", "alpha|beta|rc|preview")}
+           ("wif_action/engines/offline/versions_in_text.py", "alpha|beta|rc|preview"),
+           ("indexer/release_notes/references.py", "close[sd]?|fix(?:e[sd])?|resolve[sd]?"),
+           ("indexer/release_notes/references.py", "</?(?:br|strong|em|b|i|u|code|kbd|sup|sub|span|div|p|a|img"),
+           ("indexer/release_notes/references.py", ":(?P<role>pr|pull|issue|ghpull|ghissue|gh):"),
+           ("indexer/release_notes/references.py", "/(pull|pulls|issues)/")}
 
 
 def test_no_judge_module_writes_a_vocabulary_regex() -> None:
@@ -415,9 +427,12 @@ def _fix_lemmas(text: str) -> set[str]:
 
 
 def _second_fix_verb_lists() -> list[str]:
-    """Word lists, raw pattern sources and judge-module regexes that spell out two or more fix verbs."""
+    """Word lists (the lexicon's and every list of indexer/data/words.toml), raw pattern sources and judge-module
+    regexes that spell out two or more fix verbs."""
     found = [f"words.{name}" for name, listed in lexicon.data()["words"].items()
              if name != "fix_verbs" and len(_fix_lemmas(" ".join(listed))) >= 2]
+    found += [f"indexer words.toml {name}" for name, listed in _indexer_word_lists()
+              if name != "words.fix_verbs" and len(_fix_lemmas(" ".join(listed))) >= 2]
     for name, spec in lexicon.data()["pattern"].items():
         raw = spec["re"] if isinstance(spec["re"], str) else "".join(spec["re"])
         if len(_fix_lemmas(_RAW_PLACEHOLDER.sub(" ", raw))) >= 2:
@@ -432,6 +447,19 @@ def _second_fix_verb_lists() -> list[str]:
 
 
 _RAW_PLACEHOLDER = re.compile(r"<<[\w:,]+>>")
+
+
+def _indexer_word_lists(node: object = None, name: str = "") -> list[tuple[str, list[str]]]:
+    """Every list of words in indexer/data/words.toml, named by its path ("bullet_word.strong.fix", "heading.3")."""
+    node = indexer_words.tables() if node is None else node
+    if isinstance(node, dict):
+        return [found for key, value in node.items()
+                for found in _indexer_word_lists(value, f"{name}.{key}".strip("."))]
+    if isinstance(node, list) and all(isinstance(item, str) for item in node):
+        return [(name, node)]
+    if isinstance(node, list):
+        return [found for at, item in enumerate(node) for found in _indexer_word_lists(item, f"{name}.{at}")]
+    return []
 
 
 def test_fix_verbs_have_one_home() -> None:
@@ -460,6 +488,44 @@ def test_a_second_fix_verb_list_fails_and_a_selection_follows_the_table() -> Non
     assert lexicon.selection("fix_verbs", "fix") == {"fix", "fixes", "fixed", "fixing"}
 
 
+def test_the_words_of_change_kinds_have_one_home_both_layers_read() -> None:
+    """indexer/data/words.toml is the one home of section headings, commit types and fix verbs: the judge's lexicon
+    reads its `[words]` lists (lexicon.toml spells none of them again), every section it names is one of its
+    `sections`, and the judge weighs exactly those sections."""
+    from importlib import resources
+
+    shared = indexer_words.tables()
+    own = tomllib.loads(resources.files("wif_action.lexicon").joinpath("lexicon.toml").read_text(encoding="utf-8"))
+    assert not set(shared["words"]) & set(own["words"]), "a word list in both files"
+    for name, listed in shared["words"].items():
+        assert lexicon.words(name) == frozenset(listed)
+    sections = set(shared["sections"])
+    named = {record["section"] for record in shared["heading"]} | set(shared["commit_type"])
+    named |= {section for table in shared["bullet_word"].values() for section in table}
+    assert named | set(shared["words"]["feature_sections"]) <= sections
+    assert set(lexicon.section_weights()) == sections
+
+
+def test_the_parser_reads_its_words_from_the_data_file() -> None:
+    """Every conventional-commit type and bullet word of words.toml classifies a bullet as its section, and every
+    heading word a heading record lists classifies a heading as that record's section (or as an earlier record's
+    that names it too: the first record wins)."""
+    shared = indexer_words.tables()
+    for section, kinds in shared["commit_type"].items():
+        for kind in kinds:
+            assert classify_bullet(f"{kind}(core): something") == section, kind
+    for table in shared["bullet_word"].values():
+        for section, listed in table.items():
+            for word in listed:
+                assert classify_bullet(f"{word.capitalize()} something") == section, word
+    records = shared["heading"]
+    for at, record in enumerate(records):
+        for word in record["words"]:
+            heading = word.strip("*")
+            expected = {earlier["section"] for earlier in records[:at + 1]} | {"other"}  # "other": a mixed heading
+            assert classify_heading(heading.title()) in expected, heading
+
+
 def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
     """The two checks above would flag a word list and a symptom regex (so they can fail)."""
     code = 'import re\nWORDS = frozenset({"crash", "hang", "freeze", "stuck", "frozen"})\n' \
@@ -467,6 +533,7 @@ def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
     tree = ast.parse(code)
     assert next((name, len(_words_listed(value))) for name, value in _constants(tree)) == ("WORDS", 5)
     assert any(_ENGLISH_ALTERNATION.search(node.value) for node in _string_constants(tree))
+    assert _judge_module(ROOT / "indexer" / "release_notes" / "sections.py")  # the indexer is checked too
 
 
 def test_the_inner_capital_test_decides_as_the_old_quadratic_pattern_did() -> None:

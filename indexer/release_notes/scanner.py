@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from indexer.release_notes.model import _MAX_BOLD_TEXT, _MAX_HEADING, _MAX_RAW, _MAX_TEXT, ReleaseNoteEntry
 from indexer.release_notes.references import (
@@ -20,6 +21,7 @@ from indexer.release_notes.references import (
     commit_refs,
 )
 from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule
+from indexer.words import alternation, words
 
 # --------------------------------------------------------------------------- line scanner
 
@@ -38,12 +40,10 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 _SKIP_BULLET = re.compile(r"\**full changelog\b", re.IGNORECASE)
 _MAX_PSEUDO_HEADING_WORDS = 5
 # A list item that is only a section's name (its words from this set): old changelogs nest their entries under one.
-_SECTION_NAME = re.compile(
-    r"(?:(?:bug|bugs|bugfix(?:es)?|fix(?:es)?|enhancements?|improvements?|features?|new|breaking|changes?|deprecations?"
-    r"|security|internal|misc(?:ellaneous)?|other|dependenc(?:y|ies)|docs|documentation|performance|removed|added"
-    r"|changed|deprecated|and|&)[ \t,/]*){1,5}",
-    re.IGNORECASE,
-)
+@lru_cache(maxsize=1)
+def _section_name() -> re.Pattern[str]:
+    """Up to five words of words.toml `section_name_words` ("Bug Fixes", "New features and changes")."""
+    return re.compile(rf"(?:{alternation(words('section_name_words'))}[ \t,/]*){{1,5}}", re.IGNORECASE)
 
 
 @dataclass
@@ -262,7 +262,7 @@ def _list_heading(bullet: _Bullet) -> str | None:
     if len(bullet.units) != 1 or len(bullet.units[0].lines) != 1:
         return None
     text = _strip_inline_markup(bullet.units[0].lines[0]).strip().rstrip(":").strip()
-    if not _SECTION_NAME.fullmatch(text):
+    if not _section_name().fullmatch(text):
         return None
     rule = _heading_rule(text)
     return text if rule is not None and not rule.reset else None

@@ -14,19 +14,9 @@ from functools import lru_cache
 
 from indexer.release_notes.model import _MAX_HEADING, _MAX_TEXT
 from indexer.release_notes.references import _strip_inline_markup
+from indexer.words import tables, whole_words, words
 
-SECTIONS = (
-    "fix",
-    "feature",
-    "improvement",
-    "performance",
-    "breaking",
-    "deprecation",
-    "dependency",
-    "internal",
-    "docs",
-    "other",
-)
+SECTIONS: tuple[str, ...] = tuple(tables()["sections"])  # read once: the parser's own vocabulary of change kinds
 
 
 # --------------------------------------------------------------------------- headings
@@ -47,44 +37,36 @@ class _Rule:
     reset: bool = False
 
 
+@dataclass(frozen=True)
+class _HeadingRecord:
+    """One `[[heading]]` of indexer/data/words.toml: the words that make a heading this rule's."""
+
+    rule: _Rule
+    words: re.Pattern[str]
+    mixed_with: re.Pattern[str] | None
+    unless: re.Pattern[str] | None
+
+
 _RESET = _Rule("other", generic=True, reset=True)
-_FIX_WORD = re.compile(r"\bfix|\bbugs?\b|\bbugfix")
-_MIXED_OTHER = re.compile(r"\bfeatures?\b|\bimprovements?\b|\benhancements?\b|\bchanges?\b")
-_HEADING_RULES: tuple[tuple[re.Pattern[str], _Rule], ...] = (
-    (re.compile(r"\bnew contributors?\b"), _Rule("other", skip=True)),
-    # bugs still open in this release ("Known issues"): listing them is the opposite of fixing them
-    (re.compile(r"\bknown (?:issues?|bugs?|problems?|limitations?|regressions?)\b"), _Rule("other", skip=True)),
-    (re.compile(r"\bwhat'?s changed\b|\bwhat changed\b"), _Rule("other", generic=True)),
-    (re.compile(r"\bbreaking\b|\bbc break|\bremoved\b|\bremovals?\b|\bapi changes\b"), _Rule("breaking")),
-    (re.compile(r"\bdeprecat|\bobsolet"), _Rule("deprecation")),
-    (re.compile(r"\bsecurity\b"), _Rule("fix")),
-    # changesets (JS monorepos): semver bump groups; a patch change is a fix unless it says otherwise
-    (re.compile(r"\bmajor changes\b"), _Rule("breaking")),
-    (re.compile(r"\bminor changes\b"), _Rule("feature", generic=True)),
-    (re.compile(r"\bpatch changes\b"), _Rule("fix", generic=True)),
-)
-_HEADING_RULES_LATE: tuple[tuple[re.Pattern[str], _Rule], ...] = (
-    (
-        re.compile(r"\binternals?\b|\bchores?\b|\brefactor|\btests?\b|\btesting\b|\bbuild\b|\bci\b|\btooling\b"
-                   r"|\bcontinuous integration\b"),
-        _Rule("internal"),
-    ),
-    # upkeep lists mix CI and bumps with the odd "fix: …": the bullet's own wording decides
-    (re.compile(r"\bmaintenance\b|\bhousekeeping\b|\bunder the hood\b|\bbehind the scenes\b"),
-     _Rule("internal", generic=True)),
-    (re.compile(r"\bhotfix(?:es)?\b|\bcorrections?\b"), _Rule("fix")),
-    (re.compile(r"\bfeatures?\b|\badded\b|\bnew\b|\bexperimental\b|\bhighlights?\b|\badditions?\b"), _Rule("feature")),
-    (re.compile(r"\bimprovements?\b|\benhancements?\b|\bimproved\b"), _Rule("improvement")),
-    (re.compile(r"\bimportant\b|\bnotable\b"), _Rule("feature", generic=True)),
-    (re.compile(r"\bdependenc|\bdeps\b|\bpackaging\b|\bbumps?\b"), _Rule("dependency")),
-    (re.compile(r"\bdocumentation\b|\bdocs?\b"), _Rule("docs")),
-    (re.compile(r"\breverts?\b"), _Rule("other")),
-    (re.compile(r"\bmisc|\bother|\bvarious\b|\bgeneral\b|\bsummary\b"), _Rule("other", generic=True)),
-    (re.compile(r"\bbehaviou?r|\bchanged?\b|\bchanges\b"), _Rule("improvement", generic=True)),
-)
+_MIXED = _Rule("other", generic=True)  # "Various fixes & improvements", "Features and Fixes"
+
+
+def _optional(items: list[str] | None) -> re.Pattern[str] | None:
+    return re.compile(whole_words(items)) if items else None
+
+
+@lru_cache(maxsize=1)
+def _heading_records() -> tuple[_HeadingRecord, ...]:
+    """The heading rules of words.toml, in order (the first that a heading names decides)."""
+    return tuple(_HeadingRecord(rule=_Rule(record["section"], generic=record.get("generic", False),
+                                           skip=record.get("skip", False)),
+                                words=re.compile(whole_words(record["words"])),
+                                mixed_with=_optional(record.get("mixed_with")), unless=_optional(record.get("unless")))
+                 for record in tables()["heading"])
+
+
 _VERSION_IN_HEADING = re.compile(r"(?<![\w.])v?\d{1,4}\.(?:\d{1,4}|x)(?:[.\w+-]{0,40})")
 _DATE_IN_HEADING = re.compile(r"\d{4}-\d{2}-\d{2}")
-_VERSION_FILLER = frozenset({"", "v", "version", "release", "released", "unreleased"})
 _HEADING_JUNK = re.compile(r"[^a-z0-9'&/+. -]+")
 _MAX_HEADING_WORDS = 7
 _CHANGE_COUNT = re.compile(r"\(\s*\d+\s+changes?\s*\)")
@@ -99,22 +81,13 @@ def _normalise_heading(heading: str) -> str:
 
 
 def _rule_for_words(text: str) -> _Rule | None:
-    """Map normalised heading words to a rule (first matching family wins)."""
+    """Map normalised heading words to a rule (the first `[[heading]]` of words.toml the text names wins)."""
     if not text or len(text.split()) > _MAX_HEADING_WORDS:
         return None
-    for pattern, rule in _HEADING_RULES:
-        if pattern.search(text):
-            return rule
-    has_fix = _FIX_WORD.search(text) is not None
-    if has_fix and _MIXED_OTHER.search(text):
-        return _Rule("other", generic=True)  # "Various fixes & improvements", "Features and Fixes"
-    if has_fix:
-        return _Rule("fix")
-    if "performance" in text and "feature" not in text and "monitoring" not in text:
-        return _Rule("performance")
-    for pattern, rule in _HEADING_RULES_LATE:
-        if pattern.search(text):
-            return rule
+    for record in _heading_records():
+        if not record.words.search(text) or (record.unless is not None and record.unless.search(text)):
+            continue
+        return _MIXED if record.mixed_with is not None and record.mixed_with.search(text) else record.rule
     return None
 
 
@@ -128,7 +101,7 @@ def _heading_rule(heading: str) -> _Rule | None:
         return _rule_for_words(text)
     rest = " ".join(without_version.replace("(", " ").replace(")", " ").split())
     rule = _rule_for_words(rest)
-    if rule is None and rest in _VERSION_FILLER:
+    if rule is None and (not rest or rest in words("version_heading_words")):
         return _RESET
     return rule
 
@@ -145,39 +118,28 @@ def classify_heading(heading: str) -> str | None:
 
 # --------------------------------------------------------------------------- bullet wording
 
-_CC_TYPES = {
-    "fix": "fix", "fixes": "fix", "fixed": "fix", "bugfix": "fix", "hotfix": "fix", "security": "fix",
-    "feat": "feature", "feature": "feature", "feats": "feature",
-    "perf": "performance",
-    "docs": "docs", "doc": "docs",
-    "chore": "internal", "ci": "internal", "test": "internal", "tests": "internal",
-    "build": "internal", "refactor": "internal", "ref": "internal", "style": "internal",
-    "lint": "internal", "meta": "internal",
-    "deps": "dependency", "dep": "dependency",
-    "revert": "other",
-}  # fmt: skip
-_DEP_SCOPES = frozenset({"deps", "deps-dev", "dependencies", "dependency", "dev-deps"})
 _CONVENTIONAL = re.compile(r"([A-Za-z]{2,10})(?:\(([^()\n]{0,60})\))?!?:\s")
 _SCOPE_PREFIX = re.compile(r"\(([^()\n]{1,60})\)\s+")
 _LABEL_PREFIX = re.compile(r"([A-Z][\w .+/-]{0,30}):\s+")
 _BC_BREAK = re.compile(r"\[(?:bc break|breaking)\]", re.IGNORECASE)
 _FIRST_WORD = re.compile(r"[A-Za-z]{1,20}")
-_STRONG_WORDS = {
-    "fix": "fix", "fixes": "fix", "fixed": "fix", "fixing": "fix", "bugfix": "fix",
-    "bugfixes": "fix", "hotfix": "fix",
-    "bump": "dependency", "bumps": "dependency", "bumped": "dependency", "deps": "dependency",
-}  # fmt: skip
-_WEAK_WORDS = {
-    "add": "feature", "adds": "feature", "added": "feature", "adding": "feature",
-    "introduce": "feature", "introduces": "feature", "introduced": "feature",
-    "support": "feature", "supports": "feature", "allow": "feature", "allows": "feature",
-    "implement": "feature", "implemented": "feature", "expose": "feature", "new": "feature",
-    "improve": "improvement", "improved": "improvement", "improves": "improvement",
-    "optimize": "performance", "optimise": "performance", "speed": "performance",
-    "deprecate": "deprecation", "deprecated": "deprecation", "deprecates": "deprecation",
-    "document": "docs", "documented": "docs",
-    "revert": "other", "reverts": "other", "reverted": "other",
-}  # fmt: skip
+
+
+def _by_word(table: dict[str, list[str]]) -> dict[str, str]:
+    """A words.toml table of section → words, as word → section."""
+    return {word: section for section, listed in table.items() for word in listed}
+
+
+@lru_cache(maxsize=1)
+def _commit_types() -> dict[str, str]:
+    """Conventional-commit type → section (`[commit_type]`)."""
+    return _by_word(tables()["commit_type"])
+
+
+@lru_cache(maxsize=2)
+def _bullet_words(strength: str) -> dict[str, str]:
+    """A bullet's first word → section (`[bullet_word.strong]`: under any heading; `.weak`: generic ones only)."""
+    return _by_word(tables()["bullet_word"][strength])
 
 
 # changesets' entry prefixes: "#123 `abc1234` Thanks @user! - Fix …" and "abc1234: Fix …"
@@ -200,11 +162,11 @@ def _classify_conventional(text: str) -> str | None:
         return None
     kind = match.group(1).lower()
     scope = (match.group(2) or "").strip().lower()
-    if kind not in _CC_TYPES:
+    if kind not in _commit_types():
         return None
-    if scope in _DEP_SCOPES:
+    if scope in words("dependency_scopes"):
         return "dependency"
-    return _CC_TYPES[kind]
+    return _commit_types()[kind]
 
 
 def _classify_wording(text: str, weak: bool) -> str | None:
@@ -226,9 +188,9 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     if not word_match:
         return None
     word = word_match.group(0).lower()
-    if word in _STRONG_WORDS:
-        return _STRONG_WORDS[word]
-    return _WEAK_WORDS.get(word) if weak else None
+    if word in _bullet_words("strong"):
+        return _bullet_words("strong")[word]
+    return _bullet_words("weak").get(word) if weak else None
 
 
 # The one conventional-commit prefix grammar ("fix(celery)!:"): `commit_prefix` reads it, and the judge's lexicon

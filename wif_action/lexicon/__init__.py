@@ -19,7 +19,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
+from indexer import words as indexer_words
 from indexer.release_notes import commit_prefix_pattern
+from indexer.words import alternation
 from wif_action.lexicon.stemmer import stem
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -57,10 +59,13 @@ _override: dict[str, Any] | None = None
 
 @_cached
 def data() -> dict[str, Any]:
-    """The raw tables (a copy of `use()`'s data, else the packaged lexicon.toml)."""
+    """The raw tables (a copy of `use()`'s data, else the packaged lexicon.toml with the `[words]` lists of
+    indexer/data/words.toml, the one home of change kinds, commit types and fix verbs, among its own)."""
     if _override is not None:
         return copy.deepcopy(_override)
-    return tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text(encoding="utf-8"))
+    tables = tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text(encoding="utf-8"))
+    tables["words"] = {**copy.deepcopy(indexer_words.tables()["words"]), **tables["words"]}
+    return tables
 
 
 _ANALYSIS_CODE = ("__init__.py", "terms.py", "stemmer.py")  # what turns a text into its terms, with data()
@@ -289,13 +294,6 @@ def _expand(name: str, lemmas: str | None = None) -> str:
     if name in data()["pattern"]:
         return source(name)
     return alternation(words(name))
-
-
-def alternation(items: frozenset[str] | set[str]) -> str:
-    """`(?:longest|…|short)`: the words as one regex group, longer words first; an empty list matches nothing."""
-    if not items:
-        return "(?!)"
-    return "(?:" + "|".join(re.escape(item) for item in sorted(items, key=lambda item: (-len(item), item))) + ")"
 
 
 @_cached

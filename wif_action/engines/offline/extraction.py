@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from indexer.github_refs import find_links, parse_link
-from indexer.registry import CAPITALISED_ONLY, Registry, fold_case
+from indexer.registry import Registry, capitalised_only, fold_case
 from wif_action import lexicon
 from wif_action.engines.offline.versions_in_text import (
     VERSION,
@@ -145,7 +145,7 @@ def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
         weight, names_sdk = alias_kind_weight(alias, repo)
         pattern = re.compile(rf"(?<![\w@/.-]){re.escape(alias)}(?![\w-]|\.\w)")
         for match in pattern.finditer(lower):
-            if alias in CAPITALISED_ONLY and not text[match.start()].isupper():
+            if alias in capitalised_only() and not text[match.start()].isupper():
                 continue
             mentions.append(AliasMention(alias, repo, match.start(), match.end(), weight, names_sdk))
     for package in package_mentions(text, registry):  # the longer name wins, as in `Registry.find_in_text`
