@@ -43,6 +43,7 @@ from wif_action.engines.offline import evidence, extraction, judge, relevance, s
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
+from wif_action.subtasks import scan_release_notes  # noqa: E402
 
 CASE_FILES = tuple(case_files())  # public + holdout + bench/data/near (bench/labelled.py)
 MODES = ("fields", "message")
@@ -132,6 +133,8 @@ RULES: list[tuple[Any, str, Any]] = [
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
+    (question, "own_name_keys", lambda text, repo, registry: set()),  # "Sentry.Xamarin" of sentry-xamarin: no evidence
+    (scan_release_notes, "_first_shipped", lambda entries: {}),  # a PR a later release repeats ships in the first
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
     (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed

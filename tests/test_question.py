@@ -13,7 +13,7 @@ from wif_action.engines.openai_engine import OpenAIJudge
 from wif_action.models import Request
 from wif_action.objections import CHECKS
 from wif_action.ports import Judge
-from wif_action.question import Question, analyse_question, question_of
+from wif_action.question import Question, analyse_question, own_name_keys, question_of
 
 
 def test_a_question_holds_its_analysis() -> None:
@@ -119,3 +119,22 @@ def test_a_long_dotted_name_in_angle_brackets_is_read_in_one_pass() -> None:
     question = analyse_question(f"pending crash <{dotted} ", "")
     assert "crash" in question.terms and "pend" in question.terms  # not a representation: no ">" closes it
     assert "pend" not in analyse_question(f"<io.{'b.' * 1000}Reader pending> crash", "").terms
+
+
+def test_the_asked_sdks_own_package_name_is_no_evidence():
+    """Every note of sentry-xamarin is about it: "Sentry.Xamarin" in the request says which SDK, so a note matching
+    "xamarin" (SentryXamarinFormsIntegration) has no evidence from it. A word the text also uses on its own, and a
+    package naming an integration (another word than the SDK's), stay."""
+    registry = load_registry()
+    xamarin = Request(sdk="sentry-xamarin", version="1.0.0", problem="",
+                      raw_text="Sentry.Xamarin 1.0.0: `NullReferenceException` in Sentry.Xamarin's breadcrumb code")
+    terms = question_of(xamarin, registry, "getsentry/sentry-xamarin").terms
+    assert "breadcrumb" in terms and not {"xamarin", "sentry.xamarin"} & terms.keys()
+    forms = Request(sdk="sentry-xamarin", version="1.0.0", problem="",
+                    raw_text="Sentry.Xamarin.Forms 1.0.0: crash when the Xamarin app starts")
+    assert "xamarin" in question_of(forms, registry, "getsentry/sentry-xamarin").terms
+    laravel = Request(sdk="sentry-laravel", version="4.6.0", problem="With Laravel Octane only the first request",
+                      raw_text="Customer uses sentry-laravel 4.6.0 with Octane")
+    assert "laravel" in question_of(laravel, registry, "getsentry/sentry-laravel").terms
+    assert own_name_keys("Customer uses sentry-laravel 4.6.0 with Octane", "getsentry/sentry-laravel",
+                         registry) == {"laravel"}

@@ -7,6 +7,7 @@ once per run; every judge method takes the `Question`, never `(problem, request_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from indexer.github_refs import find_links
@@ -110,7 +111,34 @@ def _devices(text: str) -> tuple[frozenset[str], ...]:
 def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:
     """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
     question = analyse_question(request.problem, request.raw_text, registry)
-    return replace(question, customer=customer_of(request, question.platforms, registry, repo or request.repo))
+    customer = customer_of(request, question.platforms, registry, repo or request.repo)
+    own = own_name_keys(question.text, customer.repo, registry)
+    terms = {key: term for key, term in question.terms.items() if key not in own}
+    return replace(question, customer=customer, terms=terms)
+
+
+def own_name_keys(text: str, repo: str | None, registry: Registry | None) -> set[str]:
+    """Term keys that the text uses only inside the asked SDK's own package names: a registry name of `repo` of
+    the package kind ("Sentry.Xamarin", "sentry-laravel", "@sentry/react-native", `names.alias_kind_weight`)
+    whose words are all words of the repository's name.
+
+    Why: every note of that SDK is about it, so its package name in the question ("Sentry.Xamarin's internal
+    breadcrumb code") is no evidence that a note is about the problem ("Fix Null reference on
+    SentryXamarinFormsIntegration" matched "xamarin"). A word the text also uses on its own ("With Laravel
+    Octane") stays, and so does a package name adding a word of its own ("Sentry.Serilog", "@sentry/nextjs"): it
+    names an integration, which is evidence."""
+    if registry is None or not repo:
+        return set()
+    text = text[:MAX_ANALYSED_CHARS]
+    own_words = {term.key for term in analyse(repo.split("/", 1)[-1]) if term.kind in ("word", "part")}
+    names = [alias for alias, target in registry.find_in_text(text) if target == repo
+             and is_package_weight(alias_kind_weight(alias, repo)[0])
+             and {term.key for term in analyse(alias) if term.kind in ("word", "part")} <= own_words]
+    if not names:
+        return set()
+    masked = re.sub("|".join(rf"(?<![\w.@/-]){re.escape(name)}(?![\w-]|\.\w)" for name in names), " ", text,
+                    flags=re.IGNORECASE)
+    return {term.key for name in names for term in analyse(name)} - {term.key for term in analyse(masked)}
 
 
 def customer_of(request: Request, named: frozenset[str], registry: Registry | None, repo: str | None) -> Customer:

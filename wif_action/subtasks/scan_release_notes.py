@@ -126,6 +126,7 @@ def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None
         return
     result.entries_reviewed += len(entries)  # judged, not merely read: all batches failing is not "no result"
     by_id = {entry.id: entry for entry in entries}
+    first = _first_shipped(entries)
     for item in _oldest_first(relevant, by_id):
         if scan.confirmed_high():
             break  # early exit: no candidate is processed after the last needed high-confidence match
@@ -133,7 +134,25 @@ def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None
         if entry is None or (item.pr is not None and item.pr not in entry.prs):
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
-        _consider(scan, entry, item.pr, item.second_look)
+        pr = item.pr if item.pr is not None else (entry.prs[0] if entry.prs else None)
+        _consider(scan, entry, item.pr, item.second_look,
+                  first.get((entry.release.repo, pr)) if pr is not None else None)
+
+
+def _first_shipped(entries: list[Entry]) -> dict[tuple[str, int], Release]:
+    """(repository, PR) → the oldest release of the batch that ships a line citing it.
+
+    Why: notes repeat a fix in a later release, often worded better ("Fix null data on breadcrumb. (#90)" in 1.3.2,
+    "Ignore null data on Internal breadcrumbs (#90)" in 1.4.0); the judge may pick the later line (it names more of
+    the problem, and keeps one line per PR), but the fix is in the release that first shipped it."""
+    first: dict[tuple[str, int], Release] = {}
+    for entry in entries:
+        shipped = _shipped_in(entry)
+        for pr in entry.prs:
+            known = first.get((entry.release.repo, pr))
+            if known is None or shipped.version_key < known.version_key:
+                first[(entry.release.repo, pr)] = shipped
+    return first
 
 
 def _relevant_entries(scan: _Scan, entries: list[Entry], batch: list[Release]) -> list[RelevantEntry]:
@@ -171,7 +190,9 @@ def _new_entries(run: Run, repo: str, user_release: Release, entries: list[Entry
     return [entry for entry in entries if not (entry.prs and all(pr in has for pr in entry.prs))]
 
 
-def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = False) -> None:
+def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = False,
+              first: Release | None = None) -> None:
+    """Judge one relevant line's PR (or cited PR, or commit); `first`: the batch's oldest release shipping its PR."""
     evaluator, journal, result = scan.evaluator, scan.run.journal, scan.result
     pr_repo = entry.release.repo
     cited = cited_pr(entry, scan.names) if pr is None and not entry.prs else None
@@ -190,7 +211,7 @@ def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = Fal
     elif any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
         return
     else:
-        candidate = evaluator.evaluate(pr, entry, _shipped_in(entry), source="scan", repo=pr_repo)
+        candidate = evaluator.evaluate(pr, entry, first or _shipped_in(entry), source="scan", repo=pr_repo)
     if candidate is None:
         return
     if second_look:
