@@ -55,7 +55,7 @@ def test_a_platform_named_by_contrast_with_a_complaint_is_the_one_that_works(tex
     ("On Apple Silicon Macs every command fails with a certificate error, although our root CA is trusted on those "
      "machines; Intel Macs and Linux runners work.", set()),
     ("sentry-cli 3.0.1 on our MacBooks fails with `SSL certificate problem`. The Intel Macs and the Linux CI runners "
-     "with the same CLI version work. Anything we can upgrade to?", set()),
+     "with the same CLI version work. Anything we can upgrade to?", {"macos"}),  # the MacBooks are the customer's
     ("Uploads hang on iOS. Android and the web build are fine.", {"ios"}),
     # a statement that names a failure too, or sets something against what works, is no control case as a whole
     ("On Windows the app crashes at start and the Linux build is fine.", {"windows"}),
@@ -100,7 +100,10 @@ def test_the_platform_objection_does_not_read_the_control_statement() -> None:
     ("Add Mac Catalyst support", {"macos"}),
     # "mac" only as a whole word
     ("Fix crash when the machine has no network", set()),
-    ("Fix reading the MacBook model name", set()),
+    ("Fix the macro expansion of SENTRY_ASSERT", set()),
+    # a MacBook is a Mac: the build machine a question names ("moved to M1 MacBooks, `cordova build ios` fails")
+    ("Fix reading the MacBook model name", {"macos"}),
+    ("since we moved to M1 MacBooks, `cordova build ios` for the simulator fails when linking", {"macos", "ios"}),
 ])
 def test_the_mac_is_named_as_macos(text, platforms):
     assert named_platforms(text) == platforms
