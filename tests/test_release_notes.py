@@ -665,6 +665,68 @@ def test_plain_line_changelog_entries() -> None:
     assert [(e.section, e.prs) for e in parse(body)] == [("fix", (408,)), ("fix", (406,))]
 
 
+def test_a_prose_body_with_a_reference_is_an_entry() -> None:
+    body = (
+        "This release fixes a regression where the `select!` macro stopped accepting\n"
+        "expressions that make use of temporary lifetime extension. ([#6722])\n\n"
+        f"[#6722]: {PULL}/6722\n"
+    )
+    entry = only(body)
+    assert (entry.section, entry.prs, entry.heading) == ("other", (6722,), "")
+    assert entry.text.startswith("This release fixes a regression where the `select!` macro stopped accepting expr")
+    assert "[#6722]:" not in entry.text and "http" not in entry.text  # the link definition is no text
+
+
+def test_plain_conventional_lines_without_a_heading_are_entries() -> None:
+    body = (
+        "fix: aspnet fqdn (#485) @bruno-garcia\n"
+        "feat: Add integration to TaskScheduler.UnobservedTaskException (#481) @lucas\n"
+        "build(deps): bump Serilog.AspNetCore from 3.2.0 to 3.4.0 (#477) @dependabot-preview\n"
+        "build(deps): bump Microsoft.Extensions.Logging.Debug @dependabot-preview\n"
+        "Set DateFormatHandling.IsoDateFormat for serializer. Fixes #351 (#353) @olsh\n"
+        f"Fix a leak in the transport ({PULL}/9)\n"
+    )
+    assert [(e.section, e.prs, e.issues) for e in parse(body)] == [
+        ("fix", (485,), ()), ("feature", (481,), ()), ("dependency", (477,), ()),  # the bump citing nothing: no entry
+        ("other", (353,), (351,)), ("fix", (9,), ()),
+    ]
+
+
+def test_prose_sentences_that_each_cite_a_change_are_entries_and_a_commit_counts() -> None:
+    body = (
+        "This release fixes a panic in the parser (#10). It also fixes a deadlock\n"
+        "in the pool (#12).\n\n"
+        "This reverts the change from #123\nbecause it broke uploads (#456).\n\n"
+        "Fixes a crash on start (92e10c3).\n"
+    )
+    assert [(e.prs, e.commits, e.text) for e in parse(body)] == [
+        ((10,), (), "This release fixes a panic in the parser (#10)."),
+        ((12,), (), "It also fixes a deadlock in the pool (#12)."),
+        ((456,), (), "This reverts the change from #123 because it broke uploads (#456)."),  # a mention, no split
+        ((), ("92e10c3",), "Fixes a crash on start (92e10c3)."),
+    ]
+    assert [e.section for e in parse(body)] == ["other", "other", "other", "fix"]
+
+
+@pytest.mark.parametrize("body", [
+    "**Full Changelog**: https://github.com/getsentry/sentry-demo/compare/1.0.0...1.0.1\n",
+    "Pre-release, see [the GitHub release](https://github.com/getsentry/sentry-demo/releases/tag/v2.0b1) for details.",
+    "## What's Changed\n\nNo user-facing changes.\n\n## New Contributors\n"
+    f"* @alice made their first contribution in {PULL}/5\n\n@bob made their first contribution in {PULL}/6\n",
+    "Install it with:\n\n```\npip install sentry-demo==1.2.3 # (#7)\n```\n\nThanks to @alice and @bob!\n",
+    "This release was published to fix a publishing issue with 7.59.0. See [7.59.0](#7590) for its changes.\n",
+    "Fixed #163\n",  # an issue only: no change to answer with
+    "See the [PR](https://github.com/other/repo/pull/8) upstream (#other)\n",
+])
+def test_a_body_of_boilerplate_only_yields_nothing(body: str) -> None:
+    assert parse(body) == []
+
+
+def test_prose_is_no_entry_when_the_body_has_a_list() -> None:
+    body = "This release fixes a crash\non start (#5) for everyone.\n\n### Fixes\n\n- Fix the upload (#6)\n"
+    assert [e.prs for e in parse(body)] == [(6,)]
+
+
 @pytest.mark.parametrize("body", [None, "", "   \n\n", 42, b"- fix (#1)"])
 def test_empty_or_invalid_body(body: object) -> None:
     assert parse_release_notes(body) == []  # type: ignore[arg-type]

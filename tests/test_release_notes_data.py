@@ -219,12 +219,15 @@ FORMAT_SAMPLES = (
     "* Enhancements\n  * Implement `Sentry.LoggerBackend`\n",  # sections as list items (old sentry-elixir)
     "Bugfixes:\n* [#554][], [#1017][]: Close JSON namespaces.\n\n[#1017]: https://github.com/acme/widget/pull/1017\n",
     # zap: a leading group of Markdown reference links
+    "This release fixes a regression where the unix socket api stopped accepting\nthe abstract socket namespace. "
+    "([#6772])\n\n[#6772]: https://github.com/acme/widget/pull/6772\n",  # prose, no list (tokio patch releases)
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
                   4: "40ebc2371b34c3858e9c6e140d5d55c9453add80f448c5e1742477cf7a652cd4",  # 4: ``literal`` spans
                   5: "fa953301d3d489ae87bb6c4715f7e2829a4ee9728f60d5642b7951fcb24f280b",  # 5: sections as list items
-                  6: "54b3f2395eda8a86cffeed988e70cbabad62df4899d26099dec91ca232425f2d"}  # 6: leading reference groups
+                  6: "54b3f2395eda8a86cffeed988e70cbabad62df4899d26099dec91ca232425f2d",  # 6: leading reference groups
+                  7: "4644edd2b7aee01bc3fba88d9d434b2b8a246a823340a84c0465d9780f2c280a"}  # 7: prose bodies
 
 
 @pytest.mark.slow

@@ -33,8 +33,10 @@ numbers are not claimed (explicit issue links there are).
 
 Entries are list items (``-``, ``*``, ``+``, ``1.``). Prose, blockquotes/alerts, admonitions,
 code fences, tables, other HTML and "New Contributors" lists are skipped (HTML headings and lists are
-read as their Markdown equivalents, see ``html.py``); the one exception is old
-plain-text changelogs whose paragraph lines each end in ``(#N)``, where every line is an entry.
+read as their Markdown equivalents, see ``html.py``); the exceptions are old
+plain-text changelogs whose paragraph lines each end in ``(#N)``, where every line is an entry, and a body
+that gives no entry at all, whose prose paragraphs and lines that cite a PR or commit are its entries
+(``prose.py``: "This release fixes a regression … ([#6722])").
 """
 
 from __future__ import annotations
@@ -55,9 +57,10 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 6  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 7  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
-# 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first
+# 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
+# 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py)
 
 _log = logging.getLogger(__name__)
 
@@ -67,6 +70,7 @@ def _parse(body: str, repo: str | None) -> list[ReleaseNoteEntry]:
     # Imported here: the judge reads sections (commit_prefix, classify_bullet) on every answer, the scanner only
     # `wif index` needs (~3 ms of regexes and classes an offline answer would load for nothing).
     from indexer.release_notes.html import html_lists_to_markdown
+    from indexer.release_notes.prose import prose_entries
     from indexer.release_notes.scanner import _MAX_LINE, _close_bullet, _handle_line, _State
 
     state = _State(repo=repo)
@@ -74,6 +78,8 @@ def _parse(body: str, repo: str | None) -> list[ReleaseNoteEntry]:
     for line in text.split("\n"):
         _handle_line(state, line[:_MAX_LINE].expandtabs(4))
     _close_bullet(state)
+    if not state.entries:  # no list item or entry line: the prose's paragraphs that cite a change (prose.py)
+        prose_entries(state)
     return state.entries
 
 

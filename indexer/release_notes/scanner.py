@@ -109,6 +109,8 @@ class _State:
     in_comment: bool = False
     in_admonition: bool = False
     after_break: bool = True  # previous line was blank/heading: a pseudo-heading may start here
+    prose: list[tuple[_Context, list[str]]] = field(default_factory=list)  # paragraphs no entry came from (prose.py)
+    prose_size: int = 0
 
 
 def _context(stack: list[_Head]) -> _Context:
@@ -144,8 +146,9 @@ def _push_heading(state: _State, level: int, text: str) -> None:
         state.stack.append(_Head(level, _strip_inline_markup(text)[:_MAX_HEADING], rule))
 
 
-def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> None:
-    """Turn collected paragraphs into an entry (if it has any text)."""
+def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool, cited: bool = False) -> None:
+    """Turn collected paragraphs into an entry (if it has any text; with ``cited``, only if it cites a PR or
+    commit)."""
     texts: list[str] = []
     prs: list[int] = []
     issues: list[int] = []
@@ -177,6 +180,8 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool) -> N
         return
     head_text = texts[0]
     pr_numbers = tuple(n for n in _dedupe(prs) if str(n) in text)
+    if cited and not pr_numbers and not commits:
+        return
     issue_numbers = tuple(n for n in _dedupe(issues) if n not in pr_numbers)
     state.entries.append(
         ReleaseNoteEntry(
@@ -205,10 +210,15 @@ def _flush_paragraph(state: _State) -> None:
     """Plain (non-list) lines are prose, except old bodies whose lines each end in ``(#N)``."""
     lines = state.paragraph
     state.paragraph = []
-    if not lines or any(not _is_plain_entry(line, state.repo) for line in lines):
+    if not lines:
         return
     context = _context(state.stack)
     if context.skip:
+        return
+    if any(not _is_plain_entry(line, state.repo) for line in lines):
+        if state.prose_size < _MAX_RAW:  # kept for a body no list item made an entry of (prose.py)
+            state.prose.append((context, lines))
+            state.prose_size += sum(len(line) for line in lines)
         return
     for line in lines:
         _emit(state, context, [_Unit([line], True)], False)
