@@ -708,6 +708,21 @@ def test_prose_sentences_that_each_cite_a_change_are_entries_and_a_commit_counts
     assert [e.section for e in parse(body)] == ["other", "other", "other", "fix"]
 
 
+def test_prose_lines_that_start_like_a_change_or_end_in_a_link_are_entries_of_their_own() -> None:
+    body = (
+        "0a1b2c3 fix: crash on start\n4d5e6f7 feat: add retries\nwhen the server is busy\n\n"
+        f"Fixed a crash when the config is empty ({PULL}/77).\nImproved logging ({PULL}/78).\n\n"
+        "fix: a change citing nothing\nfeat: add a flag (#9)\n"
+    )
+    assert [(e.section, e.prs, e.commits, e.text) for e in parse(body)] == [
+        ("fix", (), ("0a1b2c3",), "fix: crash on start"),
+        ("feature", (), ("4d5e6f7",), "feat: add retries when the server is busy"),
+        ("fix", (77,), (), "Fixed a crash when the config is empty (#77)."),
+        ("other", (78,), (), "Improved logging (#78)."),
+        ("feature", (9,), (), "feat: add a flag (#9)"),
+    ]
+
+
 @pytest.mark.parametrize("body", [
     "**Full Changelog**: https://github.com/getsentry/sentry-demo/compare/1.0.0...1.0.1\n",
     "Pre-release, see [the GitHub release](https://github.com/getsentry/sentry-demo/releases/tag/v2.0b1) for details.",

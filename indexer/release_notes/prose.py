@@ -5,7 +5,8 @@ fixes a regression where … ([#6722])") or old notes of one change per line ("f
 The scanner keeps the paragraphs no entry came from; when the whole body gave no entry, each of them becomes
 entries here, so the fix it names can be an answer. A paragraph is one entry (its wrapped lines one sentence),
 except that a line ending in a reference or a credit (``(#485) @user``, ``… #372``) ends an entry, so a
-paragraph of one change per line gives one entry per line.
+paragraph of one change per line gives one entry per line; so does a line that starts like a change (a
+conventional-commit prefix, ``fix: …``, or a leading commit hash, ``0a1b2c3 Fix …``).
 
 Only a piece that cites a PR or a commit of the repository becomes an entry: boilerplate ("Full Changelog:
 …/compare/…", "Pre-release, see the GitHub release", "No changes", install steps, a thank-you) cites none, and
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 import re
 
+from indexer.release_notes.references import _LEADING_SHA, _looks_like_sha, _render_unit
 from indexer.release_notes.scanner import _emit, _State, _Unit
+from indexer.release_notes.sections import _classify_conventional
 
 _LINK_DEFINITION = re.compile(r"\[[^\[\]\n]{1,100}\]:\s+\S")
 # What closes an entry: parenthesised references ("(#485)", "([#6722])", "(#157, #103)"), a commit in parentheses
@@ -33,17 +36,19 @@ _SENTENCE_END = re.compile(_CLOSER + r"[.;][ \t]+(?=[A-Z])")  # "Fixes A (#1). F
 def prose_entries(state: _State) -> None:
     """Emit the kept paragraphs' pieces that cite a PR or commit (called when the body gave no entry)."""
     for context, lines in state.prose:
-        for piece in _pieces(lines):
+        for piece in _pieces(lines, state.repo):
             _emit(state, context, [_Unit(piece, True)], False, cited=True)
 
 
-def _pieces(lines: list[str]) -> list[list[str]]:
-    """A paragraph's entries: its text up to each reference or credit that ends a line or a sentence, link
-    definitions left out."""
+def _pieces(lines: list[str], repo: str | None) -> list[list[str]]:
+    """A paragraph's entries: its text up to each reference or credit that ends a line or a sentence, and from
+    each line that starts like a change ("fix: …", "0a1b2c3 Fix …"); link definitions left out."""
     pieces: list[list[str]] = [[]]
     for line in lines:
         if _LINK_DEFINITION.match(line):
             continue
+        if pieces[-1] and _starts_entry(line):
+            pieces.append([])
         start = 0
         for match in _SENTENCE_END.finditer(line):
             pieces[-1].append(line[start:match.end()].rstrip())
@@ -52,6 +57,14 @@ def _pieces(lines: list[str]) -> list[list[str]]:
         rest = line[start:]
         if rest:
             pieces[-1].append(rest)
-        if _ENDS_ENTRY.search(rest):
+        if _ENDS_ENTRY.search(_render_unit(rest, repo, None)[0].rstrip()):  # "(https://…/pull/77)" reads "(#77)"
             pieces.append([])
     return [piece for piece in pieces if piece]
+
+
+def _starts_entry(line: str) -> bool:
+    """A conventional-commit prefix of a known type or a leading commit hash: a change's first line."""
+    if _classify_conventional(line) is not None:
+        return True
+    sha = _LEADING_SHA.match(line)
+    return sha is not None and _looks_like_sha(sha.group(1))
