@@ -7,7 +7,9 @@ the holdout (bench/data/holdout_cases.jsonl) and the near repositories (bench/da
 (`calibrate_offline.ShippedRunner`: `wif eval`'s `run_case`, the workflow `wif ask` runs, offline engine, GitHub
 served by the fake), in both input modes, and prints per mode:
 HIGH precision, top-1, found, MEDIUM top-candidate precision (a MEDIUM answer whose top candidate is a right
-fix), and how many already-has-fix / never-fixed cases end in `no_result` or a MEDIUM naming no `must_not_claim`.
+fix), and how many already-has-fix / never-fixed cases end in `no_result` or a MEDIUM naming no `must_not_claim`;
+and how many of the second looks listed (`Candidate.second_look`: below the top, never leading) are a right fix —
+what listing more lines costs, which no other number shows.
 
     python bench/quality_report.py                                # the shipped rules
     python bench/quality_report.py --set scoring.COMMON_SHARE=1   # a constant changed (1: rule off)
@@ -80,7 +82,9 @@ def row(case: Case, result: CaseResult) -> dict:
     verdict = judge_result(case, result)
     top = top_candidate(result)
     fixes = case.expect.fixes()
-    return {"id": case.id, "repo": repository(case), "category": case.category, "outcome": result.outcome,
+    looks = [c for c in result.candidates if c.second_look]
+    return {"second_looks": len(looks), "second_looks_right": sum(bool(fixes and is_claim_of(c, fixes)) for c in looks),
+            "id": case.id, "repo": repository(case), "category": case.category, "outcome": result.outcome,
             "has_fix": verdict.has_fix, "top1": verdict.top1, "found": verdict.found,
             "high": is_high(result), "medium": result.outcome == "medium" or (result.outcome == "unreleased"
                                                                           and not is_high(result)),
@@ -103,6 +107,9 @@ def metrics(rows: list[dict]) -> dict:
         "medium_top_precision": _ratio(sum(r["top_right"] for r in mediums), len(mediums)),
         "never_fixed_ok": _ratio(len(never_ok), len(never)),
         "must_not_claim": (sum(r["claimed_bad"] for r in rows), len(rows)),
+        # the cost of listing below the top: second looks (never leading) that are a right fix, of all listed
+        "second_looks_right": (sum(r.get("second_looks_right", 0) for r in rows), sum(r.get("second_looks", 0)
+                                                                                      for r in rows)),
     }
 
 

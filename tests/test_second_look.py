@@ -1,5 +1,5 @@
 """Second looks: a line far below its batch's best is listed beside better candidates, never leads, never answers
-alone (relevance.rank_entries, scan_release_notes._second_look / listed / no_answer_of_second_looks)."""
+alone (relevance.rank_entries, pr_evaluation.as_second_look, scan_release_notes.listed / no_answer_of_second_looks)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from wif_action.engines.offline.relevance import rank_entries, score_entries
 from wif_action.models import Candidate, Confidence, Entry, Grounds, NearMiss, Release
 from wif_action.question import analyse_question
 from wif_action.subtasks import scan_release_notes
-from wif_action.subtasks.scan_release_notes import _second_look, listed, no_answer_of_second_looks
+from wif_action.subtasks.pr_evaluation import as_second_look
+from wif_action.subtasks.scan_release_notes import listed, no_answer_of_second_looks
 
 REPO = "acme/widget"
 RELEASE = Release(id=1, repo=REPO, tag="2.0.0", version="2.0.0", version_key="k")
@@ -54,11 +55,17 @@ def candidate(version: str, pr: int, confidence: Confidence = Confidence.MEDIUM)
                      confidence=confidence, reason="r", repo=REPO, strength=1.0)
 
 
+def _look(candidate: Candidate) -> Candidate:
+    return as_second_look(candidate, "far below")
+
+
 def test_a_second_look_is_at_most_medium_and_never_leads_nor_rivals() -> None:
-    look = _second_look(candidate("1.0.0", 1, Confidence.HIGH))
-    assert look.confidence == Confidence.MEDIUM and look.objected
+    look = _look(candidate("1.0.0", 1, Confidence.HIGH))
+    assert look.confidence == Confidence.MEDIUM and look.objected and look.second_look
     later = candidate("3.0.0", 3)
     assert [c.pr for c in candidate_order([look, later])] == [3, 1]  # older, yet listed after
+    objected = replace(candidate("3.0.0", 5), objected=True)  # an objection alone would leave release order
+    assert [c.pr for c in candidate_order([look, objected])] == [5, 1]
     high = candidate("3.0.0", 4, Confidence.HIGH)
     same = Grounds(subjects=("port",), own_text=True, shares=(0.001,))
     assert older_rivals([look, high], lambda c: same) == []
@@ -66,18 +73,18 @@ def test_a_second_look_is_at_most_medium_and_never_leads_nor_rivals() -> None:
 
 
 def test_second_looks_alone_make_no_answer_but_near_misses() -> None:
-    look, regular = _second_look(candidate("1.0.0", 1)), candidate("2.0.0", 2)
+    look, regular = _look(candidate("1.0.0", 1)), candidate("2.0.0", 2)
     misses = [NearMiss(version="1.5.0", pr=9, url="u", reason="low")]
-    assert no_answer_of_second_looks([look, regular], [look], misses) == [look, regular]
-    assert no_answer_of_second_looks([look], [look], misses) == []
+    assert no_answer_of_second_looks([look, regular], misses) == [look, regular]
+    assert no_answer_of_second_looks([look], misses) == []
     assert [m.pr for m in misses] == [1, 9]
 
 
 def test_a_fully_scored_medium_takes_a_second_looks_place_at_the_cap() -> None:
     cap = scan_release_notes.MAX_MEDIUM
-    look = _second_look(candidate("1.0.0", 1))
+    look = _look(candidate("1.0.0", 1))
     candidates = [look, *(candidate("1.1.0", 10 + i) for i in range(cap - 1))]
-    assert not listed(candidates, _second_look(candidate("1.2.0", 2)), [look], second_look=True)
-    assert listed(candidates, candidate("1.3.0", 3), [look])
+    assert not listed(candidates, _look(candidate("1.2.0", 2)))
+    assert listed(candidates, candidate("1.3.0", 3))
     assert look not in candidates and candidates[-1].pr == 3 and len(candidates) == cap
-    assert not listed(candidates, candidate("1.4.0", 4), [look])  # no second look left to give way
+    assert not listed(candidates, candidate("1.4.0", 4))  # no second look left to give way

@@ -26,6 +26,9 @@ class Ranked(Protocol):
     def objected(self) -> bool: ...
 
     @property
+    def second_look(self) -> bool: ...
+
+    @property
     def tag(self) -> str: ...
 
     @property
@@ -47,12 +50,13 @@ def candidate_order(candidates: Iterable[R]) -> list[R]:
     the one naming the most of the problem first: `within_release`) — unless one of them is the clear match
     (`clear_leader`), which then leads them. At each of the two levels a candidate an objection marks
     (`objections.py`: other platform, opposite direction, …) comes after those nothing objects to, so it never
-    leads while another candidate of its level stands."""
-    def key(candidate: R) -> tuple[bool, bool, str, float]:
+    leads while another candidate of its level stands; a second look (scan_release_notes.as_second_look) comes
+    after every other MEDIUM, objected or not."""
+    def key(candidate: R) -> tuple[bool, bool, bool, str, float]:
         high = candidate.confidence == "high"
         if high:
-            return False, candidate.objected, "", 0.0
-        return True, candidate.objected, release_order(candidate), within_release(candidate)
+            return False, False, candidate.objected, "", 0.0
+        return True, candidate.second_look, candidate.objected, release_order(candidate), within_release(candidate)
 
     ordered = sorted(candidates, key=key)
     leader = clear_leader(ordered)

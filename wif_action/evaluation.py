@@ -85,6 +85,7 @@ class Claim(BaseModel):
     reason: str = ""
     repo: str | None = None  # the PR's repository
     objected: bool = False  # a check of wif_action/objections.py objected: rendered last
+    second_look: bool = False  # listed only as a second look (`Candidate.second_look`): after every other MEDIUM
     commit: str | None = None
     strength: float | None = None  # the engine's evidence strength (`Candidate.strength`)
     breadth: float | None = None  # the share of the problem's ideas its headline names (`Candidate.breadth`)

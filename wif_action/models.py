@@ -237,6 +237,7 @@ class Candidate:
     via: Via | None = None
     commit: str | None = None
     objected: bool = False  # a check of wif_action/objections.py found a reason it cannot be the fix
+    second_look: bool = False  # listed only as a second look (pr_evaluation.as_second_look): never leads
     strength: float | None = None  # the engine's `Score.strength` (before any check lowered its level)
     breadth: float | None = None  # the engine's `Score.breadth`
     unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release

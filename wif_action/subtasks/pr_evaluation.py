@@ -33,6 +33,15 @@ MAX_BODY_CHARS = 200_000
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 
+def as_second_look(candidate: Candidate, why: str) -> Candidate:
+    """A candidate listed only as a second look (a line far below its batch's best: `RelevantEntry.second_look`): at
+    most MEDIUM, marked `objected` and `second_look`, so it is listed after every other MEDIUM, objected or not,
+    leads none and rivals no HIGH (`candidate_order`), and alone makes no answer
+    (`scan_release_notes.no_answer_of_second_looks`)."""
+    return replace(candidate, confidence=Confidence.MEDIUM, objected=True, second_look=True,
+                   reason=f"{candidate.reason} (listed as a second look: {why})")
+
+
 class PrEvaluator:
     def __init__(self, run: Run, repo: str, question: Question):
         self.run, self.repo, self.question, self.tools, self.journal = run, repo, question, run.tools, run.journal

@@ -19,7 +19,7 @@ from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
 from wif_action.subtasks.cited_prs import cited_pr, repository_names
 from wif_action.subtasks.judging import judged
-from wif_action.subtasks.pr_evaluation import PrEvaluator
+from wif_action.subtasks.pr_evaluation import PrEvaluator, as_second_look
 
 BATCH_SIZE = 5
 MAX_MEDIUM = 5
@@ -46,7 +46,6 @@ class _Scan:
     evaluator: PrEvaluator
     result: ScanResult
     names: dict[str, str]
-    second_looks: list[Candidate] = field(default_factory=list)  # admitted below the batch's bar (`_second_look`)
 
     def confirmed_high(self) -> bool:
         """As many HIGHs as the run asks for (`max_high`): the scan stops."""
@@ -78,7 +77,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
     _demote_behind_older_rivals(result, evaluator.grounds, journal.note)
-    result.candidates = no_answer_of_second_looks(result.candidates, scan.second_looks, evaluator.near_misses)
+    result.candidates = no_answer_of_second_looks(result.candidates, evaluator.near_misses)
     return result
 
 
@@ -215,45 +214,32 @@ def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = Fal
     if candidate is None:
         return
     if second_look:
-        candidate = _second_look(candidate)
-        journal.note(f"{_change(candidate)} ({candidate.version}) is listed at most as medium, after the others: "
-                     "its line scored far below the best lines of its releases.")
-    if listed(result.candidates, candidate, scan.second_looks, second_look) and second_look:
-        scan.second_looks.append(candidate)
+        candidate = as_second_look(candidate, "its line scored far below the best lines of its releases")
+        journal.note(f"{_change(candidate)} ({candidate.version}) is listed at most as medium, after the others.")
+    listed(result.candidates, candidate)
 
 
-def listed(candidates: list[Candidate], candidate: Candidate, second_looks: list[Candidate],
-           second_look: bool = False) -> bool:
+def listed(candidates: list[Candidate], candidate: Candidate) -> bool:
     """Append `candidate` unless `MAX_MEDIUM` MEDIUMs are listed; a candidate scored in full then takes the place of
-    the newest second look (`_second_look`), so a line admitted below its batch's bar never keeps a later, better
-    scored one out. Whether it was appended."""
+    the newest second look (`pr_evaluation.as_second_look`), so a line let in as a second look never keeps a later,
+    better scored one out. Whether it was appended."""
     mediums = [c for c in candidates if c.confidence == Confidence.MEDIUM]
     if candidate.confidence == Confidence.MEDIUM and len(mediums) >= MAX_MEDIUM:
-        looks = [c for c in mediums if any(c is look for look in second_looks)]
-        if second_look or not looks:
+        looks = [c for c in mediums if c.second_look]
+        if candidate.second_look or not looks:
             return False
         del candidates[next(i for i, c in enumerate(candidates) if c is looks[-1])]
     candidates.append(candidate)
     return True
 
 
-def _second_look(candidate: Candidate) -> Candidate:
-    """A line the filter admitted far below its batch's best (`RelevantEntry.second_look`): at most MEDIUM and
-    marked `objected`, so it is listed after the candidates nothing objects to, leads none of them and rivals no
-    HIGH (`candidate_order`)."""
-    return replace(candidate, confidence=Confidence.MEDIUM, objected=True,
-                   reason=f"{candidate.reason} (it scored far below the best lines of its releases)")
-
-
-def no_answer_of_second_looks(candidates: list[Candidate], second_looks: list[Candidate],
-                              near_misses: list[NearMiss]) -> list[Candidate]:
-    """The candidates, or none when every one is a second look (`_second_look`): then they lead `near_misses`
-    (of a no_result) instead.
+def no_answer_of_second_looks(candidates: list[Candidate], near_misses: list[NearMiss]) -> list[Candidate]:
+    """The candidates, or none when every one is a second look (`pr_evaluation.as_second_look`): then they lead
+    `near_misses` (of a no_result) instead.
 
     Why: a line far below its batch's best is worth listing beside a better candidate (recall), but alone it would
     lead the answer as a guess, and an unrelated MEDIUM is the second-worst answer."""
-    looks = {id(c) for c in second_looks}
-    if not looks or any(id(c) not in looks for c in candidates):
+    if not candidates or not all(c.second_look for c in candidates):
         return candidates
     near_misses[:0] = [NearMiss(version=c.version, pr=c.pr, url=c.url, reason=c.reason, repo=c.repo,
                                 commit=c.commit) for c in candidates]
