@@ -165,23 +165,23 @@ def test_switching_a_synonym_off_changes_the_analysis() -> None:
 
 
 def test_a_runtimes_or_protocols_version_is_one_term_and_the_sdks_own_version_is_not() -> None:
-    """"OTP 25", "Elixir 1.19", "HTTP/2", "Erlang/OTP-28.0" keep their number as one term (lexicon
-    `versioned_names`): "OTP" alone is in every Erlang note, "OTP 25" in the one fix for it. A
-    package's own version ("sentry-elixir 10.7.1") stays noise, and the table decides which words qualify."""
+    """"Elixir 1.19", "HTTP/2", "lang/Elixir-1.19.0" keep their number as one term (lexicon `versioned_names`):
+    "elixir" alone is in every note of an Elixir SDK, "Elixir 1.19" in the one fix for it. A package's own version
+    ("sentry-elixir 10.7.1") stays noise, and the table decides which words qualify ("OTP 25": not one of them)."""
     def versioned(text: str) -> set[str]:
         return {term.key for term in analyse(text) if any(c.isdigit() for c in term.key) and " " in term.key}
 
-    assert versioned("On OTP 25 a crash reaches Sentry as a message") == {"otp 25"}
+    assert versioned("On Elixir 1.19 a crash reaches Sentry as a message") == {"elixir 1.19"}
     assert versioned("compatible with the translation format of Elixir 1.19.2") == {"elixir 1.19"}
     assert versioned("disable HTTP/2 and ALPN") == {"http 2"}
-    assert versioned("Fix regexes on Erlang/OTP 28 and OTP-28.0") == {"otp 28"}
-    assert versioned("iOS 17 only") == set()  # not one of `versioned_names`
+    assert versioned("Fix regexes on lang/Elixir 1.18 and Elixir-1.18.0") == {"elixir 1.18"}
+    assert versioned("iOS 17 only, OTP 25") == set()  # not one of `versioned_names`
     assert versioned("sentry-elixir 10.7.1 with Elixir") == set()
     assert versioned("HTTP 500 errors") == {"http 500", "500 error"}  # a status code stays the ordinary bigram
     tables = lexicon.data()
     tables["words"]["versioned_names"] = []
     lexicon.use(tables)
-    assert versioned("On OTP 25 a crash, disable HTTP/2") == set()
+    assert versioned("On Elixir 1.19 a crash, disable HTTP/2") == set()
 
 
 def test_a_game_engines_version_is_one_term_like_a_runtimes() -> None:

@@ -33,7 +33,7 @@ _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:m|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
                            re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
-# A runtime's or protocol's version ("OTP 25", "Elixir 1.19", "HTTP/2", "Erlang/OTP-28.0"): the word before it
+# A runtime's or protocol's version ("Elixir 1.19", "Unity 6", "HTTP/2", "Elixir-1.19.0"): the word before it
 # (lexicon `versioned_names`), the number as written, and the number joined to its word.
 _SUBJECT_BEFORE = re.compile(r"(?<![\w.+#-])([A-Za-z][\w.+#]*)[ \t/-]{1,2}$")
 _SUBJECT_VERSION = re.compile(r"(\d{1,4}(?:\.\d{1,4}){0,2})")
@@ -131,7 +131,7 @@ def _versioned() -> frozenset[str]:
 
 
 def _subject(chunk: str) -> Term | None:
-    """The word a chunk names a version of when a number follows it ("OTP", "Erlang/OTP"; not "sentry-elixir",
+    """The word a chunk names a version of when a number follows it ("Elixir", "lang/Elixir"; not "sentry-elixir",
     whose number is that package's version): its key and surface."""
     word = chunk.rsplit("/", 1)[-1] if "/" in chunk and "-" not in chunk else chunk
     if word.lower() not in _versioned():
@@ -141,7 +141,7 @@ def _subject(chunk: str) -> Term | None:
 
 
 def _versioned_term(subject: Term, number: str) -> Term | None:
-    """ "OTP 25" as one term, keyed by the major and a minor that is not 0 ("OTP-28.0" is "otp 28"); None for a
+    """ "Elixir 1.19" as one term, keyed by the major and a minor that is not 0 ("Unity-6.0" is "uniti 6"); None for a
     number that is a term of its own (a 3-digit code: the ordinary bigram already pairs it)."""
     if _keep_word(number):
         return None
@@ -216,7 +216,7 @@ def _identifier(text: str) -> Term:
 def _chunk_terms(chunk: str) -> list[Term]:
     """Terms of one run of word characters joined by `.`, `:`, `/` or `-`."""
     joined = _JOINED_VERSION.fullmatch(chunk) if _DIGIT.search(chunk) else None
-    if joined is not None and (subject := _subject(joined.group(1))) is not None:  # "HTTP/2", "OTP-28.0"
+    if joined is not None and (subject := _subject(joined.group(1))) is not None:  # "HTTP/2", "Elixir-1.19.0"
         versioned = _versioned_term(subject, joined.group(2))
         return _word_terms(joined.group(1)) + ([versioned] if versioned else [])
     segments = [s for s in _SEPARATORS.split(chunk) if s.strip("_")]
@@ -288,7 +288,7 @@ def term_counts(text: str, chunks: dict[str, _Keys] | None = None) -> Counter[st
     keys: list[str] = []
     append, extend = keys.append, keys.extend
     previous: str | None = None
-    subject: Term | None = None  # as `analyse`: a number right after "OTP" is OTP's version
+    subject: Term | None = None  # as `analyse`: a number right after "Elixir" is Elixir's version
     for broken, chunk in _BROKEN_CHUNK.findall(clean(text)):
         if broken:
             previous = subject = None
