@@ -9,8 +9,10 @@ import pytest
 
 from indexer.registry import load_registry
 from wif_action.engines.offline import OfflineJudge
+from wif_action.engines.offline.evidence import gather
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.openai_engine import OpenAIJudge
-from wif_action.models import Request
+from wif_action.models import PullRequest, Request
 from wif_action.objections import CHECKS
 from wif_action.ports import Judge
 from wif_action.question import Question, analyse_question, own_name_keys, question_of
@@ -122,19 +124,25 @@ def test_a_long_dotted_name_in_angle_brackets_is_read_in_one_pass() -> None:
 
 
 def test_the_asked_sdks_own_package_name_is_no_evidence():
-    """Every note of sentry-xamarin is about it: "Sentry.Xamarin" in the request says which SDK, so a note matching
-    "xamarin" (SentryXamarinFormsIntegration) has no evidence from it. A word the text also uses on its own, and a
-    package naming an integration (another word than the SDK's), stay."""
+    """Every note of sentry-xamarin is about it: "Sentry.Xamarin" in the request says which SDK, so no note is
+    credited with it (`Question.own_names`; a note's "SentryXamarinFormsIntegration" named "xamarin"). A word the
+    text also uses on its own, and a package naming an integration (another word than the SDK's), stay evidence."""
     registry = load_registry()
     xamarin = Request(sdk="sentry-xamarin", version="1.0.0", problem="",
                       raw_text="Sentry.Xamarin 1.0.0: `NullReferenceException` in Sentry.Xamarin's breadcrumb code")
-    terms = question_of(xamarin, registry, "getsentry/sentry-xamarin").terms
-    assert "breadcrumb" in terms and not {"xamarin", "sentry.xamarin"} & terms.keys()
+    question = question_of(xamarin, registry, "getsentry/sentry-xamarin")
+    assert {"xamarin", "sentry.xamarin"} <= question.own_names and "breadcrumb" not in question.own_names
+    pull = PullRequest(repo="getsentry/sentry-xamarin", number=58,
+                       title="Fix Null reference on SentryXamarinFormsIntegration.Register", url="https://x/58")
+    stats = RepositoryStats(BatchStatistics([pull.title, "Fix null data on breadcrumb."]))
+    stats.load(pull.repo, list(question.terms.values()))
+    named = gather(pull, None, question.terms, stats, False, [], unmatched=question.own_names).headline
+    assert "xamarin" in gather(pull, None, question.terms, stats, False, []).headline and "xamarin" not in named
     forms = Request(sdk="sentry-xamarin", version="1.0.0", problem="",
                     raw_text="Sentry.Xamarin.Forms 1.0.0: crash when the Xamarin app starts")
-    assert "xamarin" in question_of(forms, registry, "getsentry/sentry-xamarin").terms
+    assert "xamarin" not in question_of(forms, registry, "getsentry/sentry-xamarin").own_names
     laravel = Request(sdk="sentry-laravel", version="4.6.0", problem="With Laravel Octane only the first request",
                       raw_text="Customer uses sentry-laravel 4.6.0 with Octane")
-    assert "laravel" in question_of(laravel, registry, "getsentry/sentry-laravel").terms
+    assert "laravel" not in question_of(laravel, registry, "getsentry/sentry-laravel").own_names
     assert own_name_keys("Customer uses sentry-laravel 4.6.0 with Octane", "getsentry/sentry-laravel",
                          registry) == {"laravel"}

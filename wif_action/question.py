@@ -56,6 +56,7 @@ class Question:
     alternatives: tuple[frozenset[str], ...] = ()  # "slow/frozen frames": one idea
     links: tuple[str, ...] = ()  # GitHub issue/PR links of the request text
     customer: Customer = Customer()  # SDK, repository, version, platform (set by `question_of`)
+    own_names: frozenset[str] = frozenset()  # term keys naming only the asked SDK itself: no note matches them
 
     @property
     def text(self) -> str:
@@ -112,13 +113,13 @@ def question_of(request: Request, registry: Registry | None = None, repo: str | 
     """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
     question = analyse_question(request.problem, request.raw_text, registry)
     customer = customer_of(request, question.platforms, registry, repo or request.repo)
-    own = own_name_keys(question.text, customer.repo, registry)
-    terms = {key: term for key, term in question.terms.items() if key not in own}
-    return replace(question, customer=customer, terms=terms)
+    return replace(question, customer=customer,
+                   own_names=frozenset(own_name_keys(question.text, customer.repo, registry)))
 
 
 def own_name_keys(text: str, repo: str | None, registry: Registry | None) -> set[str]:
-    """Term keys that the text uses only inside the asked SDK's own package names: a registry name of `repo` of
+    """Term keys that the text uses only inside the asked SDK's own package names (`Question.own_names`: they stay
+    in what a note must cover, and no note names them): a registry name of `repo` of
     the package kind ("Sentry.Xamarin", "sentry-laravel", "@sentry/react-native", `names.alias_kind_weight`)
     whose words are all words of the repository's name.
 

@@ -179,8 +179,11 @@ def _atoms(term: Term) -> set[str]:
 def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: RepositoryStats,
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
            repo: str | None = None, quoted: frozenset[str] = frozenset(),
-           alternatives: tuple[frozenset[str], ...] = (), quoted_code: frozenset[str] = frozenset()) -> Evidence:
-    """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's)."""
+           alternatives: tuple[frozenset[str], ...] = (), quoted_code: frozenset[str] = frozenset(),
+           unmatched: frozenset[str] = frozenset()) -> Evidence:
+    """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's);
+    `unmatched`: query terms no note is credited with (the asked SDK's own name, `Question.own_names`): they stay
+    among the concepts a note should cover, so leaving them out never makes another candidate look stronger."""
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
     plain = _without_negation(query, stats, repo)
@@ -191,6 +194,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     headline = term_counts(said + "\n" + pr.title)
     members = qualified_members(said + "\n" + pr.title)
     body = term_counts(aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
+    for key in unmatched:
+        headline.pop(key, None)
+        body.pop(key, None)
     for key, term in query.items():
         value = term.weight * stats.idf(repo, key)
         if headline.get(key):

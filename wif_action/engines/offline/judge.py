@@ -174,7 +174,8 @@ class OfflineJudge:
         linked = [int(link.rsplit("/", 1)[-1]) for link in question.links
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         evidence = gather(pr, entry, question.terms, stats, question.wants_functionality, linked,
-                          question.problem_keys, repo, question.quoted, question.alternatives, question.quoted_code)
+                          question.problem_keys, repo, question.quoted, question.alternatives, question.quoted_code,
+                          question.own_names)
         evidence.host_names = self._host_names(question, repo)
         return stats, evidence
 
