@@ -253,6 +253,29 @@ def test_an_older_rival_naming_a_rare_subject_of_the_high_is_about_the_same_thin
     assert older_rivals([high, rival], grounds_of(pr22=rare, pr21=Grounds(subjects=("il2cpp",), own_text=True))) == []
 
 
+def test_an_older_rival_naming_a_rare_part_of_a_subject_of_the_high_is_about_the_same_thing(lexicon_restored) -> None:
+    """"Fix `FacebookInitProvider` instrumentation" (subject "provider", rare in its own notes) rivals a later
+    "reset content-provider timespans" (subjects "app", "content provider"); a part everyday in the rival's notes
+    ("path" of "root path") does not, nor does a rival whose subject is wider than the HIGH's."""
+    tables = lexicon.data()
+    tables["weight"]["older_rival"] = 0.8
+    tables["weight"]["rival_share"] = 0.01
+    lexicon.use(tables)
+    high, rival = candidate("5.0.0", 50, Confidence.HIGH, strength=10.0), medium("4.2.0", 42, 11.0)
+    later = Grounds(subjects=("app", "content provid"), own_text=True, shares=(0.037, 0.0025))
+    assert older_rivals([high, rival], grounds_of(pr50=later, pr42=Grounds(
+        subjects=("provid", "instrument"), own_text=True, shares=(0.004, 0.02)))) == [(high, rival)]
+    assert older_rivals([high, rival], grounds_of(pr50=later, pr42=Grounds(
+        subjects=("provid", "instrument"), own_text=True, shares=(0.04, 0.02)))) == []
+    assert older_rivals([high, rival], grounds_of(pr50=Grounds(subjects=("app", "provid"), own_text=True,
+                                                               shares=(0.037, 0.04)), pr42=Grounds(
+        subjects=("content provid",), own_text=True, shares=(0.004,)))) == []
+    tables["weight"]["rival_share"] = 0.0
+    lexicon.use(tables)
+    assert older_rivals([high, rival], grounds_of(pr50=later, pr42=Grounds(
+        subjects=("provid", "instrument"), own_text=True, shares=(0.004, 0.02)))) == []
+
+
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
     tables = lexicon.data()
     tables["weight"]["older_rival"] = 0.8

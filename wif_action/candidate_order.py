@@ -151,13 +151,27 @@ def _shared_subject(high: Grounds, rival: Grounds) -> bool:
 
     Why: two lines naming the same rare thing ("greenlet" in werkzeug's notes) are about the same part of the
     library, whichever of the problem's ideas weighs most in each; an everyday word they share ("thread", "file")
-    says nothing about that — the repository's own term counts tell which is which, not a global list."""
+    says nothing about that — the repository's own term counts tell which is which, not a global list. A rare
+    subject of the rival that is a part of one of the HIGH's subjects counts too (`_rare_part`)."""
     if rival.subjects and high.subjects[0] in rival.subjects:
         return True
     rare = lexicon.weight("rival_share")
     shares = high.shares or (1.0,) * len(high.subjects)
     return any(subject in rival.subjects and share < rare
-               for subject, share in zip(high.subjects[1:], shares[1:], strict=False))
+               for subject, share in zip(high.subjects[1:], shares[1:], strict=False)) or _rare_part(high, rival, rare)
+
+
+def _rare_part(high: Grounds, rival: Grounds, rare: float) -> bool:
+    """Whether the rival names, as a subject rare in its own repository's notes (a share under `rare`), a part of
+    one of the HIGH's subjects: "Fix `FacebookInitProvider` instrumentation" (subject "provider", rare in its
+    plugin's notes) rivals "reset content-provider timespans" (subject "content provider").
+
+    Why: a subject is compared by its term, and a class name splits into fewer words than the prose naming the same
+    thing, so the older, specific line names the head word alone; a rare head word says the two lines are about the
+    same part of the code, an everyday one ("path" of "root path") says nothing, hence the share bar."""
+    shares = rival.shares or (1.0,) * len(rival.subjects)
+    return any(share < rare and set(part.split()) < set(subject.split())
+               for part, share in zip(rival.subjects, shares, strict=False) for subject in high.subjects)
 
 
 def top_candidate(candidates: Iterable[R]) -> R | None:
