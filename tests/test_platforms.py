@@ -219,6 +219,14 @@ def test_an_android_release_reads_as_its_api_level_in_the_questions_terms_and_le
     assert objection is not None and "the problem is on 23 and below" in objection.reason
 
 
+def test_a_minor_android_release_with_its_own_entry_reads_as_its_level_even_when_it_ends_in_zero():
+    """"Android 4.0" is API 14 (its own `[android_api_level]` entry), not the missing major "4"; "Android 10.0" has no
+    entry of its own and reads as its major's."""
+    assert as_api_levels("crash on Android 4.0 devices") == "crash on Android API 14 devices"
+    assert as_api_levels("Android 4.0 to 4.4") == "Android API 14-19"
+    assert as_api_levels("Android 10.0 only") == "Android API 29 only"
+
+
 def test_a_fix_for_other_android_api_levels_is_not_the_high_answer():
     objection = _objection(KMP_OLD_ANDROID, "fix(android): Fix cold/warm app start type detection for Android "
                                             "devices running API level 34+")

@@ -121,17 +121,17 @@ def as_api_levels(text: str) -> str:
 
 
 def _api_level_of(match: re.Match[str]) -> str:
-    levels = lexicon.android_api_levels()
-    low = levels.get(_major(match["version"]))
-    high = levels.get(_major(match["upto"])) if match["upto"] else low
+    low = _level(match["version"])
+    high = _level(match["upto"]) if match["upto"] else low
     if low is None or high is None or high < low:
         return match.group(0)
     return f"Android API {low}" + (f"-{high}" if high != low else "")
 
 
-def _major(version: str) -> str:
-    """"6.0" is "6"."""
-    return version[:-2] if version.endswith(".0") else version
+def _level(version: str) -> int | None:
+    """The API level of an Android release as written ("4.0", "7.1"), else of its major ("6.0" is "6")."""
+    levels = lexicon.android_api_levels()
+    return levels.get(version, levels.get(version[:-2] if version.endswith(".0") else version))
 
 
 def api_levels(text: str) -> frozenset[int]:
