@@ -8,7 +8,7 @@ from indexer.registry import load_registry
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
-from wif_action import lexicon
+from wif_action import lexicon, platforms
 from wif_action.models import AskInput, Confidence, PullRequest, Score
 from wif_action.objections import on_the_api_levels
 from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
@@ -242,3 +242,21 @@ def test_a_fix_for_other_android_api_levels_is_not_the_high_answer():
 ])
 def test_a_fix_for_the_problems_api_levels_or_without_any_is_not_objected_to(problem, headline):
     assert _objection(problem, headline) is None
+
+
+def test_each_statement_is_judged_once_however_many_platform_words_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hostile question of 20 KB of platform words: each statement and clause is found and judged once (it was
+    searched again from the text's start for every word: minutes), and the answer is what it was."""
+    calls: list[str] = []
+    judge = platforms._control_statement
+
+    def counted(statement: str) -> bool:
+        calls.append(statement)
+        return judge(statement)
+
+    monkeypatch.setattr(platforms, "_control_statement", counted)
+    assert named_platforms("iOS Android linux " * 1200) == {"ios", "android", "linux"}
+    assert len(calls) == 1
+    calls.clear()
+    assert named_platforms("On iOS, iOS and iOS it crashes; Android, Linux, Linux and Android work. " * 250) == {"ios"}
+    assert 0 < len(calls) <= 500  # at most once per statement (500), not once per word (1,750)

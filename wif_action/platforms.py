@@ -9,6 +9,8 @@ appears, on iOS nothing arrives") is not the customer's.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 from functools import cache
 
 from indexer.registry import Registry
@@ -26,18 +28,17 @@ def named_platforms(text: str) -> set[str]:
     text = text[:20_000]
     platform_of = lexicon.platform_of()
     works_after, works_before = lexicon.pattern("works_after"), lexicon.pattern("works_before")
+    layout = _Layout(text)
     named: list[tuple[str, re.Match[str]]] = []
     for match in _platform_word(frozenset(platform_of)).finditer(text):
         word = match.group(0).lower()
         if word == "web" and not _web_as_platform(text, match):
             continue
         after, before = text[match.end():match.end() + 60], text[max(0, match.start() - 30):match.start()]
-        if works_after.search(after) or works_before.search(before) \
-                or _control_statement(_statement_at(text, match)):
+        if works_after.search(after) or works_before.search(before) or layout.in_control_statement(match):
             continue
         named.append((platform_of[word], match))
-    found = {platform for platform, match in named if not _works_by_contrast(text, platform, match, named)}
-    return found | _labelled_platforms(text)
+    return layout.not_by_contrast(named) | _labelled_platforms(text)
 
 
 def _labelled_platforms(text: str) -> set[str]:
@@ -50,12 +51,81 @@ def _labelled_platforms(text: str) -> set[str]:
     return {platform_of[found.group(0).lower()] for part in parts if (found := words.match(part)) is not None}
 
 
-def _statement_at(text: str, match: re.Match[str]) -> str:
-    """The statement holding `match`: its sentence, or the part of it between ";" (lexicon `statement_break`)."""
-    breaks = lexicon.pattern("statement_break")
-    starts = [found.end() for found in breaks.finditer(text, 0, match.start())]
-    stop = breaks.search(text, match.end())
-    return text[(starts[-1] if starts else 0):(stop.end() if stop else len(text))]
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+@dataclass(frozen=True)
+class _Breaks:
+    """Where a pattern breaks a text (`starts`/`ends` of its matches, in order), found once."""
+
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, pattern: re.Pattern[str], text: str, start: int = 0, end: int | None = None) -> _Breaks:
+        found = list(pattern.finditer(text, start, len(text) if end is None else end))
+        return cls([m.start() for m in found], [m.end() for m in found])
+
+    def around(self, match: re.Match[str], start: int, end: int) -> tuple[int, int, int]:
+        """(where the part holding `match` starts, where the break after it starts and ends); `start`/`end` when
+        there is no break before/after it."""
+        before = bisect_right(self.ends, match.start())
+        after = bisect_left(self.starts, match.end())
+        return ((self.ends[before - 1] if before else start),
+                *((self.starts[after], self.ends[after]) if after < len(self.starts) else (end, end)))
+
+
+class _Layout:
+    """A text's sentences, statements (`statement_break`) and clauses (`contrast_break`), found once, with what each
+    says (complains, is the control case) judged once.
+
+    Why: every platform word asks for its sentence, statement and clause, and for the clauses of the other platform
+    words of its sentence; searching the text from its start each time was quadratic (cubic for contrast), minutes
+    on 20 KB of platform words in a question."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._sentences = _Breaks.of(_SENTENCE_END, text)
+        self._statements = _Breaks.of(lexicon.pattern("statement_break"), text)
+        self._clause_breaks: dict[tuple[int, int], _Breaks] = {}
+        self._complains: dict[tuple[int, int], bool] = {}
+        self._controls: dict[tuple[int, int], bool] = {}
+        self._complaining: dict[tuple[int, int], set[str]] = {}
+
+    def in_control_statement(self, match: re.Match[str]) -> bool:
+        """Whether `match` stands in a statement that is the control case as a whole (`_control_statement`)."""
+        start, _, stop = self._statements.around(match, 0, len(self.text))
+        if (start, stop) not in self._controls:
+            self._controls[(start, stop)] = _control_statement(self.text[start:stop])
+        return self._controls[(start, stop)]
+
+    def not_by_contrast(self, named: list[tuple[str, re.Match[str]]]) -> set[str]:
+        """The platforms of `named` (in the text's order) not named as the one that works by contrast: "…, on Android
+        the feedback appears in the issue, on iOS nothing arrives at all": in a sentence naming two platforms, one
+        whose clause complains of nothing, while another platform's clause does, is named as the one that works."""
+        starts = [match.start() for _, match in named]
+        return {platform for platform, match in named if not self._works_by_contrast(platform, match, named, starts)}
+
+    def _works_by_contrast(self, platform: str, match: re.Match[str], named: list[tuple[str, re.Match[str]]],
+                           starts: list[int]) -> bool:
+        start, end, _ = self._sentences.around(match, 0, len(self.text))
+        if self._clause_complains(match, start, end):
+            return False
+        if (start, end) not in self._complaining:
+            in_sentence = named[bisect_left(starts, start):bisect_left(starts, end)]
+            self._complaining[(start, end)] = {other_platform for other_platform, other in in_sentence
+                                               if self._clause_complains(other, start, end)}
+        return bool(self._complaining[(start, end)] - {platform})
+
+    def _clause_complains(self, match: re.Match[str], start: int, end: int) -> bool:
+        """Whether the clause of the sentence `start:end` holding `match` (between `contrast_break`s) complains."""
+        if (start, end) not in self._clause_breaks:
+            self._clause_breaks[(start, end)] = _Breaks.of(lexicon.pattern("contrast_break"), self.text, start, end)
+        clause_start, clause_end, _ = self._clause_breaks[(start, end)].around(match, start, end)
+        if (clause_start, clause_end) not in self._complains:
+            self._complains[(clause_start, clause_end)] = bool(
+                lexicon.pattern("complains").search(self.text[clause_start:clause_end]))
+        return self._complains[(clause_start, clause_end)]
 
 
 def _control_statement(statement: str) -> bool:
@@ -66,37 +136,6 @@ def _control_statement(statement: str) -> bool:
     read from the control case objected the right fix as "about macos, and the problem is on linux"."""
     return bool(lexicon.pattern("works_last").search(statement)) and not any(
         lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
-
-
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
-
-
-def _works_by_contrast(text: str, platform: str, match: re.Match[str],
-                       named: list[tuple[str, re.Match[str]]]) -> bool:
-    """"…, on Android the feedback appears in the issue, on iOS nothing arrives at all": in a sentence naming two
-    platforms, one whose clause complains of nothing, while another platform's clause does, is named as the one
-    that works."""
-    complains = lexicon.pattern("complains")
-    start, end = _sentence(text, match)
-    if complains.search(_clause(text, match, start, end)):
-        return False
-    return any(other_platform != platform and start <= other.start() < end
-               and complains.search(_clause(text, other, start, end)) for other_platform, other in named)
-
-
-def _sentence(text: str, match: re.Match[str]) -> tuple[int, int]:
-    """Where the sentence holding `match` starts and ends."""
-    starts = [found.end() for found in _SENTENCE_END.finditer(text, 0, match.start())]
-    stop = _SENTENCE_END.search(text, match.end())
-    return (starts[-1] if starts else 0), (stop.start() if stop else len(text))
-
-
-def _clause(text: str, match: re.Match[str], start: int, end: int) -> str:
-    """The clause of the sentence `start:end` holding `match`, between the lexicon's `contrast_break`s."""
-    breaks = list(lexicon.pattern("contrast_break").finditer(text, start, end))
-    before = [found.end() for found in breaks if found.end() <= match.start()]
-    after = [found.start() for found in breaks if found.start() >= match.end()]
-    return text[(before[-1] if before else start):(after[0] if after else end)]
 
 
 def _web_as_platform(text: str, match: re.Match[str]) -> bool:
