@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from wif_action.models import Entry, Release, RelevantEntry
+from pathlib import Path
+
+from tests.conftest import build_cache
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action.models import AskInput, Entry, Release, RelevantEntry
 from wif_action.subtasks.scan_release_notes import _oldest_first
 
 
@@ -33,3 +38,21 @@ def test_a_pr_a_later_release_repeats_shipped_in_the_oldest_release_of_the_batch
                Entry(id=2, release=later, section="Fixes", text="Ignore null data on Internal breadcrumbs", prs=[90]),
                Entry(id=3, release=later, section="Fixes", text="Fix something else", prs=[91])]
     assert _first_shipped(entries) == {("o/r", 90): first, ("o/r", 91): later}
+
+
+def test_the_answer_names_the_oldest_release_of_the_batch_shipping_the_pr(tmp_path: Path) -> None:
+    """Through the workflow: the better worded 1.2.0 line repeating PR #90 is the line the judge picks, and the answer
+    still names 1.1.0, the release that first shipped #90 (`_first_shipped` as the scan uses it)."""
+    notes = "### Fixes\n\n- {text} (#90)\n"
+    releases = [{"tag_name": "1.0.0", "body": "- Initial"},
+                {"tag_name": "1.1.0", "body": notes.format(text="Fix null data on breadcrumb.")},
+                {"tag_name": "1.2.0", "body": notes.format(text="Ignore null data on internal breadcrumbs")}]
+    pulls = [{"number": 90, "title": "Ignore null data on internal breadcrumbs", "merged": True}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/crumbs", releases=list(reversed(releases)), pulls=pulls)
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/crumbs"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/crumbs", version="1.0.0",
+                                                 problem="Internal breadcrumbs with null data crash the app"))
+    assert answer.candidates and (answer.candidates[0].pr, answer.candidates[0].version) == (90, "1.1.0"), \
+        (answer.message, answer.trace)
