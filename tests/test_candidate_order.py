@@ -276,6 +276,31 @@ def test_an_older_rival_naming_a_rare_part_of_a_subject_of_the_high_is_about_the
         subjects=("provid", "instrument"), own_text=True, shares=(0.004, 0.02)))) == []
 
 
+def test_a_line_the_customer_already_runs_rivals_a_later_high(lexicon_restored) -> None:
+    """`held` rivals (lines of releases at or before the customer's, `PrEvaluator.held`): they demote a HIGH they
+    name about as well (`held_rival` times its strength) and by its first subject (`held_share` 0), without a PR
+    read of their own; not when weaker, objected, about another subject, or with the rule off (inf)."""
+    tables = lexicon.data()
+    tables["weight"]["held_rival"] = 0.6
+    tables["weight"]["held_share"] = 0.0
+    lexicon.use(tables)
+    high = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)
+    line_only = Grounds(subjects=("strictmode",), own_text=False)
+    grounds = grounds_of(pr15=HIGH_GROUNDS, pr12=line_only)
+    held = replace(candidate("1.2.0", 12, Confidence.HIGH, strength=6.0), source="held")
+    assert older_rivals([high], grounds, [held]) == [(high, held)]
+    assert older_rivals([high], grounds, [replace(held, strength=5.9)]) == []
+    assert older_rivals([high], grounds, [replace(held, objected=True)]) == []
+    second = Grounds(subjects=("violat",), own_text=False, shares=(0.001,))
+    assert older_rivals([high], grounds_of(pr15=replace(HIGH_GROUNDS, shares=(0.001, 0.001)), pr12=second),
+                        [held]) == []
+    scanned = replace(held, source="scan", confidence=Confidence.MEDIUM)
+    assert older_rivals([high, scanned], grounds) == []  # a scanned line needs its PR read (`own_text`)
+    tables["weight"]["held_rival"] = float("inf")
+    lexicon.use(tables)
+    assert older_rivals([high], grounds, [held]) == []
+
+
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
     tables = lexicon.data()
     tables["weight"]["older_rival"] = 0.8

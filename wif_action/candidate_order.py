@@ -115,7 +115,8 @@ def lead_measure(candidate: Ranked) -> float:
     return (candidate.strength or 0.0) * breadth ** lexicon.weight("lead_breadth")
 
 
-def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]) -> list[tuple[R, R]]:
+def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None],
+                 held: Iterable[R] = ()) -> list[tuple[R, R]]:
     """The HIGH candidates to demote to MEDIUM, each with the older MEDIUM that rivals it: a MEDIUM of an older
     release (nothing objecting, released) that brings evidence of its own — the run read its PR (`grounds`:
     `own_text`), so it is more than a release line echoing the question — is about the same thing (`_shared_subject`:
@@ -125,29 +126,37 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     Why: the scan stops at the first HIGH, and a later fix of the same subject can reach HIGH while the right,
     older line stays MEDIUM; when the older one is about the same thing and names the problem about as well,
     the answer lists both, oldest first, instead of a ✓ on the later one. A line whose only evidence is its own
-    words (a PR that cannot be read, a planted note) cannot take a ✓ away."""
-    ratio = lexicon.weight("older_rival")
-    pool = list(candidates)
-    if not math.isfinite(ratio):
-        return []
-    rivals = [c for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
+    words (a PR that cannot be read, a planted note) cannot take a ✓ away.
+
+    `held`: lines of the releases the customer already runs (`PrEvaluator.held`), MEDIUM or HIGH on their own
+    words, rival the same way by their own weights (`held_rival` for `older_rival`, inf: off; `held_share` for
+    `rival_share`) — never an answer, so they need no PR read: the customer's release already names a fix of this
+    as well as the later line does, so the later one is no ✓."""
+    pool, held_pool = list(candidates), list(held)
+    older = (lexicon.weight("older_rival"), lexicon.weight("rival_share"))
+    customers = (lexicon.weight("held_rival"), lexicon.weight("held_share"))
+    rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
               and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
+    rivals = [(c, customers) for c in held_pool if not c.objected and c.strength is not None
+              and grounds(c) is not None] + rivals
     found: list[tuple[R, R]] = []
     for high in pool:
         named = grounds(high)
         if high.confidence != "high" or not high.strength or named is None or not named.subjects:
             continue
-        rival = next((r for r in rivals if release_order(r) < release_order(high)
-                      and _shared_subject(named, grounds(r) or Grounds())
-                      and (r.strength or 0.0) >= ratio * high.strength), None)
+        rival = next((r for r, (least, rare) in rivals if math.isfinite(least)
+                      and release_order(r) < release_order(high)
+                      and _shared_subject(named, grounds(r) or Grounds(), rare)
+                      and (r.strength or 0.0) >= least * high.strength), None)
         if rival is not None:
             found.append((high, rival))
     return found
 
 
-def _shared_subject(high: Grounds, rival: Grounds) -> bool:
+def _shared_subject(high: Grounds, rival: Grounds, rare: float) -> bool:
     """Whether the rival names, by the same term, the HIGH's first (heaviest) subject, or another of its subjects
-    that fewer than `rival_share` (lexicon.toml [weight]; 0: the first subject only) of the repository's notes name.
+    that fewer than `rare` (lexicon.toml [weight] `rival_share`, `held_share` for a line the customer runs; 0: the
+    first subject only) of the repository's notes name.
 
     Why: two lines naming the same rare thing ("greenlet" in werkzeug's notes) are about the same part of the
     library, whichever of the problem's ideas weighs most in each; an everyday word they share ("thread", "file")
@@ -155,7 +164,6 @@ def _shared_subject(high: Grounds, rival: Grounds) -> bool:
     subject of the rival that is a part of one of the HIGH's subjects counts too (`_rare_part`)."""
     if rival.subjects and high.subjects[0] in rival.subjects:
         return True
-    rare = lexicon.weight("rival_share")
     shares = high.shares or (1.0,) * len(high.subjects)
     return any(subject in rival.subjects and share < rare
                for subject, share in zip(high.subjects[1:], shares[1:], strict=False)) or _rare_part(high, rival, rare)

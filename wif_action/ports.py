@@ -43,6 +43,10 @@ class ReleaseCache(Protocol):
     def stable_after(self, repo: str, version_key: str, limit: int) -> list[Release]:
         """Stable releases strictly after `version_key`, oldest first."""
 
+    def stable_up_to(self, repo: str, version_key: str, limit: int) -> list[Release]:
+        """The newest `limit` stable releases at or before `version_key` (the customer's own included), oldest
+        first: the release lines the customer already runs (`scan_release_notes`' held rivals)."""
+
     def latest_stable(self, repo: str) -> Release | None: ...
 
     def entries(self, release_ids: list[int], sections: frozenset[str] | None = None) -> list[Entry]:

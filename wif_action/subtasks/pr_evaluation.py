@@ -30,6 +30,7 @@ from wif_action.run_context import Run
 from wif_action.subtasks.judging import judged
 
 MAX_BODY_CHARS = 200_000
+HELD = "held"  # `Candidate.source` of a line the customer already runs (`PrEvaluator.held`): a rival, never an answer
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 
@@ -49,11 +50,48 @@ class PrEvaluator:
         self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
         self._grounds: dict[tuple[str, int | str], Grounds] = {}
+        self._held_grounds: dict[tuple[str, int | str], Grounds] = {}  # lines the customer already runs (`held`)
 
     def grounds(self, candidate: Candidate) -> Grounds | None:
         """What the candidate's level rests on (`models.Grounds`); None for one this evaluator did not judge."""
         key = candidate.pr if candidate.commit is None else f"commit:{candidate.commit}"
-        return self._grounds.get((candidate.repo or self.repo, key)) if key is not None else None
+        judged_as = self._held_grounds if candidate.source == HELD else self._grounds
+        return judged_as.get((candidate.repo or self.repo, key)) if key is not None else None
+
+    def held(self, entry: Entry) -> Candidate | None:
+        """A line of a release the customer already runs, judged as a rival of a later HIGH only
+        (`candidate_order.older_rivals`), never as an answer: on its own words (no PR fetched: the cache's line
+        is what the customer's release says it fixed), its HIGH double-checked as the scan's are, nothing
+        journaled as read, no near miss listed; LOW too (the caller weighs it). None: a line citing no change, or
+        one the engine could not judge.
+
+        Why: the scan judges only releases after the customer's (the spec); a later fix of the same component
+        then reaches ✓ while the line the customer already runs names the problem as well."""
+        number = entry.prs[0] if entry.prs else None
+        commit = None if number is not None or not entry.commits else entry.commits[0]
+        if number is None and commit is None:
+            return None
+        release, repo = entry.release, entry.release.repo
+        pull = PullRequest(repo=repo, number=number or 0, title=entry.text[:500], merged=True, url="", commit=commit)
+        try:
+            score = judged(self.run, f"score a line of {display_version(release.tag)}",
+                           lambda j: j.score_pr_confidence(pull, entry, self.question))
+        except ToolError:
+            return None
+        strength, subjects, shares = score.strength, score.subjects, score.shares  # what the line names
+        if score.confidence == Confidence.HIGH:
+            try:
+                verdict = judged(self.run, f"verify a line of {display_version(release.tag)}",
+                                 lambda j: j.verify_pr_match(pull, entry, self.question))
+            except ToolError:
+                return None
+            score = score if verdict.confirmed else replace(score, confidence=Confidence.MEDIUM)
+        score, objected = weighed(score, pull, entry, self.question)
+        key: int | str = number if number is not None else f"commit:{commit}"
+        self._held_grounds[(repo, key)] = Grounds(subjects=subjects, own_text=False, shares=shares)
+        return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url="",
+                         confidence=score.confidence, reason=score.reason, entry=entry.text[:500], source=HELD,
+                         repo=repo, objected=objected, commit=commit, strength=strength)
 
     @property
     def evaluated(self) -> int:

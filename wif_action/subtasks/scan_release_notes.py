@@ -8,10 +8,12 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
+from wif_action import lexicon
 from wif_action.candidate_order import older_rivals
 from wif_action.models import Candidate, Confidence, Entry, Grounds, NearMiss, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
@@ -19,7 +21,7 @@ from wif_action.run_context import Run
 from wif_action.subtasks.bundled_sdks import BundleFollower
 from wif_action.subtasks.cited_prs import cited_pr, repository_names
 from wif_action.subtasks.judging import judged
-from wif_action.subtasks.pr_evaluation import PrEvaluator, as_second_look
+from wif_action.subtasks.pr_evaluation import HELD, PrEvaluator, as_second_look
 
 BATCH_SIZE = 5
 MAX_MEDIUM = 5
@@ -46,6 +48,7 @@ class _Scan:
     evaluator: PrEvaluator
     result: ScanResult
     names: dict[str, str]
+    lines: dict[int, Entry] = field(default_factory=dict)  # id of a candidate → the release line it was judged on
 
     def confirmed_high(self) -> bool:
         """As many HIGHs as the run asks for (`max_high`): the scan stops."""
@@ -76,16 +79,69 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
     bundles.report()
+    _demote_behind_held_lines(scan, repo, user_release)
     _demote_behind_older_rivals(result, evaluator.grounds, journal.note)
     result.candidates = no_answer_of_second_looks(result.candidates, evaluator.near_misses)
     return result
+
+
+def _demote_behind_held_lines(scan: _Scan, repo: str, user_release: Release) -> None:
+    """A HIGH of the scan that a line of a release the customer already runs rivals (`_held_lines`) becomes
+    MEDIUM, its reason saying so (`candidate_order.older_rivals`, the held lines as rivals). Both are weighed on
+    the same evidence, the release line alone: what each release says it fixed.
+
+    Why: the scan judges only releases after the customer's (the spec), so a later fix of the same component
+    reached ✓ while the fix the customer already runs, naming the problem as well, never competed."""
+    result, evaluator = scan.result, scan.evaluator
+    if lexicon.weight("held_releases") < 1 or not math.isfinite(lexicon.weight("held_rival")):
+        return  # the rule off: nothing more is read or judged
+    highs = [c for c in result.candidates if c.confidence == Confidence.HIGH and id(c) in scan.lines]
+    as_lines = {}
+    for high in highs:
+        line = evaluator.held(scan.lines[id(high)])
+        if line is not None and line.strength:  # an engine that measures no strength cannot compare lines
+            as_lines[id(high)] = replace(high, strength=line.strength, source=HELD)
+    held = _held_lines(scan, repo, user_release) if as_lines else []
+    if not held:
+        return
+    rivalled = {id(copy): rival for copy, rival in older_rivals(list(as_lines.values()), evaluator.grounds, held)}
+    demoted = {id(high): rivalled[id(as_lines[id(high)])] for high in highs
+               if id(high) in as_lines and id(as_lines[id(high)]) in rivalled}
+    for rival in demoted.values():  # read from the cache: the reason may name them (as the customer's, not a fix)
+        scan.run.journal.read_version(rival.version)
+        scan.run.journal.read_pr(rival.pr)
+    _demote(result, demoted, scan.run.journal.note)
+
+
+def _held_lines(scan: _Scan, repo: str, user_release: Release) -> list[Candidate]:
+    """The lines of the newest `held_releases` (lexicon.toml [weight]; 0: the rule off) releases at or before the
+    customer's (theirs included), from the cache, that the judge picks and confirms HIGH on their own words
+    (`PrEvaluator.held`: lines that would be a ✓ were they after the customer's version): rivals of a later
+    HIGH, never an answer (the spec: a fix at or before the customer's version is discarded). A MEDIUM there is
+    only the same area ("Set foreground true for watchdog terminations" against a missing-context fix)."""
+    cache = scan.run.tools.cache
+    releases = cache.stable_up_to(repo, user_release.version_key, int(lexicon.weight("held_releases")))
+    entries = cache.entries([r.id for r in releases]) if releases else []
+    if not entries:
+        return []
+    try:
+        relevant = _relevant_entries(scan, entries, releases)
+    except ToolError:
+        return []
+    by_id = {entry.id: entry for entry in entries}
+    lines = (scan.evaluator.held(by_id[item.entry.id]) for item in relevant if item.entry.id in by_id)
+    return [line for line in lines if line is not None and line.confidence == Confidence.HIGH]
 
 
 def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None],
                                 note: Callable[[str], None] = lambda line: None) -> None:
     """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`; `grounds`: `PrEvaluator.grounds`) becomes
     MEDIUM, its reason naming the rival: the answer lists both, oldest first. `note`: the trace's line for each."""
-    demoted = dict((id(high), rival) for high, rival in older_rivals(result.candidates, grounds))
+    _demote(result, dict((id(high), rival) for high, rival in older_rivals(result.candidates, grounds)), note)
+
+
+def _demote(result: ScanResult, demoted: dict[int, Candidate], note: Callable[[str], None]) -> None:
+    """Each candidate `demoted` names (by id) made MEDIUM behind its rival; `note`: the trace's line for each."""
     for high in result.candidates:
         if id(high) in demoted:
             note(f"{_change(high)} ({high.version}) lowered to medium: {_rival_clause(demoted[id(high)])}.")
@@ -93,11 +149,15 @@ def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate
 
 
 def _demoted(high: Candidate, rival: Candidate) -> Candidate:
-    return replace(high, confidence=Confidence.MEDIUM,
-                   reason=f"{high.reason} But {_rival_clause(rival)}, so neither is certain.")
+    doubt = "so this may be another fix in the same area" if rival.source == HELD else "so neither is certain"
+    return replace(high, confidence=Confidence.MEDIUM, reason=f"{high.reason} But {_rival_clause(rival)}, {doubt}.")
 
 
 def _rival_clause(rival: Candidate) -> str:
+    """Why a HIGH was lowered; a line the customer already runs is named as theirs, never as a fix to take."""
+    if rival.source == HELD:
+        return (f"your version already includes {rival.version}, whose line for {_change(rival)} names the problem "
+                "about as well")
     return f"{_change(rival)} of the older {rival.version} is about the same thing and names the problem about as well"
 
 
@@ -216,7 +276,8 @@ def _consider(scan: _Scan, entry: Entry, pr: int | None, second_look: bool = Fal
     if second_look:
         candidate = as_second_look(candidate, "its line scored far below the best lines of its releases")
         journal.note(f"{_change(candidate)} ({candidate.version}) is listed at most as medium, after the others.")
-    listed(result.candidates, candidate)
+    if listed(result.candidates, candidate):
+        scan.lines[id(candidate)] = entry
 
 
 def listed(candidates: list[Candidate], candidate: Candidate) -> bool:

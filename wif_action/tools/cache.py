@@ -132,6 +132,14 @@ class SqliteReleaseCache:
             "where s.slug = ? and r.stable = 1 and r.version_key > ? order by r.version_key limit ?",
             [repo, key, limit])]
 
+    def stable_up_to(self, repo: str, key: str, limit: int) -> list[Release]:
+        """The newest `limit` stable releases at or before `key` (a release of that key included), oldest first."""
+        rows = self._rows(
+            f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "
+            "where s.slug = ? and r.stable = 1 and r.version_key <= ? order by r.version_key desc limit ?",
+            [repo, key, limit])
+        return [_release(row) for row in reversed(rows)]
+
     def latest_stable(self, repo: str) -> Release | None:
         rows = self._rows(
             f"select {_RELEASE_COLUMNS} from releases r join repositories s on s.id = r.repo_id "

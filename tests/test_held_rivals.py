@@ -1,0 +1,89 @@
+"""A line of a release the customer already runs rivals a later ✓ (`scan_release_notes._demote_behind_held_lines`,
+issue 21), pinned at the spec's boundary: the customer's own release is held (a rival, never an answer); the
+release just after it is scanned (a candidate). Real cache (SQLite), real workflow, offline engine, fake GitHub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action import lexicon
+from wif_action.models import AskInput, Confidence, Outcome
+from wif_action.tools.cache import SqliteReleaseCache
+
+REPO = "acme/sockets"
+PROBLEM = "Large WebSocket messages that arrive in masked fragments are read corrupted."
+FIX = "Fixed reading fragmented WebSocket messages when the payload was masked"  # what 1.1.0 says
+LATER = "Fixed control frames breaking fragmented WebSocket messages"  # another trigger, in 1.2.0
+FILLER = ["Update the docs footer", "Bump the test matrix", "Tidy the changelog script", "Rename an internal helper"]
+LINES = {"1.0.0": FILLER[0], "1.1.0": FIX, "1.2.0": LATER, "1.3.0": FILLER[1]}
+PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
+
+
+def cache_with(path: Path) -> Path:
+    """REPO's releases 1.0.0–1.3.0, oldest first, each with its line and a few unrelated ones."""
+    db = open_cache(path, create=True)
+    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, draft=False, prerelease=False,
+                             body="### Fixes\n\n" + "".join(f"- {line} (#{PRS[tag] * 10 + i})\n"
+                                                              for i, line in enumerate(FILLER[1:], 1))
+                             + f"- {LINES[tag]} (#{PRS[tag]})\n",
+                             published_at=f"2025-01-{n + 1:02d}T00:00:00Z",
+                             url=f"https://github.com/{REPO}/releases/tag/{tag}")
+               for n, tag in enumerate(LINES)]
+    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=REPO, etag=None, releases=records)), print)
+    db.close()
+    return path
+
+
+@pytest.fixture
+def lexicon_restored():
+    yield
+    lexicon.use(None)
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        fake.add_repo(REPO, pulls=[{"number": PRS[tag], "title": LINES[tag], "merged": True, "body": ""}
+                                   for tag in LINES])
+        yield fake
+
+
+def test_a_fix_in_the_customers_own_release_rivals_a_later_high(tmp_path, github, lexicon_restored) -> None:
+    """Customer on 1.1.0, whose line names the problem: 1.2.0's fix of another trigger, a ✓ on its own, is only a
+    MEDIUM, its reason saying the customer's version already has a matching line; 1.1.0's PR is never a candidate
+    (the spec: a fix at or before the version is discarded)."""
+    path = cache_with(tmp_path / "cache.db")
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert answer.outcome == Outcome.MEDIUM, answer.message
+    assert [c.pr for c in answer.candidates] == [12]
+    assert "your version already includes 1.1.0, whose line for PR #11 names the problem" in answer.candidates[0].reason
+    tables = lexicon.data()
+    tables["weight"]["held_releases"] = 0  # the rule off: the later line is a ✓
+    lexicon.use(tables)
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 12, answer.message
+
+
+def test_the_release_just_after_the_customers_is_a_candidate_not_a_rival(tmp_path, github) -> None:
+    """Customer on 1.0.0: 1.1.0 is the first release scanned, so its line is the ✓ (not a rival of 1.2.0's)."""
+    path = cache_with(tmp_path / "cache.db")
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.0.0", problem=PROBLEM))
+    assert answer.outcome == Outcome.HIGH, answer.message
+    assert answer.candidates[0].pr == 11 and answer.candidates[0].confidence == Confidence.HIGH
+
+
+def test_the_held_releases_are_the_customers_and_those_before_it(tmp_path) -> None:
+    """`stable_up_to`: the newest N stable releases at or before the customer's, theirs included, oldest first;
+    the release after it is the scan's (`stable_after`), never held."""
+    cache = SqliteReleaseCache.open(cache_with(tmp_path / "cache.db"))
+    customer = cache.find_release(REPO, "1.1.0")
+    assert customer is not None
+    assert [r.tag for r in cache.stable_up_to(REPO, customer.version_key, 5)] == ["1.0.0", "1.1.0"]
+    assert [r.tag for r in cache.stable_up_to(REPO, customer.version_key, 1)] == ["1.1.0"]
+    assert [r.tag for r in cache.stable_after(REPO, customer.version_key, 5)] == ["1.2.0", "1.3.0"]
