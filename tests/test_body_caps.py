@@ -84,7 +84,7 @@ def test_an_oversize_llm_reply_falls_back_to_the_offline_engine(cache, example_b
     answer = ask_openai(cache, example_b_github.url, openai_fake.url)
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242  # the offline engine answered
     assert "over the 8,388,608-byte cap" in skipped(answer)
-    assert fault.hits == 1 and fault.sent < 2 * LLM_BODY_BYTES
+    assert fault.hits == 1 and fault.sent < LLM_BODY_BYTES + _socket_buffers() < HUGE  # cap + kernel buffers
 
 
 def test_a_gzip_bomb_from_github_is_capped_as_it_is_decompressed(cocoa_db, fake_github):
@@ -117,4 +117,4 @@ def test_an_oversize_slack_reply_is_one_failed_call_never_downloaded(announced):
             client.post("C0SUPPORT", "hello")
         with pytest.raises(ToolError, match="skipped"):  # the breaker: not asked again
             client.post("C0SUPPORT", "hello again")
-    assert fault.hits == 1 and fault.sent < 2 * SLACK_BODY_BYTES
+    assert fault.hits == 1 and fault.sent < SLACK_BODY_BYTES + _socket_buffers() < HUGE  # cap + kernel buffers
