@@ -1,9 +1,12 @@
-"""Helpers for tests on real cache files."""
+"""Helpers for tests on real cache files (SQLite, the indexer's own store)."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+
+from indexer.schema import open_cache
+from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
 
 
 def without_migration(source: Path, copy: Path, table: str, migration: str) -> Path:
@@ -14,3 +17,16 @@ def without_migration(source: Path, copy: Path, table: str, migration: str) -> P
         raw.execute("delete from _sqlite_migrations where name = ?", [migration])
     raw.close()
     return copy
+
+
+def write_releases(path: Path, slug: str, bodies: dict[str, str]) -> Path:
+    """Cache `bodies` (tag → release notes, oldest first) of `slug` as stable releases a second apart, so a
+    test states only what its releases say; the rest (ids, dates, URLs) is what the indexer would store."""
+    db = open_cache(path, create=True)
+    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, draft=False, prerelease=False, body=body,
+                             published_at=f"2025-01-01T00:{n // 60:02d}:{n % 60:02d}Z",
+                             url=f"https://github.com/{slug}/releases/tag/{tag}")
+               for n, (tag, body) in enumerate(bodies.items())]
+    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=slug, etag=None, releases=records)), print)
+    db.close()
+    return path

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.schema import open_cache
-from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
+from tests.cache_helpers import write_releases
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
 from wif_action import lexicon
@@ -27,17 +26,9 @@ PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
 
 def cache_with(path: Path) -> Path:
     """REPO's releases 1.0.0–1.3.0, oldest first, each with its line and a few unrelated ones."""
-    db = open_cache(path, create=True)
-    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, draft=False, prerelease=False,
-                             body="### Fixes\n\n" + "".join(f"- {line} (#{PRS[tag] * 10 + i})\n"
-                                                              for i, line in enumerate(FILLER[1:], 1))
-                             + f"- {LINES[tag]} (#{PRS[tag]})\n",
-                             published_at=f"2025-01-{n + 1:02d}T00:00:00Z",
-                             url=f"https://github.com/{REPO}/releases/tag/{tag}")
-               for n, tag in enumerate(LINES)]
-    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=REPO, etag=None, releases=records)), print)
-    db.close()
-    return path
+    return write_releases(path, REPO, {tag: "### Fixes\n\n" + "".join(f"- {line} (#{PRS[tag] * 10 + i})\n"
+                                                                   for i, line in enumerate(FILLER[1:], 1))
+                                       + f"- {LINES[tag]} (#{PRS[tag]})\n" for tag in LINES})
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexer.schema import open_cache
-from indexer.store import ReleaseRecord, RepositoryUpdate, apply_update, write_with_retry
+from tests.cache_helpers import write_releases
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
 from wif_action.models import AskInput, Outcome
@@ -21,15 +21,8 @@ PROBLEM = "The widget crashes when the network drops."
 def cache_with(path: Path, tags: list[str]) -> Path:
     """A cache holding `tags` of REPO (oldest first), each with one unrelated fix line, none flagged by
     GitHub as a pre-release."""
-    db = open_cache(path, create=True)
-    records = [ReleaseRecord(id=n + 1, tag=tag, name=tag, draft=False, prerelease=False,
-                             body=f"### Fixes\n\n- Update the docs footer ({tag}) (#{n + 1})\n",
-                             published_at=f"2025-01-{n + 1:02d}T00:00:00Z",
-                             url=f"https://github.com/{REPO}/releases/tag/{tag}")
-               for n, tag in enumerate(tags)]
-    write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=REPO, etag=None, releases=records)), print)
-    db.close()
-    return path
+    return write_releases(path, REPO, {tag: f"### Fixes\n\n- Update the docs footer ({tag}) (#{n + 1})\n"
+                                       for n, tag in enumerate(tags)})
 
 
 @pytest.fixture
