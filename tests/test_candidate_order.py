@@ -108,6 +108,13 @@ def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_stre
     assert clear_leader([older, at, medium("1.2.0", 12, 10.0 * margin - 1)]) is None
 
 
+def use_weights(**weights: float) -> None:
+    """Judge with these `[weight]` values from now on, the rest as they are (`lexicon_restored` puts all back)."""
+    tables = lexicon.data()
+    tables["weight"].update(weights)
+    lexicon.use(tables)
+
+
 @pytest.fixture
 def lexicon_restored():
     yield
@@ -118,9 +125,7 @@ def test_the_margin_is_the_weight_tables(lexicon_restored) -> None:
     """lead_margin is read at each use (lexicon.toml [weight]), so calibration's --set/--grid reach it."""
     older, later = medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 25.0)
     assert [c.pr for c in candidate_order([later, older])] == [13, 11]  # 2.5 ≥ the shipped 1.8
-    tables = lexicon.data()
-    tables["weight"]["lead_margin"] = 2.6
-    lexicon.use(tables)
+    use_weights(lead_margin=2.6)
     assert [c.pr for c in candidate_order([later, older])] == [11, 13]
 
 
@@ -137,9 +142,7 @@ def test_the_lead_is_measured_by_strength_and_by_how_many_of_the_problems_ideas_
     wordy = candidate("9.2.0", 92, Confidence.MEDIUM, strength=14.4, breadth=0.13)
     apt = candidate("9.2.0", 93, Confidence.MEDIUM, strength=12.9, breadth=0.2)
     assert [c.pr for c in candidate_order([wordy, apt])] == [93, 92]
-    tables = lexicon.data()
-    tables["weight"]["lead_breadth"] = 0.0  # how bench/ablate.py switches it off: strength alone
-    lexicon.use(tables)
+    use_weights(lead_breadth=0.0)  # how bench/ablate.py switches it off: strength alone
     assert [c.pr for c in candidate_order([older, later])] == [90, 91]
     assert [c.pr for c in candidate_order([wordy, apt])] == [92, 93]
 
@@ -167,9 +170,7 @@ def test_no_leader_out_of_release_order_with_a_high_without_strengths_or_when_of
     assert clear_leader([strong]) is None
     unreleased = replace(candidate("unreleased", 19, Confidence.MEDIUM, strength=100.0), tag="")
     assert clear_leader([unreleased, weak]) is None  # a released MEDIUM leads a MEDIUM answer
-    tables = lexicon.data()
-    tables["weight"]["lead_margin"] = float("inf")  # how bench/ablate.py switches the rule off
-    lexicon.use(tables)
+    use_weights(lead_margin=float("inf"))  # how bench/ablate.py switches the rule off
     assert [c.pr for c in candidate_order([strong, weak])] == [11, 13]
 
 
@@ -193,9 +194,7 @@ HIGH_GROUNDS = Grounds(subjects=("strictmode", "violat"), own_text=True)
 def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
     """older_rivals: a HIGH is demoted when an older, released MEDIUM nothing objects to names the problem at least
     `older_rival` times as well; not for a weaker, objected, later or same-release MEDIUM."""
-    tables = lexicon.data()
-    tables["weight"]["older_rival"] = 0.8
-    lexicon.use(tables)
+    use_weights(older_rival=0.8)
     high = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)
     grounds = grounds_of(pr15=HIGH_GROUNDS, pr12=OWN, pr16=OWN, pr14=OWN)
     rival = medium("1.2.0", 12, 8.0)
@@ -204,8 +203,7 @@ def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
     assert older_rivals([high, candidate("1.2.0", 12, Confidence.MEDIUM, objected=True, strength=20.0)], grounds) == []
     assert older_rivals([high, medium("1.6.0", 16, 20.0), medium("1.5.0", 14, 20.0)], grounds) == []
     assert older_rivals([high, medium("1.2.0", 12, None)], grounds) == []
-    tables["weight"]["older_rival"] = float("inf")  # the rule off
-    lexicon.use(tables)
+    use_weights(older_rival=float("inf"))  # the rule off
     assert older_rivals([high, medium("1.2.0", 12, 100.0)], grounds) == []
 
 
@@ -213,9 +211,7 @@ def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restore
     """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched,
     a line citing only a commit) cannot take a ✓ away, nor can one about another subject: it must name the HIGH's
     first (heaviest) subject by the same term. A HIGH whose engine names no subjects is left alone."""
-    tables = lexicon.data()
-    tables["weight"]["older_rival"] = 0.8
-    lexicon.use(tables)
+    use_weights(older_rival=0.8)
     high, rival = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0), medium("1.2.0", 12, 20.0)
     assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS, pr12=OWN)) == [(high, rival)]
     unread = Grounds(subjects=OWN.subjects, own_text=False)
@@ -234,10 +230,7 @@ def test_an_older_rival_naming_a_rare_subject_of_the_high_is_about_the_same_thin
     repository's notes (fewer than `rival_share` name it: "IL2CPP" of a Unity SDK), not when it is everyday there
     ("thread"): the share is the repository's own (`Grounds.shares`), not a global list. `rival_share` 0: the first
     subject only."""
-    tables = lexicon.data()
-    tables["weight"]["older_rival"] = 0.8
-    tables["weight"]["rival_share"] = 0.03
-    lexicon.use(tables)
+    use_weights(older_rival=0.8, rival_share=0.03)
     high, rival = candidate("2.2.0", 22, Confidence.HIGH, strength=10.0), medium("2.1.2", 21, 9.0)
     rare = Grounds(subjects=("stack trace", "il2cpp"), own_text=True, shares=(0.008, 0.016))
     everyday = Grounds(subjects=("breadcrumb", "thread"), own_text=True, shares=(0.025, 0.035))
@@ -248,8 +241,7 @@ def test_an_older_rival_naming_a_rare_subject_of_the_high_is_about_the_same_thin
     unmeasured = Grounds(subjects=rare.subjects, own_text=True)  # an engine that measures no shares: first only
     assert older_rivals([high, rival], grounds_of(pr22=unmeasured, pr21=Grounds(subjects=("il2cpp",),
                                                                                 own_text=True))) == []
-    tables["weight"]["rival_share"] = 0.0
-    lexicon.use(tables)
+    use_weights(rival_share=0.0)
     assert older_rivals([high, rival], grounds_of(pr22=rare, pr21=Grounds(subjects=("il2cpp",), own_text=True))) == []
 
 
@@ -257,10 +249,7 @@ def test_an_older_rival_naming_a_rare_part_of_a_subject_of_the_high_is_about_the
     """"Fix `FacebookInitProvider` instrumentation" (subject "provider", rare in its own notes) rivals a later
     "reset content-provider timespans" (subjects "app", "content provider"); a part everyday in the rival's notes
     ("path" of "root path") does not, nor does a rival whose subject is wider than the HIGH's."""
-    tables = lexicon.data()
-    tables["weight"]["older_rival"] = 0.8
-    tables["weight"]["rival_share"] = 0.01
-    lexicon.use(tables)
+    use_weights(older_rival=0.8, rival_share=0.01)
     high, rival = candidate("5.0.0", 50, Confidence.HIGH, strength=10.0), medium("4.2.0", 42, 11.0)
     later = Grounds(subjects=("app", "content provid"), own_text=True, shares=(0.037, 0.0025))
     assert older_rivals([high, rival], grounds_of(pr50=later, pr42=Grounds(
@@ -270,8 +259,7 @@ def test_an_older_rival_naming_a_rare_part_of_a_subject_of_the_high_is_about_the
     assert older_rivals([high, rival], grounds_of(pr50=Grounds(subjects=("app", "provid"), own_text=True,
                                                                shares=(0.037, 0.04)), pr42=Grounds(
         subjects=("content provid",), own_text=True, shares=(0.004,)))) == []
-    tables["weight"]["rival_share"] = 0.0
-    lexicon.use(tables)
+    use_weights(rival_share=0.0)
     assert older_rivals([high, rival], grounds_of(pr50=later, pr42=Grounds(
         subjects=("provid", "instrument"), own_text=True, shares=(0.004, 0.02)))) == []
 
@@ -280,10 +268,7 @@ def test_a_line_the_customer_already_runs_rivals_a_later_high(lexicon_restored) 
     """`held` rivals (lines of releases at or before the customer's, `PrEvaluator.held`): they demote a HIGH they
     name about as well (`held_rival` times its strength) and by its first subject (`held_share` 0), without a PR
     read of their own; not when weaker, objected, about another subject, or with the rule off (inf)."""
-    tables = lexicon.data()
-    tables["weight"]["held_rival"] = 0.6
-    tables["weight"]["held_share"] = 0.0
-    lexicon.use(tables)
+    use_weights(held_rival=0.6, held_share=0.0)
     high = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)
     line_only = Grounds(subjects=("strictmode",), own_text=False)
     grounds = grounds_of(pr15=HIGH_GROUNDS, pr12=line_only)
@@ -296,15 +281,12 @@ def test_a_line_the_customer_already_runs_rivals_a_later_high(lexicon_restored) 
                         [held]) == []
     scanned = replace(held, source="scan", confidence=Confidence.MEDIUM)
     assert older_rivals([high, scanned], grounds) == []  # a scanned line needs its PR read (`own_text`)
-    tables["weight"]["held_rival"] = float("inf")
-    lexicon.use(tables)
+    use_weights(held_rival=float("inf"))
     assert older_rivals([high], grounds, [held]) == []
 
 
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
-    tables = lexicon.data()
-    tables["weight"]["older_rival"] = 0.8
-    lexicon.use(tables)
+    use_weights(older_rival=0.8)
     result = ScanResult(candidates=[medium("1.2.0", 12, 9.0), candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
     _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert [c.confidence for c in result.candidates] == [Confidence.MEDIUM, Confidence.MEDIUM]
