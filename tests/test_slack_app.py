@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waitress import trigger as waitress_trigger
 
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.slack_server import FakeSlack
@@ -370,6 +371,37 @@ class _RecordingServer(SlackHTTPServer):
     def close(self) -> None:
         self.closed_in = [*getattr(self, "closed_in", []), threading.current_thread().name]
         super().close()
+
+
+class _LateWakeTrigger(waitress_trigger.trigger):
+    """A wake-up byte written only after the loop has already run the queued call and closed this trigger: what
+    happens when a finished request's own wake-up gets to the loop first (seen once in CI under load)."""
+
+    loop_ended: threading.Event
+
+    def pull_trigger(self, thunk: Any = None) -> None:
+        if thunk is None:  # a finished request's wake-up
+            super().pull_trigger()
+            return
+        super().pull_trigger(thunk)  # stands for another wake-up: the loop runs every queued call, ours included
+        assert self.loop_ended.wait(30)
+        self._physical_pull()  # ours, too late: EBADF
+
+
+def test_stop_survives_the_loop_closing_its_trigger_before_the_wake_up_byte():
+    """`stop` from another thread queues the close and then wakes the loop; when the loop ran the close first
+    (the trigger is gone), `stop` still returns without an error and the sockets were closed in the loop."""
+    server = _RecordingServer(_hello, "127.0.0.1", 0)
+    server.trigger.__class__ = _LateWakeTrigger
+    server.trigger.loop_ended = server._loop_ended
+    loop = threading.Thread(target=server.run, name="wif-test-late-wake", daemon=True)
+    loop.start()
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/", timeout=10) as response:
+        assert response.read() == b"ok"
+    server.stop()
+    assert server.closed_in == [loop.name]
+    loop.join(30)
+    assert not loop.is_alive()
 
 
 def _hello(_environ: dict, start_response: Any) -> list[bytes]:
