@@ -10,7 +10,7 @@ from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask, keyword_responder
 from wif_action.direction import change_direction, complaints, opposite
 from wif_action.models import AskInput
-from wif_action.problem_kind import wants_functionality
+from wif_action.problem_kind import asked_in_own_words, wants_functionality
 
 
 @pytest.mark.parametrize(("headline", "direction"), [
@@ -189,6 +189,22 @@ def test_a_feature_leads_the_mediums_of_a_request_for_functionality(tmp_path, op
     ("The customer wants to stop sending health-check transactions", True),
     ("Is it possible to set a different DSN per thread?", True),
     ("The customer does not know whether the fix shipped", False),
+    # what the tool printed, quoted, and the condition the bug shows under, are no request (asked_in_own_words)
+    ('The upload failed with "This version of Sentry does not support artifact bundles"; the org was misspelled',
+     False),
+    ("The upload tool writes its progress lines to the error stream when there is no terminal", False),
+    ("On platforms where screenshots are not supported, the log fills with warnings", False),
+    ("The app is not supported on watchOS, is there a way to build it?", True),
+    ("When will there be support for structured logs?", True),  # "when will" asks, it sets no condition
+    # an option set to a value is configuration, an option to do something is functionality
+    ("Setting the release option to null has no effect", False),
+    ("There should be an option to disable the integration", True),
 ])
 def test_a_request_for_missing_functionality_is_told_from_a_broken_behaviour(text, wanted):
     assert wants_functionality(text) is wanted
+
+
+def test_an_apostrophe_opens_no_quoted_span():
+    """Only a quoted span is left out of the customer's own words, not the text between an apostrophe and a quote."""
+    assert asked_in_own_words("The SDK's types only accept the 'in-memory' value").split() == \
+        ["The", "SDK's", "types", "only", "accept", "the", "value"]

@@ -7,6 +7,7 @@ scan only brings in a bundled SDK's feature entries for them; both must agree on
 from __future__ import annotations
 
 from wif_action import lexicon
+from wif_action.lexicon.terms import without_quoted
 
 
 def feature_sections() -> frozenset[str]:
@@ -15,5 +16,17 @@ def feature_sections() -> frozenset[str]:
 
 
 def wants_functionality(text: str) -> bool:
-    """Whether the request reads as missing functionality (then features are as good as fixes)."""
-    return bool(lexicon.pattern("missing_functionality").search(text[:20_000]))
+    """Whether the request reads as missing functionality (then features are as good as fixes), in the customer's
+    own words (`asked_in_own_words`)."""
+    return bool(lexicon.pattern("missing_functionality").search(asked_in_own_words(text[:20_000])))
+
+
+def asked_in_own_words(text: str) -> str:
+    """The text without its quoted spans and without the clauses saying when or where the problem shows (lexicon
+    `condition_clause`).
+
+    Why: "failed with \"This version of Sentry does not support artifact bundles\"" quotes what the tool printed, and
+    "writes its progress lines to the error stream when there is no terminal" says when the bug shows; neither asks
+    for something the SDK lacks, yet both read so, and a request for functionality lists the fixes after the
+    features (`objections.a_feature_for_missing_functionality`) — the broken behaviour's fix last."""
+    return lexicon.pattern("condition_clause").sub(" ", without_quoted(text))

@@ -48,6 +48,8 @@ _CAMEL = re.compile(r"[a-z]{2}[A-Z]|[A-Z][a-z]+[A-Z]|[A-Z]{2}[a-z]{2}")  # no {2
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _DUNDER = re.compile(r"__[A-Za-z][A-Za-z0-9]*__")
 _QUOTED = re.compile(r"`([^`\n]{1,200})`|\"([^\"\n]{2,200})\"|'([^'\n]{3,200})'")
+# … where a single quote opens and closes a span, not an apostrophe ("the SDK's types only accept the 'x' value")
+_QUOTED_ALONE = re.compile(r"`[^`\n]{1,200}`|\"[^\"\n]{2,200}\"|(?<!\w)'[^'\n]{3,200}'(?!\w)")
 
 
 @dataclass(frozen=True)
@@ -373,6 +375,12 @@ def quoted_spans(text: str) -> list[str]:
     for match in _QUOTED.finditer((text or "")[:MAX_ANALYSED_CHARS]):
         found.append(next(group for group in match.groups() if group))
     return found
+
+
+def without_quoted(text: str) -> str:
+    """The text with its quoted spans (`quoted_spans`) blanked out: what the customer wrote in their own words, not
+    what they copied (an error message, a log line)."""
+    return _QUOTED_ALONE.sub(" ", (text or "")[:MAX_ANALYSED_CHARS])
 
 
 def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
