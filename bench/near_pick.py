@@ -10,7 +10,14 @@ the list in order: the first usable picks become fix cases, the next one or two 
 skipped (no `before`, or no customer-visible bug) is said in the case or the commit. Problem, message and label
 are written from this list BEFORE running WIF.
 
+Two opt-in pools (so the existing draws stay as they were): `--areas` for notes whose headings name areas, not
+change kinds (Black's "Stable style", "Configuration", "Packaging"): under such a heading, a bullet that says
+fix/bug; `--commits` draws, instead of PR lines, the fix lines that cite no PR but exactly one commit
+(release-please's `* **client:** avoid memory leak ([b449f36](…/commit/b449f36…))`), first cited in that release.
+
     python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
+    python bench/near_pick.py bench/data/near/openai__openai-node.json.gz --seed 21 --commits
+    python bench/near_pick.py bench/data/near/psf__black.json.gz --seed 21 --areas
 """
 
 from __future__ import annotations
@@ -41,13 +48,18 @@ COLON_HEADING = re.compile(r"^(?P<md>[A-Z][\w ]{0,40}):[ \t]*(?=\n[-*] )", re.M)
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
 # a bullet that cites no PR itself: its indented paragraphs after blank lines, where towncrier (aiohttp) puts
 # "*Related issues and pull requests on GitHub:* :issue:`N`."
+# a commit a line cites: a commit URL (full SHA), else a short hash in parentheses or brackets ("(92e109c)")
+COMMIT_URL = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
+COMMIT_HASH = re.compile(r"[(\[]([0-9a-f]{7,12})[)\]]")
 FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
-def fix_lines(release: dict, flat: bool = False) -> list[tuple[str, str]]:
+def fix_lines(release: dict, flat: bool = False, areas: bool = False) -> list[tuple[str, str]]:
     """(heading, bullet text) of every bullet under a fix/bug heading of one release body. `flat` (notes that
     never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
-    patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug."""
+    patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug.
+    `areas` (headings that name areas, e.g. Black's "Stable style"): also a bullet saying fix/bug under any
+    heading that is not a feature or mixed one."""
     body = release["body"] or ""
     marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)] or \
         [(m.start(), m["md"].strip()) for m in COLON_HEADING.finditer(body)]
@@ -58,7 +70,8 @@ def fix_lines(release: dict, flat: bool = False) -> list[tuple[str, str]]:
     found = []
     for bullet in BULLET.finditer(body):
         above = [title for start, title in marks if start < bullet.start()]
-        if above and FIX_HEADING.search(above[-1]) and not MIXED_HEADING.search(above[-1]):
+        if above and not MIXED_HEADING.search(above[-1]) and (
+                FIX_HEADING.search(above[-1]) or (areas and FIX_WORD.search(bullet["text"]))):
             text = bullet["text"]
             if not PR_REF.search(text) and (more := FOLLOWING.match(body, bullet.end())):
                 text += more[0]
@@ -66,19 +79,30 @@ def fix_lines(release: dict, flat: bool = False) -> list[tuple[str, str]]:
     return found
 
 
-def draw(data: dict, seed: int, flat: bool = False) -> list[dict]:
+def commits(text: str) -> set[str]:
+    """The commits a line cites: the SHAs of its commit URLs, else its bracketed short hashes."""
+    return set(COMMIT_URL.findall(text)) or set(COMMIT_HASH.findall(text))
+
+
+def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_commit: bool = False) -> list[dict]:
     """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
-    when the data holds no earlier release of its major line) and one at or after it (`after`)."""
+    when the data holds no earlier release of its major line) and one at or after it (`after`). `by_commit`:
+    the lines citing no PR and one commit instead (the pick names `commit`, not `pr`)."""
     releases = sorted(data["releases"], key=lambda r: Version(r["name"]))
-    first: dict[int, str] = {}
+    first: dict[int | str, str] = {}
     for release in releases:
-        for number in map(int, PR_REF.findall(release["body"] or "")):
-            first.setdefault(number, release["name"])
+        body = release["body"] or ""
+        for ref in [*map(int, PR_REF.findall(body)), *COMMIT_URL.findall(body), *COMMIT_HASH.findall(body)]:
+            first.setdefault(ref, release["name"])
     pool = []
     for release in releases:
-        for heading, text in fix_lines(release, flat):
+        for heading, text in fix_lines(release, flat, areas):
             numbers = set(map(int, PR_REF.findall(text)))
-            if len(numbers) == 1 and str(n := numbers.pop()) in data["pulls"] and first[n] == release["name"]:
+            shas = commits(text)
+            if by_commit and not numbers and len(shas) == 1 and first[sha := shas.pop()] == release["name"]:
+                pool.append({"fixed_in": release["name"], "commit": sha, "section": heading, "line": text})
+            elif not by_commit and len(numbers) == 1 and str(n := numbers.pop()) in data["pulls"] \
+                    and first[n] == release["name"]:
                 pool.append({"fixed_in": release["name"], "pr": n, "section": heading, "line": text})
     rng = random.Random(seed)
     rng.shuffle(pool)
@@ -98,9 +122,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--flat", action="store_true",
                         help="the notes have no section headings (Pallets): draw from patch releases' bullets too")
+    parser.add_argument("--areas", action="store_true",
+                        help="headings name areas, not change kinds (Black): draw bullets saying fix/bug under them")
+    parser.add_argument("--commits", action="store_true",
+                        help="draw the fix lines that cite no PR but one commit (release-please), not PR lines")
     args = parser.parse_args()
     data = json.loads(gzip.decompress(args.data.read_bytes()))
-    for pick in draw(data, args.seed, args.flat)[:args.first]:
+    for pick in draw(data, args.seed, args.flat, args.areas, args.commits)[:args.first]:
         print(json.dumps(pick))
 
 

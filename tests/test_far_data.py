@@ -195,3 +195,79 @@ def test_plain_colon_headings_over_a_list_are_sections_when_there_is_no_other_he
         ("Bugfixes", "[#554][], [#1017][]: Close JSON namespaces opened in `MarshalLogObject` methods when the "
                      "methods return.")]
     assert fix_lines({"body": "### Features\n\nNote:\n- Fix x (#1)\n"}) == []
+
+
+BLACK = """## Unreleased
+
+### Stable style
+
+- Fix crash on a comment (#5300)
+
+## Version 26.3.0
+
+### Stable style
+
+<!-- Changes that affect Black's stable style -->
+
+- Fix crash when a standalone comment sits between tokens of a comprehension or lambda
+  (#5144)
+- Remove redundant parentheses around generator expressions (#5304)
+
+### Preview style
+
+- Add a new preview feature that fixes nothing (#5200)
+
+### Highlights
+
+- Add parentheses around `if`-`else` expressions (#2278)
+
+## Version 22.1.0
+
+### Configuration
+
+- Fix handling of directory junctions on Windows (#2904)
+
+## Version 21.12b0
+
+### _Black_
+
+- Fix determination of f-string expression spans (#2654)
+"""
+
+
+def test_black_version_headings_end_at_a_two_part_pre_release() -> None:
+    """Black: `## Version 26.3.0` headings; its beta-era `## Version 21.12b0` must end 22.1.0's section, or the
+    first stable release's body swallows every beta's notes."""
+    found = sections(BLACK)
+    assert [version for version, _ in found] == ["26.3.0", "22.1.0"]
+    assert "#2654" not in found[1][1]
+
+
+def test_area_headings_are_drawn_only_with_areas() -> None:
+    """Black's headings name areas ("Stable style"), not change kinds: --areas takes a bullet saying fix/bug under
+    any heading that is not a feature one; without it nothing is drawn (existing draws unchanged)."""
+    body = sections(BLACK)[0][1]
+    assert [text[-7:] for _, text in fix_lines({"body": body}, areas=True)] == ["(#5144)", "(#5200)"]
+    assert fix_lines({"body": body}) == []
+
+
+COMMITS_ONLY = {
+    "releases": [
+        {"name": "1.1.0", "body": "### Bug Fixes\n\n* **client:** avoid memory leak ([b449f36](https://github.com/o/n/"
+                                  "commit/b449f36609b727f3f147fad19e8d064225bc8621))\n* keep PR lines apart "
+                                  "([#12](https://github.com/o/n/issues/12)) ([aaaaaaa](https://github.com/o/n/commit/"
+                                  "aaaaaaa0000000000000000000000000000000000))\n* short hash only (1a2b3c4)\n"},
+        {"name": "1.0.0", "body": "### Bug Fixes\n\n* first (#11)\n"},
+    ],
+    "pulls": {"11": {}, "12": {}},
+}
+
+
+def test_commit_draws_take_the_lines_citing_no_pr_and_one_commit() -> None:
+    """release-please (openai-node): many fix lines cite only a commit; --commits draws those (the pick names the
+    commit), the default draw keeps the PR lines only."""
+    from bench.near_pick import draw
+
+    picked = {pick.get("commit") or pick["pr"] for pick in draw(COMMITS_ONLY, 21, by_commit=True)}
+    assert picked == {"b449f36609b727f3f147fad19e8d064225bc8621", "1a2b3c4"}
+    assert {pick["pr"] for pick in draw(COMMITS_ONLY, 21)} == {11, 12}
