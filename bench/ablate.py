@@ -152,6 +152,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("lead_breadth", 0.0),  # candidate_order: ... measured by how many of the problem's ideas it names, too
     ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
     ("rival_share", 0.0),  # candidate_order: ... naming a rare subject of the HIGH, not only its first
+    ("rival_breadth", math.inf),  # candidate_order: ... or as many of the problem's ideas (breadth), not only words
     ("held_releases", 0.0),  # scan_release_notes: a line of a release the customer already runs demotes a HIGH
 ]
 

@@ -207,6 +207,24 @@ def test_a_high_an_older_medium_rivals_is_demoted(lexicon_restored) -> None:
     assert older_rivals([high, medium("1.2.0", 12, 100.0)], grounds) == []
 
 
+def test_an_older_rival_naming_as_many_of_the_problems_ideas_demotes_a_wordier_high(lexicon_restored) -> None:
+    """zap: "Store strings when using AddByteString with the map encoder" (1.7.1) names every idea of the problem
+    the later "Fix inconsistency between MapObjectEncoder's AddByteString and AppendByteString" names (the same
+    breadth), at 0.57 of its strength, which counts each idea once per spelling: the older line rivals it
+    (`rival_breadth`, ideas counted once). A rival naming fewer of the ideas at a low strength does not, nor any
+    with the rule off (inf)."""
+    use_weights(older_rival=0.8, rival_breadth=1.0)
+    high = candidate("1.10.0", 110, Confidence.HIGH, strength=52.7, breadth=0.637)
+    grounds = grounds_of(pr110=HIGH_GROUNDS, pr71=OWN)
+    as_broad = candidate("1.7.1", 71, Confidence.MEDIUM, strength=29.9, breadth=0.637)
+    narrower = candidate("1.7.1", 71, Confidence.MEDIUM, strength=29.9, breadth=0.5)
+    assert older_rivals([high, as_broad], grounds) == [(high, as_broad)]
+    assert older_rivals([high, narrower], grounds) == []
+    assert older_rivals([high, candidate("1.7.1", 71, Confidence.MEDIUM, strength=29.9)], grounds) == []
+    use_weights(rival_breadth=float("inf"))
+    assert older_rivals([high, as_broad], grounds) == []
+
+
 def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restored) -> None:
     """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched,
     a line citing only a commit) cannot take a ✓ away, nor can one about another subject: it must name the HIGH's

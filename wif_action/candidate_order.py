@@ -121,7 +121,8 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     release (nothing objecting, released) that brings evidence of its own — the run read its PR (`grounds`:
     `own_text`), so it is more than a release line echoing the question — is about the same thing (`_shared_subject`:
     it names the HIGH's most specific subject, or one of its rare ones, by the same term), and covers the problem at
-    least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`).
+    least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`), or names at least
+    `rival_breadth` times as many of its ideas (`_as_broad`).
 
     Why: the scan stops at the first HIGH, and a later fix of the same subject can reach HIGH while the right,
     older line stays MEDIUM; when the older one is about the same thing and names the problem about as well,
@@ -135,6 +136,7 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     pool, held_pool = list(candidates), list(held)
     older = (lexicon.weight("older_rival"), lexicon.weight("rival_share"))
     customers = (lexicon.weight("held_rival"), lexicon.weight("held_share"))
+    ideas = lexicon.weight("rival_breadth")
     rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
               and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
     rivals = [(c, customers) for c in held_pool if not c.objected and c.strength is not None
@@ -147,10 +149,21 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
         rival = next((r for r, (least, rare) in rivals if math.isfinite(least)
                       and release_order(r) < release_order(high)
                       and _shared_subject(named, grounds(r) or Grounds(), rare)
-                      and (r.strength or 0.0) >= least * high.strength), None)
+                      and ((r.strength or 0.0) >= least * high.strength or _as_broad(r, high, ideas))), None)
         if rival is not None:
             found.append((high, rival))
     return found
+
+
+def _as_broad(rival: Ranked, high: Ranked, least: float) -> bool:
+    """Whether the rival names at least `least` (lexicon.toml [weight] `rival_breadth`; inf: off) times as many of
+    the problem's ideas as the HIGH, each idea counted once (`breadth`).
+
+    Why: `strength` counts every spelling of an idea, so a later line spelling the ideas the older one names several
+    ways ("MapObjectEncoder's AddByteString", "map object", "byte string") looks far stronger while it names no
+    more of what the customer describes; breadth counts each idea once (as `lead_measure` does)."""
+    return math.isfinite(least) and rival.breadth is not None and high.breadth is not None and high.breadth > 0 \
+        and rival.breadth >= least * high.breadth
 
 
 def _shared_subject(high: Grounds, rival: Grounds, rare: float) -> bool:
