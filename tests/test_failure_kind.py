@@ -1,12 +1,12 @@
-"""The kind-of-failure objection (objections.of_the_failure_asked) and how objected MEDIUMs rank against a fix
-not released yet (resolve_answer._outcome_from)."""
+"""The kind-of-failure objections (objections.of_the_failure_asked, of_the_exception_asked) and how objected
+MEDIUMs rank against a fix not released yet (resolve_answer._outcome_from)."""
 
 from __future__ import annotations
 
 import pytest
 
 from wif_action.models import Candidate, Confidence, Outcome, PullRequest, Score
-from wif_action.objections import of_the_failure_asked
+from wif_action.objections import of_the_exception_asked, of_the_failure_asked
 from wif_action.question import analyse_question
 from wif_action.subtasks.resolve_answer import _outcome_from
 
@@ -39,6 +39,34 @@ def test_a_problem_naming_no_failure_gets_no_objection():
     question = analyse_question("Add an option to set the sample rate of profiles.")
     assert of_the_failure_asked(Score(confidence=Confidence.HIGH, reason="R."),
                                 pull("fix: crash when the sample rate is zero"), None, question) is None
+
+
+NPE = analyse_question("compileReleaseKotlin fails with a `NullPointerException` thrown from "
+                       "`io.sentry.compose.JetpackComposeTracingIrExtension` in a module without compose-ui.")
+
+
+@pytest.mark.parametrize(("title", "level", "objected"), [
+    # another exception class of the same place: another bug
+    ("Fix AbstractMethodError when compose-ui 1.11+ is used with the Sentry Kotlin compiler plugin", "high", True),
+    ("Fix AbstractMethodError when compose-ui 1.11+ is used with the Sentry Kotlin compiler plugin", "medium", True),
+    ("Fix NullPointerException and AbstractMethodError in the compiler plugin", "high", None),  # names the asked one
+    ("Only apply Jetpack Compose instrumentation if the Modifier class is available", "high", None),  # names none
+    ("Fix `exceptions_from_error` in the compiler plugin", "high", None),  # a function named like one, no class
+    ("Fix AbstractMethodError in the compiler plugin", "low", None),
+])
+def test_a_fix_of_another_exception_class_is_an_objected_medium(title, level, objected):
+    objection = of_the_exception_asked(Score(confidence=Confidence(level), reason="R."), pull(title), None, NPE)
+    if objected is None:
+        assert objection is None
+    else:
+        assert objection is not None and objection.confidence == Confidence.MEDIUM
+        assert "another failure (AbstractMethodError)" in objection.reason
+
+
+def test_a_problem_naming_no_exception_class_gets_no_exception_objection():
+    question = analyse_question("The Kotlin compiler crashes on a module without compose-ui.")
+    assert of_the_exception_asked(Score(confidence=Confidence.HIGH, reason="R."),
+                                  pull("Fix AbstractMethodError in the compiler plugin"), None, question) is None
 
 
 def candidate(version: str, confidence: str, objected: bool = False) -> Candidate:

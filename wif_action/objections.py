@@ -170,6 +170,34 @@ def of_the_failure_asked(score: Score, pull: PullRequest, entry: Entry | None, q
                  reason=f"{score.reason} But it names another failure ({what}) than the problem's.")
 
 
+def of_the_exception_asked(score: Score, pull: PullRequest, entry: Entry | None,
+                           question: Question) -> Score | None:
+    """The problem names the class of its failure (lexicon `failure_class`: "a `NullPointerException` thrown
+    from …"): a fix whose headline names only other classes ("Fix AbstractMethodError when …") fixes another
+    exception of the same place — another bug, at most MEDIUM and listed after the MEDIUMs nothing objects to. A
+    headline naming no class is not objected to."""
+    if score.confidence == Confidence.LOW:
+        return None
+    asked = _failure_classes(question.problem)
+    if not asked:
+        return None
+    cut = int(lexicon.weight("headline_chars"))
+    named = _failure_classes(f"{entry.text[:cut] if entry is not None else ''}\n{pull.title}")
+    if not named or asked.keys() & named.keys():
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it names another failure ({', '.join(sorted(named.values()))}) "
+                        "than the problem's.")
+
+
+def _failure_classes(text: str) -> dict[str, str]:
+    """The class names of `text` that are a class of failure ("NullPointerException"; not a function named like one,
+    `exceptions_from_error`), key → as written."""
+    failure = lexicon.pattern("failure_class")
+    return {term.key: term.surface for term in analyse(text)
+            if term.identifier and term.surface[:1].isupper() and failure.match(term.surface)}
+
+
 def _families(keys: frozenset[str]) -> set[int]:
     """The kinds of failure (lexicon: a symptom's `family`) these term keys name."""
     return {index for index, family in enumerate(lexicon.symptom_families()) if family & keys}
@@ -182,4 +210,4 @@ def _names(families: set[int]) -> set[str]:
 
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, in_the_asked_direction,
                              a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
-                             more_than_the_note, of_the_failure_asked)
+                             more_than_the_note, of_the_failure_asked, of_the_exception_asked)
