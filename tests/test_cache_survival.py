@@ -1,14 +1,16 @@
 """The release cache survives: SIGKILLed indexers, two indexers at once, damaged and foreign files.
 
-`wif index` runs as a real subprocess against an in-process FakeGitHub whose release pages are
-slowed slightly, so kills land mid-fetch (anchored on the fake's request count) and mid-write
-(anchored on a marker printed as each repository's write transaction starts). After every kill
-the file must open, pass `PRAGMA integrity_check`, and hold each repository either exactly as
-before the run or exactly as a clean build; the next run must then complete to a clean build.
+`wif index` runs as a real subprocess against an in-process FakeGitHub. A kill lands exactly where it is
+meant to, on any machine load: mid-fetch by holding one release page on a gate of the fake, mid-write by
+holding a repository write (every row written, nothing committed) in the subprocess until the test has
+killed it. After every kill the file must open, pass `PRAGMA integrity_check`, and hold each repository
+either exactly as before the run or exactly as a clean build; the next run must then complete to a clean
+build. Two indexers at once run against a fake whose release pages are slowed slightly, so they overlap.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -41,19 +43,31 @@ PHP, RUBY, OPENAI, DOTNET = ("getsentry/sentry-php", "getsentry/sentry-ruby", "o
 REPOS = [PHP, RUBY, OPENAI, DOTNET]
 OLD_REPOS = [PHP, DOTNET]  # in the "before" cache, each missing its newest releases; RUBY and OPENAI absent
 REMOVED_NEWEST = 5
-PAGE_DELAY = 0.03  # seconds per release page: kills then land mid-fetch as well as mid-write
+PAGE_DELAY = 0.03  # seconds per release page: two indexers started together then overlap
 SUBPROCESS_TIMEOUT = 60
 WRITE_MARKER = "WRITE-START"
+HELD_MARKER = "WRITE-HELD"
+HOLD_ENV = "WIF_TEST_HOLD_WRITE"
 
-# `wif index`, announcing on stderr (inside the transaction) each repository write it starts.
+# `wif index`, announcing on stderr (inside the transaction) each repository write it starts. With HOLD_ENV=n, the
+# nth write, once every row of it is written and nothing committed, says so and waits for a line on stdin: a kill
+# or a signal sent then lands inside that write, however slow or loaded the machine (no timing involved).
 ANNOUNCING_WIF = f"""
+import os
 import sys
 import indexer.indexing as indexing
 from wif_action.cli import main
 _apply = indexing.apply_update
+_hold = int(os.environ.get("{HOLD_ENV}") or 0)
+_writes = []
 def _announced(db, update):
     print("{WRITE_MARKER} " + update.slug, file=sys.stderr, flush=True)
-    return _apply(db, update)
+    result = _apply(db, update)
+    _writes.append(update.slug)
+    if len(_writes) == _hold:
+        print("{HELD_MARKER} " + update.slug, file=sys.stderr, flush=True)
+        sys.stdin.readline()
+    return result
 indexing.apply_update = _announced
 sys.exit(main(sys.argv[1:]))
 """
@@ -152,8 +166,8 @@ class Indexer:
 
     def __init__(self, db: Path, repos: list[str], github_url: str, env: dict[str, str] | None = None):
         self.proc = subprocess.Popen([sys.executable, "-c", ANNOUNCING_WIF, *index_args(db, repos)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env=wif_env(github_url) | (env or {}))
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, env=wif_env(github_url) | (env or {}))
         self.stderr: list[str] = []
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._pump, daemon=True)
@@ -166,17 +180,21 @@ class Indexer:
             self._lines.put(line)
         self._lines.put(None)
 
-    def wait_for_write(self, nth: int, timeout: float = SUBPROCESS_TIMEOUT) -> bool:
-        """Block until the nth repository write has started; False if the run ended first."""
+    def wait_for_line(self, marker: str, nth: int = 1, timeout: float = SUBPROCESS_TIMEOUT) -> bool:
+        """Block until the nth stderr line starting with `marker`; False if the run ended first."""
         seen, deadline = 0, time.monotonic() + timeout
         while time.monotonic() < deadline:
             line = self._lines.get(timeout=max(0.01, deadline - time.monotonic()))
             if line is None:
                 return False
-            seen += line.startswith(WRITE_MARKER)
+            seen += line.startswith(marker)
             if seen >= nth:
                 return True
-        raise TimeoutError("the indexer never reached its write")
+        raise TimeoutError(f"the indexer never printed {marker} {nth} times")
+
+    def wait_for_write(self, nth: int, timeout: float = SUBPROCESS_TIMEOUT) -> bool:
+        """Block until the nth repository write has started; False if the run ended first."""
+        return self.wait_for_line(WRITE_MARKER, nth, timeout)
 
     def kill(self) -> bool:
         """SIGKILL; True when the process was still running (the kill really interrupted it)."""
@@ -184,20 +202,19 @@ class Indexer:
         self.proc.kill()
         self.proc.wait(timeout=SUBPROCESS_TIMEOUT)
         self._reader.join(timeout=5)
+        self._close_stdin()
         return running
 
     def finish(self) -> int:
         code = self.proc.wait(timeout=SUBPROCESS_TIMEOUT)
         self._reader.join(timeout=5)
+        self._close_stdin()
         return code
 
-
-def wait_for_requests(fake: FakeGitHub, count: int, timeout: float = SUBPROCESS_TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while fake.total_requests() < count:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the indexer never made {count} requests")
-        time.sleep(0.002)
+    def _close_stdin(self) -> None:
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
 
 
 def slowed(fake: FakeGitHub) -> FakeGitHub:
@@ -249,56 +266,60 @@ def slow_github() -> Iterator[FakeGitHub]:
 
 # ---------------------------------------------------------------------------------------------- SIGKILL
 @dataclass(frozen=True)
-class KillPlan:
-    seed: int
-    anchor: str  # "request": kill while a release page is in flight; "write": inside a repository write
+class KillPoint:
+    """Where a SIGKILL lands, held there until it does (no timing): a release page in flight (the fake holds the
+    request of `page`, a path regex, on a gate) or the `write`th repository write with every row of it written and
+    nothing committed. `unchanged` is the repository that must be exactly as before the run."""
 
-    def kill(self, indexer: Indexer, fake: FakeGitHub) -> str:
-        """SIGKILL at the planned moment; returns where it landed: fetch, write, between or finished."""
-        rng = random.Random(self.seed)
-        if self.anchor == "request":
-            wait_for_requests(fake, rng.randint(1, 8))
-            time.sleep(rng.uniform(0, PAGE_DELAY))
-        elif indexer.wait_for_write(rng.randint(2, len(REPOS))):
-            time.sleep(rng.uniform(0, 0.08))
-        in_flight = any(entry["status"] is None for entry in fake.log)
-        if not indexer.kill():
-            return "finished"
-        return "fetch" if in_flight else "between"
+    unchanged: str
+    page: str | None = None
+    write: int = 0
+
+    def kill(self, db: Path, fake: FakeGitHub) -> Indexer:
+        gate = threading.Event()
+        fault = fake.add_fault("GET", self.page, status=None, gate=gate) if self.page else None
+        indexer = Indexer(db, REPOS, fake.url, env={HOLD_ENV: str(self.write)})
+        try:
+            if fault is not None:
+                deadline = time.monotonic() + SUBPROCESS_TIMEOUT
+                while not fault.hits and indexer.proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.002)
+                assert fault.hits, f"{self}: the page was never requested\n" + "\n".join(indexer.stderr)
+            else:
+                assert indexer.wait_for_line(HELD_MARKER), f"{self}: never held\n" + "\n".join(indexer.stderr)
+            assert indexer.kill(), f"{self}: the run ended before the kill"
+        finally:
+            gate.set()
+            fake.clear_faults()
+        return indexer
 
 
-def _interrupted_write(indexer: Indexer, db: Path, old_state: dict[str, Snapshot]) -> bool:
-    """A write had started (its marker printed inside the transaction) and had not committed."""
-    started = [line.split(" ", 1)[1] for line in indexer.stderr if line.startswith(WRITE_MARKER)]
-    finished = [line for line in indexer.stderr if re.match(r"^[\w.-]+/[\w.-]+: \d+ fetched", line)]
-    return len(started) > len(finished) and snapshot(db, started[-1]) == old_state[started[-1]]
-
-
-KILL_PLANS = [KillPlan(seed, anchor) for seed, anchor in
-              [(11, "request"), (12, "write"), (13, "request"), (14, "write"), (15, "request"), (16, "write")]]
+KILL_POINTS = [
+    KillPoint(PHP, page=f"^/repos/{PHP}/releases$"),  # the first request: nothing written yet
+    KillPoint(PHP, write=1),  # the first repository, a changed one, written and not committed
+    KillPoint(OPENAI, page=f"^/repos/{OPENAI}/releases$"),  # mid-run, a new repository's first page in flight
+    KillPoint(DOTNET, write=4),  # the last write: the three before it committed
+]
 
 
 def test_sigkilled_indexer_leaves_every_repository_old_or_new(tmp_path, old_cache, old_state, new_state,
-                                                              slow_github):
-    landed: list[set[str]] = []
+                                                              fake_github):
+    """SIGKILL mid-fetch and mid-write: the file stays sound, every repository old or new (the one killed in its
+    write or fetch exactly old), and the next run completes to a clean build."""
     db = tmp_path / "cache.db"
-    for plan in KILL_PLANS:
+    fake_github.rate_limit_limit = fake_github.rate_limit_remaining = 10**9
+    for point in KILL_POINTS:
         shutil.copy(old_cache, db)
         for suffix in ("-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
-        slow_github.reset_counts()
-        indexer = Indexer(db, REPOS, slow_github.url)
-        where = plan.kill(indexer, slow_github)
-        # the next repository is read while the last one is written: a kill can land in both at once
-        landed.append({where} | ({"write"} if _interrupted_write(indexer, db, old_state) else set()))
+        point.kill(db, fake_github)
         assert_sound(db)
         for slug in REPOS:
             state = snapshot(db, slug)
-            assert state in (old_state[slug], new_state[slug]), f"{plan}: {slug} is half-written"
-    assert not any("finished" in where for where in landed) and {"fetch", "write"} <= set().union(*landed), landed
+            assert state in (old_state[slug], new_state[slug]), f"{point}: {slug} is half-written"
+        assert snapshot(db, point.unchanged) == old_state[point.unchanged], point
 
-    slow_github.reset_counts()
-    result = run_wif(index_args(db, REPOS), slow_github.url)
+    result = run_wif(index_args(db, REPOS), fake_github.url)
     assert result.returncode == 0, result.stderr
     assert_sound(db)
     assert slugs_in(db) == set(REPOS)
@@ -323,14 +344,16 @@ def _processes_with(marker: str) -> list[int]:
 def test_a_stopped_indexer_leaves_no_process_behind_and_the_next_run_completes(tmp_path, old_cache, old_state,
                                                                               new_state, slow_github, stop):
     """Ctrl-C or SIGTERM while the parse workers run (forked mid-run, from the thread that reads the next
-    repository: RUBY is new to the old cache) and a repository is written: the run ends (Ctrl-C: "interrupted",
-    exit 130, no traceback), no worker or thread outlives it, every repository is old or new, and the next run
-    completes to a clean build."""
+    repository: RUBY is new to the old cache) and the third repository's write is held uncommitted: the run ends
+    (Ctrl-C: "interrupted", exit 130, no traceback), no worker or thread outlives it, every repository is old or
+    new (the held one old), and the next run completes to a clean build. (Sent after the third write had started
+    but not held, the signal came after the run's end on a loaded machine: exit 0.)"""
     db = tmp_path / "cache.db"
     shutil.copy(old_cache, db)
     marker = f"wif-review-{os.getpid()}-{stop}-{random.random()}"
-    indexer = Indexer(db, REPOS, slow_github.url, env={"WIF_INDEX_WORKERS": "2", "WIF_REVIEW_MARKER": marker})
-    assert indexer.wait_for_write(3), indexer.stderr
+    indexer = Indexer(db, REPOS, slow_github.url, env={"WIF_INDEX_WORKERS": "2", "WIF_REVIEW_MARKER": marker,
+                                                        HOLD_ENV: "3"})
+    assert indexer.wait_for_line(HELD_MARKER), indexer.stderr  # the third write, not committed, waits for us
     assert len(_processes_with(marker)) >= 3, "the indexer and its 2 parse workers"
     indexer.proc.send_signal(stop)
     code = indexer.finish()
@@ -346,6 +369,7 @@ def test_a_stopped_indexer_leaves_no_process_behind_and_the_next_run_completes(t
     assert_sound(db)
     for slug in REPOS:
         assert snapshot(db, slug) in (old_state[slug], new_state[slug]), f"{slug} is half-written"
+    assert snapshot(db, OPENAI) == old_state[OPENAI], "the held write was rolled back"
     result = run_wif(index_args(db, REPOS), slow_github.url)
     assert result.returncode == 0, result.stderr
     assert {slug: snapshot(db, slug) for slug in REPOS} == new_state
