@@ -485,12 +485,13 @@ def test_index_keeps_going_when_failures_are_per_repository(fake_github, tmp_pat
 
 @pytest.mark.slow
 def test_a_dripping_github_is_cut_off_per_repository_and_then_the_run_stops(fake_github, tmp_path) -> None:
-    """One byte every 0.2 s defeats the 1 s read timeout; the repository's wall-clock budget does not.
-    Three repositories cut off the same way end the run (the fourth is not attempted). (0.2 s, not 0.5: on a
-    loaded machine a byte sent late by more than the timeout's margin ended the read by the timeout instead.)"""
+    """One byte every 0.2 s defeats any read timeout; the repository's wall-clock budget does not. Three
+    repositories cut off the same way end the run (the fourth is not attempted). The read timeout (10 s) is far
+    above both the drip and the budget: with 1 s, a byte the loaded machine sent late by its margin ended the
+    read by the timeout instead, and the test failed."""
     fake_github.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=0.2)
     repos = [RUBY, PHP, "getsentry/sentry-java", "getsentry/sentry-dart"]
-    source = ReleaseSource(fake_github.url, retries=None, timeout=1, repository_seconds=1.5)
+    source = ReleaseSource(fake_github.url, retries=None, timeout=10, repository_seconds=1.5)
     reports = index_repositories(tmp_path / "cache.db", source, repos, on_progress=lambda _line: None)
     assert all("no complete answer within the repository's 1.5 s budget" in (r.error or "") for r in reports[:3])
     assert reports[3].error and reports[3].error.startswith("not attempted: GitHub unreachable")

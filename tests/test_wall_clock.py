@@ -20,7 +20,8 @@ from wif_action.tools.deadline import WallClock
 from wif_action.tools.progress import RecordingProgress
 
 COCOA = "getsentry/sentry-cocoa"
-DRIP_SECONDS = 0.5  # per byte: a 1 s read timeout never fires
+DRIP_SECONDS = 0.5  # per byte: a read timeout never fires
+READ_TIMEOUT = 10  # far above the drip, so a byte the loaded machine sends late cannot end a read either
 
 
 def skipped(answer: Answer) -> str:
@@ -102,11 +103,11 @@ def cocoa_db(cache_path_for) -> Path:
 
 @pytest.mark.slow
 def test_a_dripping_github_cannot_hold_the_run_past_its_deadline(cocoa_db, fake_github: FakeGitHub):
-    """GitHub answers one byte every 0.5 s with a 1 s read timeout: only the wall-clock bound ends the
+    """GitHub answers one byte every 0.5 s, so its read timeout never fires: only the wall-clock bound ends the
     call. The run still answers from the cached notes (MEDIUM: no PR details were read)."""
     fake_github.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=DRIP_SECONDS)
     config = AppConfig(db=cocoa_db, engine="offline", env={"GITHUB_API_URL": fake_github.url},
-                       github_timeout=1, deadline_seconds=3)
+                       github_timeout=READ_TIMEOUT, deadline_seconds=3)
     answer = build_workflow(config, RecordingProgress()).run(EXAMPLE_B)
     assert answer.outcome == Outcome.MEDIUM, (answer.outcome, answer.message)
     assert any(c.pr == 5242 for c in answer.candidates)
@@ -121,7 +122,8 @@ def test_a_dripping_llm_endpoint_falls_back_to_the_offline_engine(example_cache_
     with FakeOpenAI() as openai_fake:
         openai_fake.add_fault(method=None, path_regex=r".*", status=None, times=None, drip=DRIP_SECONDS)
         env = {"GITHUB_API_URL": fake_github.url, "OPENAI_API_KEY": "sk-test-key",
-               "OPENAI_BASE_URL": openai_fake.url + "/v1", "WIF_LLM_TIMEOUT": "1", "WIF_LLM_MAX_RETRIES": "0"}
+               "OPENAI_BASE_URL": openai_fake.url + "/v1", "WIF_LLM_TIMEOUT": str(READ_TIMEOUT),
+               "WIF_LLM_MAX_RETRIES": "0"}
         config = AppConfig(db=example_cache_path, engine="openai", env=env, deadline_seconds=4)
         answer = build_workflow(config, RecordingProgress()).run(EXAMPLE_B)
         calls = len(openai_fake.log)
