@@ -59,7 +59,7 @@ def _cache(tmp_path: Path, github: FakeGitHub, repos: list[str]) -> Path:
 
 
 def ask(db: Path, github: FakeGitHub, version: str = "5.9.1", links: list[str] | None = None) -> Answer:
-    config = AppConfig(db=db, engine="offline", env={"GITHUB_API_URL": github.url}, github_timeout=5)
+    config = AppConfig(db=db, engine="offline", env={"GITHUB_API_URL": github.url}, github_timeout=30)
     inputs = AskInput(repo=RN, version=version, problem=PROBLEM, links=links or [])
     return build_workflow(config, RecordingProgress()).run(inputs)
 

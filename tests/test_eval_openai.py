@@ -21,7 +21,7 @@ EXAMPLE_B = "spec-example-b"
 def run_eval(capsys, monkeypatch, github: FakeGitHub, openai: FakeOpenAI, cache: Path, *args: str,
              **env: str) -> tuple[int, str, str]:
     settings = {"GITHUB_API_URL": github.url, "OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai.url + "/v1",
-                "WIF_LLM_MAX_RETRIES": "0", "WIF_LLM_TIMEOUT": "5", "WIF_MODEL": "gpt-4.1-mini",
+                "WIF_LLM_MAX_RETRIES": "0", "WIF_LLM_TIMEOUT": "30", "WIF_MODEL": "gpt-4.1-mini",
                 "WIF_VERIFY_MODEL": "gpt-4.1", **env}
     for key, value in settings.items():
         monkeypatch.setenv(key, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -44,7 +45,7 @@ def _github(fake: FakeGitHub, per_page: int = 100, **kwargs: Any) -> Github:
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     req = urllib.request.Request(url, headers=headers or {})
     try:
-        with urllib.request.urlopen(req, timeout=5) as resp:
+        with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.status, dict(resp.headers), resp.read()
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), err.read()
@@ -449,7 +450,7 @@ def test_openai_rate_limit_and_scripted_error(oai: FakeOpenAI) -> None:
 
 
 def test_openai_timeout(oai: FakeOpenAI) -> None:
-    oai.add_fault(method="POST", path_regex="/chat/completions", status=None, delay=3.0)
+    oai.add_fault(method="POST", path_regex="/chat/completions", status=None, gate=threading.Event())  # never set
     with pytest.raises(openai.APITimeoutError):
         _ask(_client(oai, timeout=0.5))
 
@@ -470,7 +471,7 @@ def test_openai_broken_responses(oai: FakeOpenAI) -> None:
 def test_openai_requires_bearer(oai: FakeOpenAI) -> None:
     req = urllib.request.Request(oai.url + "/v1/chat/completions", data=b"{}", method="POST")
     with pytest.raises(urllib.error.HTTPError) as info:
-        urllib.request.urlopen(req, timeout=5)
+        urllib.request.urlopen(req, timeout=30)
     assert info.value.code == 401
 
 
@@ -547,7 +548,7 @@ def test_fault_options_raw_drop_forever_and_clear(small_gh: FakeGitHub) -> None:
     small_gh.add_fault(path_regex=r"^/repos/acme/widget$", status=200, raw_body=b'{"broken": ')
     assert _get(url)[2] == b'{"broken": '
     small_gh.add_fault(path_regex=r"^/repos/acme/widget$", drop_connection=True)
-    conn = http.client.HTTPConnection("127.0.0.1", small_gh.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", small_gh.port, timeout=30)
     conn.request("GET", "/repos/acme/widget")
     with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
         conn.getresponse()

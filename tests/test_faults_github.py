@@ -5,8 +5,9 @@ the per-repository report) names what was skipped and why, and that retries are 
 are shown by counting requests on the fake, never by timing: a `Retry-After` beyond the allowed wait
 (3600 s here) must fail fast, since sleeping would blow the suite's own timeout.
 
-Client timeouts: only the scenarios about timeouts (`slow`) use a 1 s timeout against a fake that waits
-3 s. Every other scenario uses CLIENT_TIMEOUT, a bound only a hung fake reaches: with 1 s, a reply the
+Client timeouts: only the scenarios about timeouts (`slow`) use a 1 s timeout, against a fake that holds
+each request until it stops (a delay of 3 s was answered in time whenever the client's thread waited 2 s
+for a core). Every other scenario uses CLIENT_TIMEOUT, a bound only a hung fake reaches: with 1 s, a reply the
 loaded CI machine is slow to produce timed out, the client's read retry sent the request again, and
 the exact request counts were off by one (a flaky test, not a product bug).
 """
@@ -20,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -43,8 +45,7 @@ SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a
 LONG_WAIT = {"Retry-After": "3600"}  # far beyond any allowed wait: must fail at once, never sleep
 SHORT_WAIT = {"Retry-After": "1"}
 CLIENT_TIMEOUT = 30.0  # never reached by a fake that answers, however loaded the machine
-TIMEOUT = 1.0  # for the scenarios where the fake waits FAULT_DELAY, to see the client time out
-FAULT_DELAY = 3
+TIMEOUT = 1.0  # for the scenarios where the fake holds every request (until it stops), to see the client time out
 RECENT = "2099-01-01T00:00:00Z"  # inside any refresh window, so the indexer asks for the next page
 
 Setup = Callable[[FakeGitHub], Any]
@@ -56,7 +57,7 @@ def each_call(status: int, **fault: Any) -> Setup:
 
 
 def slow(fake: FakeGitHub) -> None:
-    fake.add_fault(None, r"^/repos/", status=None, delay=FAULT_DELAY, times=None)  # > TIMEOUT
+    fake.add_fault(None, r"^/repos/", status=None, gate=threading.Event(), times=None)  # held until the fake stops
 
 
 def exhausted(fake: FakeGitHub) -> None:
@@ -187,7 +188,7 @@ def test_an_expired_deadline_makes_no_github_request(cocoa_db, github):
 @pytest.mark.slow
 def test_the_deadline_stops_lookups_on_a_slow_github(cocoa_db, github):
     github.add_fault(None, r"^/repos/", status=None, delay=1.0, times=None)  # slow, but within the timeout
-    answer = ask_github(cocoa_db, github.url, deadline=1.5, timeout=5)
+    answer = ask_github(cocoa_db, github.url, deadline=1.5)
     assert_defined(answer)
     assert github.total_requests() <= 3, "no lookup starts after the deadline"
     assert "deadline" in skipped(answer)
@@ -219,7 +220,7 @@ def on_releases(status: int, **fault: Any) -> Setup:
 
 
 def slow_releases(fake: FakeGitHub) -> None:
-    fake.add_fault("GET", r"/releases$", status=None, delay=FAULT_DELAY, times=None)  # > TIMEOUT
+    fake.add_fault("GET", r"/releases$", status=None, gate=threading.Event(), times=None)  # held until it stops
 
 
 INDEX_FAULTS = {  # id: (setup, phrase of the repository's error, most requests)

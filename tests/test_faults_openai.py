@@ -9,6 +9,7 @@ and so do three failed calls in a row — shown by counting requests on the fake
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def github(example_b_github: FakeGitHub) -> FakeGitHub:
 
 
 
-def ask_openai(cache: Path, github_url: str, openai_url: str, *, fallback: bool = True, timeout: float = 5,
+def ask_openai(cache: Path, github_url: str, openai_url: str, *, fallback: bool = True, timeout: float = 30,
                retries: int = 0, inputs: AskInput = EXAMPLE_B) -> Answer:
     """`wif ask --engine openai` as composed by the app; `fallback=False` drops the offline engine."""
     env = {"GITHUB_API_URL": github_url, "OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai_url + "/v1",
@@ -74,16 +75,16 @@ def every_call(status: int | None, **fault: Any) -> Setup:
 
 # id: (setup, client retries, client timeout, phrase of the skip reason, most chat requests in the run)
 UNAVAILABLE = {
-    "429-retry-after": (every_call(429, headers={"Retry-After": "1"}), 1, 5, "rate limited", 2),
-    "500": (every_call(500), 1, 5, "HTTP 500", 2),
-    "timeout": (every_call(None, delay=3), 0, 1, "timed out", 1),
-    "connection-dropped": (every_call(None, drop_connection=True), 0, 5, "could not connect", 1),
+    "429-retry-after": (every_call(429, headers={"Retry-After": "1"}), 1, 30, "rate limited", 2),
+    "500": (every_call(500), 1, 30, "HTTP 500", 2),
+    "timeout": (every_call(None, gate=threading.Event()), 0, 1, "timed out", 1),  # held until the fake stops
+    "connection-dropped": (every_call(None, drop_connection=True), 0, 30, "could not connect", 1),
 }
 UNUSABLE = {
-    "refusal": (every_reply(FakeReply(refusal="I can't help with that.")), 0, 5, "refused", MAX_FAILED_CALLS),
+    "refusal": (every_reply(FakeReply(refusal="I can't help with that.")), 0, 30, "refused", MAX_FAILED_CALLS),
     "finish-reason-length": (every_reply(FakeReply(content='{"entries": [{"id": 1, ', finish_reason="length")),
-                             0, 5, "cut off", MAX_FAILED_CALLS),
-    "schema-mismatch": (every_reply(FakeReply(content='{"unexpected": true}')), 0, 5, "schema", MAX_FAILED_CALLS),
+                             0, 30, "cut off", MAX_FAILED_CALLS),
+    "schema-mismatch": (every_reply(FakeReply(content='{"unexpected": true}')), 0, 30, "schema", MAX_FAILED_CALLS),
 }
 FAULTS = {**UNAVAILABLE, **UNUSABLE}
 

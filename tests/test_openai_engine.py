@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -301,7 +302,7 @@ def test_rate_limit_then_success_recovers(fake: FakeOpenAI) -> None:
 
 def test_timeout_is_a_tool_error(fake: FakeOpenAI) -> None:
     judge = make_judge(fake, timeout=0.3)
-    fake.add_fault("POST", "chat/completions", status=None, times=1, delay=1.5)
+    fake.add_fault("POST", "chat/completions", status=None, times=1, gate=threading.Event())  # held until the end
     with pytest.raises(ToolError, match=r"timed out after 0\.3 s per attempt"):
         judge.summarize("t", "p")
     assert chat_count(fake) == 1

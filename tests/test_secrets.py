@@ -121,7 +121,7 @@ def test_wif_ask_never_prints_or_records_a_secret(cache_path_for, tmp_path, gith
     upstreams(github, openai, status)
     runs = tmp_path / "runs.db"
     env = {**SECRET_ENV, "GITHUB_API_URL": github.url, "OPENAI_BASE_URL": openai.url + "/v1",
-           "WIF_LLM_MAX_RETRIES": "0", "WIF_LLM_TIMEOUT": "5", "HOME": str(tmp_path)}
+           "WIF_LLM_MAX_RETRIES": "0", "WIF_LLM_TIMEOUT": "30", "HOME": str(tmp_path)}
     args = ["ask", "--db", str(cache_path_for([COCOA])), "--engine", "openai", "--sdk", EXAMPLE_B.sdk,
             "--version", EXAMPLE_B.version, "--problem", EXAMPLE_B.problem, "--link", EXAMPLE_B.links[0],
             "--runs-db", str(runs), *([output] if output == "--json" else [])]

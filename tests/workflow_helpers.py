@@ -31,11 +31,11 @@ def build(cache_path, github_url: str, *, engine: str = "offline", openai_url: s
     env = {"GITHUB_API_URL": github_url}
     if openai_url:
         env |= {"OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai_url + "/v1", "WIF_LLM_MAX_RETRIES": "0",
-                "WIF_LLM_TIMEOUT": "5"}
+                "WIF_LLM_TIMEOUT": "30"}
     cache = SqliteReleaseCache.open(cache_path)
     registry = load_registry()
     registry.add_repositories(cache.repositories(), distinctive=distinctive_part)
-    client = GitHubClient(read_github(env, timeout=5, retries=0))
+    client = GitHubClient(read_github(env, timeout=30, retries=0))
     github = CachedPullRequests(client, cache) if use_cached_pulls else client
     judge = choose_engine(engine, cache=cache, registry=registry, make_llm=llm_client, env=env)
     backup = OfflineJudge(cache, registry) if fallback and judge.name != "offline" else None
