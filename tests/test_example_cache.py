@@ -36,6 +36,7 @@ def _rows(path: Path, table: str) -> list[tuple]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # the build (its fixture's setup counts) is ~20 s of CPU; 120 s ran out at a load of 14
 def test_a_current_committed_example_cache_equals_a_build_from_sources(built_example_cache: Path) -> None:
     """The fixtures copy cache.db.example only when it is current (example_is_current); then it must be what
     the code builds. A stale one (an older notes parser or schema) is never copied: the build is used."""
