@@ -321,6 +321,29 @@ def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_lin
                      "names the problem about as well."]
 
 
+def test_a_bundled_high_demoted_by_an_older_own_line_cannot_lead_as_the_clear_match(lexicon_restored) -> None:
+    """A bundled SDK's HIGH demoted by an older line of the customer's own SDK is marked objected: its strength,
+    measured against its own repository's notes (here 2.5 times the rival's), would otherwise make it the clear
+    leader over the line that named the subject first (the Android Gradle plugin's compiler-plugin case). An own
+    HIGH demoted so, or a bundled one behind a bundled rival, is not marked; `behind_own` 0 switches the mark off."""
+    use_weights(older_rival=0.3)
+    bundled_high = replace(candidate("1.5.0", 15, Confidence.HIGH, strength=25.0), repo="acme/core",
+                           via=Via(repo="acme/core", version="3.1.0"))
+    result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), bundled_high])
+    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    assert [(c.pr, c.confidence, c.objected) for c in result.candidates] == [
+        (12, Confidence.MEDIUM, False), (15, Confidence.MEDIUM, True)]
+    assert top_candidate(result.candidates).pr == 12
+    own_high = candidate("1.5.0", 15, Confidence.HIGH, strength=25.0)
+    result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), own_high])
+    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    assert not result.candidates[1].objected and top_candidate(result.candidates).pr == 15  # the clear leader
+    use_weights(older_rival=0.3, behind_own=0)
+    result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), bundled_high])
+    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    assert not result.candidates[1].objected and top_candidate(result.candidates).pr == 15
+
+
 def test_the_answers_first_candidate_is_the_one_its_message_leads_with() -> None:
     """`wif ask --json`'s first candidate is the one the rendered answer leads with: an older MEDIUM found first
     comes after the clear leader (#15 names the problem far better), as in the message."""

@@ -149,8 +149,18 @@ def _demote(result: ScanResult, demoted: dict[int, Candidate], note: Callable[[s
 
 
 def _demoted(high: Candidate, rival: Candidate) -> Candidate:
+    """The HIGH as a MEDIUM behind its rival. A bundled SDK's line demoted by an older line of the customer's own SDK
+    is also `objected` when `behind_own` (lexicon.toml [weight]) is on: the rival's line is the reason against it.
+
+    Why: each line's strength is measured against its own repository's notes, so a bundled line's is not on the
+    customer's SDK's scale; without the mark the demoted line, its words rare in its own notes, could still lead as
+    the clear match (`candidate_order.clear_leader`) over the older line of the customer's own SDK that named the
+    same subject first — the ✓ taken away, the wrong line still on top."""
     doubt = "so this may be another fix in the same area" if rival.source == HELD else "so neither is certain"
-    return replace(high, confidence=Confidence.MEDIUM, reason=f"{high.reason} But {_rival_clause(rival)}, {doubt}.")
+    behind_own = (high.via is not None and rival.via is None and rival.source != HELD
+                  and lexicon.weight("behind_own") > 0)
+    return replace(high, confidence=Confidence.MEDIUM, reason=f"{high.reason} But {_rival_clause(rival)}, {doubt}.",
+                   objected=high.objected or behind_own)
 
 
 def _rival_clause(rival: Candidate) -> str:
