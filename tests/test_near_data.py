@@ -104,6 +104,20 @@ def test_a_near_repository_can_withhold_its_newest_releases(tmp_path) -> None:
         assert cache.first_stable_release_with_pr(repo, 3341) is None
 
 
+def test_a_workspace_tagged_repository_withholds_its_newest_releases_too(tmp_path) -> None:
+    """A monorepo package tagged `@emotion/react@11.13.5` (or a crate `tokio-1.38.0`): the fake reads the tag's
+    version as WIF does, so `unreleased_newest` withholds the newest releases; it withheld none before, and the
+    unreleased case was answered from a cache that still had its fix release."""
+    from tests.unreleased_eval import withheld_github
+
+    repo = "emotion-js/emotion"
+    with withheld_github({repo: 2}, tmp_path / "w.db", data_dir=fixture_dir()):
+        cache = SqliteReleaseCache.open(tmp_path / "w.db")
+        newest = cache.latest_stable(repo)
+        assert newest is not None and newest.version == "11.13.3"
+        assert cache.first_stable_release_with_pr(repo, 3270) is None
+
+
 def test_a_bundled_label_reads_a_backport_as_wif_does(tmp_path) -> None:
     """sentry-java #5597 is in 8.43.3 (a backport published after 8.44.0 and 8.44.1) and 8.45.0: the Gradle
     plugin's 6.12.0 ships 8.44.0, which does not carry it, so 6.13.0 (bumping to 8.45.0) brings the fix; a label

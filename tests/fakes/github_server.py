@@ -1254,18 +1254,28 @@ class FakeGitHub(FakeServer):
         return Response(204)
 
 
+# the version a tag names: the whole tag ("v1.2.3", "2.0.0-beta.1") or, in a workspace, the tail after the package
+# ("tokio-1.38.0", "@emotion/react@11.13.5")
+_TAG_VERSION = re.compile(r"(?:^|[@/_-])[vV]?(\d[^@/]*)$")
+
+
+def _tag_version(tag: str) -> Version:
+    match = _TAG_VERSION.search(tag)
+    return Version(match[1] if match else tag)
+
+
 def _is_stable_release(rel: dict[str, Any]) -> bool:
     """Published, not a draft or pre-release, and a tag without a pre-release part."""
     if rel.get("draft") or rel.get("prerelease") or not rel.get("published_at"):
         return False
     try:
-        return not Version(str(rel["tag_name"]).lstrip("vV")).is_prerelease
+        return not _tag_version(str(rel["tag_name"])).is_prerelease
     except InvalidVersion:
         return False
 
 
 def _release_order(rel: dict[str, Any]) -> tuple[Version, str]:
-    return Version(str(rel["tag_name"]).lstrip("vV")), str(rel.get("published_at") or "")
+    return _tag_version(str(rel["tag_name"])), str(rel.get("published_at") or "")
 
 
 def _heading_down(body: str) -> str:
