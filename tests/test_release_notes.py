@@ -400,6 +400,19 @@ def test_changesets_credit_prefix_leaves_the_change_first_and_keeps_its_pr() -> 
     assert only("- Thanks to everyone! - the team").text == "Thanks to everyone! - the team"  # not a credit prefix
 
 
+def test_older_changesets_credit_the_commit_before_the_pr_and_list_dependency_updates() -> None:
+    """@emotion/react 11.0–11.1: "[`sha`](…) [#N](…) Thanks [@user](…)! - text" (the commit first) kept the credit in
+    the entry's text ("`fdd46bdf` #2112 Thanks @Andarist! - Fixed …"); every changesets package also lists its
+    monorepo dependencies' updates, "Updated dependencies [`sha`]: …", under "Patch Changes": a dependency line
+    citing only commits, which was filed as a fix."""
+    bullet = ("- [`fdd46bd`](https://github.com/acme/sdk/commit/fdd46bd) [#2112](https://github.com/acme/sdk/pull/2112)"
+              " Thanks [@carol](https://github.com/carol)! - Fixed tree shaking\n\n- Updated dependencies "
+              "[[`8dc1a6d`](https://github.com/acme/sdk/commit/8dc1a6d)]:\n  - @acme/cache@11.14.0\n")
+    fixed, deps = parse("### Patch Changes\n\n" + bullet, "acme/sdk")
+    assert (fixed.text, fixed.prs, fixed.section) == ("Fixed tree shaking (#2112)", (2112,), "fix")
+    assert (deps.section, deps.prs, deps.commits) == ("dependency", (), ("8dc1a6d",))
+
+
 @pytest.mark.parametrize(("bullet", "section", "text"), [
     ("* 1a2b3c4 fix: handle a None body (#12)", "fix", "fix: handle a None body (#12)"),  # GoReleaser's list
     ("* 5d6e7f8 feat(api)!: add streaming", "feature", "feat(api)!: add streaming"),

@@ -221,13 +221,17 @@ FORMAT_SAMPLES = (
     # zap: a leading group of Markdown reference links
     "This release fixes a regression where the unix socket api stopped accepting\nthe abstract socket namespace. "
     "([#6772])\n\n[#6772]: https://github.com/acme/widget/pull/6772\n",  # prose, no list (tokio patch releases)
+    "### Patch Changes\n\n- [`fdd46bd`](https://github.com/acme/widget/commit/fdd46bd) [#21](https://github.com/"
+    "acme/widget/pull/21) Thanks [@a](https://github.com/a)! - Fixed tree shaking\n\n- Updated dependencies "
+    "[[`8dc1a6d`](https://github.com/acme/widget/commit/8dc1a6d)]:\n  - @acme/cache@1.2.0\n",  # older changesets
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
                   4: "40ebc2371b34c3858e9c6e140d5d55c9453add80f448c5e1742477cf7a652cd4",  # 4: ``literal`` spans
                   5: "fa953301d3d489ae87bb6c4715f7e2829a4ee9728f60d5642b7951fcb24f280b",  # 5: sections as list items
                   6: "54b3f2395eda8a86cffeed988e70cbabad62df4899d26099dec91ca232425f2d",  # 6: leading reference groups
-                  7: "4644edd2b7aee01bc3fba88d9d434b2b8a246a823340a84c0465d9780f2c280a"}  # 7: prose bodies
+                  7: "4644edd2b7aee01bc3fba88d9d434b2b8a246a823340a84c0465d9780f2c280a",  # 7: prose bodies
+                  8: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf"}  # 8: older changesets
 
 
 @pytest.mark.slow

@@ -57,10 +57,12 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 7  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 8  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
-# 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py)
+# 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
+# 8: older changesets credits ("`sha` #N Thanks @user! - …") leave the change first; "Updated dependencies …" lines
+# are dependency lines
 
 _log = logging.getLogger(__name__)
 

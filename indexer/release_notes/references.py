@@ -345,7 +345,8 @@ def _render_unit(raw: str, repo: str | None, count_refs: bool | None) -> tuple[s
 
 
 _CHANGESET_CREDIT = re.compile(
-    r"^(?P<refs>[#\d\s]{0,60})(?:`?[0-9a-f]{7,40}`?\s+)?Thanks\s+@[@\w\s,-]{0,300}?!\s+-\s+(?P<rest>\S.*)$",
+    r"^(?:`?[0-9a-f]{7,40}`?\s+)?(?P<refs>[#\d\s]{0,60})(?:`?[0-9a-f]{7,40}`?\s+)?"
+    r"Thanks\s+@[@\w\s,-]{0,300}?!\s+-\s+(?P<rest>\S.*)$",
     re.DOTALL,
 )
 # "1a2b3c4: Fix …", and GoReleaser's "1a2b3c4 fix(api): …" (a hash with a digit, then a commit type)
@@ -357,7 +358,8 @@ _COMMIT_PREFIX = re.compile(
 
 
 def _without_credit_prefix(text: str) -> str:
-    """Changesets write "#512 `9f8e7d6` Thanks @carol! - Fix wrong timestamps", others "1a2b3c4: Fix …" or
+    """Changesets write "#512 `9f8e7d6` Thanks @carol! - Fix wrong timestamps" (older ones "`9f8e7d6` #512 Thanks
+    …"), others "1a2b3c4: Fix …" or
     "1a2b3c4 fix(api): …": the change comes first, its PR stays cited at the end ("Fix wrong timestamps
     (#512)")."""
     match = _CHANGESET_CREDIT.match(text)

@@ -142,9 +142,11 @@ def _bullet_words(strength: str) -> dict[str, str]:
     return _by_word(tables()["bullet_word"][strength])
 
 
-# changesets' entry prefixes: "#123 `abc1234` Thanks @user! - Fix …" and "abc1234: Fix …"
+# changesets' entry prefixes: "#123 `abc1234` Thanks @user! - Fix …" (older changesets: "`abc1234` #123 Thanks …")
+# and "abc1234: Fix …"
 _CHANGESET_THANKS = re.compile(
-    r"(?:#\d{1,7}\s{1,3})?(?:`?[0-9a-f]{7,40}`?\s{1,3})?Thanks [^!\n]{1,200}!\s{1,3}-\s{1,3}")
+    r"(?:`?[0-9a-f]{7,40}`?\s{1,3})?(?:#\d{1,7}\s{1,3})?(?:`?[0-9a-f]{7,40}`?\s{1,3})?"
+    r"Thanks [^!\n]{1,200}!\s{1,3}-\s{1,3}")
 _CHANGESET_SHA = re.compile(r"[0-9a-f]{7,40}:\s{1,3}")
 
 
@@ -169,11 +171,19 @@ def _classify_conventional(text: str) -> str | None:
     return _commit_types()[kind]
 
 
+@lru_cache(maxsize=1)
+def _dependency_list() -> re.Pattern[str]:
+    """A bullet opening that lists dependency updates ("Updated dependencies [`8dc1a6d`]: …", changesets)."""
+    return re.compile(whole_words(sorted(words("dependency_list_openers"))), re.IGNORECASE)
+
+
 def _classify_wording(text: str, weak: bool) -> str | None:
     """Section implied by the bullet's own words; ``weak`` also trusts verbs like "Add"."""
     core = _bullet_core(text)
     if _BC_BREAK.match(core):
         return "breaking"
+    if _dependency_list().match(core):
+        return "dependency"
     found = _classify_conventional(core)
     if found:
         return found
