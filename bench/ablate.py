@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.labelled import case_files, fixture_dir, labelled_db, registry_file  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
-from wif_action import candidate_order, lexicon, objections, problem_kind, question  # noqa: E402
+from wif_action import candidate_order, direction, lexicon, objections, problem_kind, question  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, extraction, judge, relevance, scoring  # noqa: E402
@@ -137,6 +137,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (question, "own_name_keys", lambda text, repo, registry: set()),  # "Sentry.Xamarin" of sentry-xamarin: no evidence
     (scan_release_notes, "_first_shipped", lambda entries: {}),  # a PR a later release repeats ships in the first
     (problem_kind, "asked_in_own_words", lambda text: text),  # quoted errors, "when there is no …": no request
+    (direction, "without_conditions", lambda sentence: sentence),  # "… when X has no data" is no complaint
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
     (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed

@@ -37,6 +37,14 @@ def test_the_change_direction_is_read_from_the_leading_verb(headline, direction)
     # "still <verb>": it goes on where it should have stopped, so it is there (lexicon `complains_persists`)
     ("Disable native if DSN is not provided", "The DSN is left empty, but the native SDK still initialises.", False),
     ("Send sessions on every app start", "Sessions are still sent after the client is closed.", True),
+    # a clause saying when the problem shows is no complaint (lexicon `condition_clause`)
+    ("Ignore null data on internal breadcrumbs",
+     "The SDK throws a NullReferenceException while adding its internal breadcrumbs when a previous breadcrumb has "
+     "no data.", False),
+    # … but a clause a conjunction opens may hold the complaint itself
+    ("Ignore crash events on iOS", "Android crashes arrive, but when the iOS build crashes no crash events arrive.",
+     True),
+    ("Ignore crash events on iOS", "When the iOS build crashes no crash events arrive.", True),
 ])
 def test_a_change_against_the_complaint_is_flagged(headline, problem, against):
     assert (opposite(headline, complaints(problem)) is not None) == against

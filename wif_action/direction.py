@@ -45,11 +45,21 @@ def complaints(problem: str) -> tuple[Complaint, ...]:
     """The problem's sentences as complaints (read once per question, `question.Question.complaints`)."""
     found = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", problem[:5000]):
+        sentence = without_conditions(sentence)
         words = frozenset(_words(sentence))
         if words:
             found.append(Complaint(words, bool(lexicon.pattern("complains_present").search(sentence)),
                                    bool(lexicon.pattern("complains_absent").search(sentence))))
     return tuple(found)
+
+
+def without_conditions(sentence: str) -> str:
+    """The sentence without its clauses saying when or where the problem shows (lexicon `condition_clause`).
+
+    Why: "The SDK throws … while adding its internal breadcrumbs when a previous breadcrumb has no data" complains of
+    the exception; "has no data" is when it happens. Read as "data is missing", it objected to the fix "Ignore null
+    data on Internal breadcrumbs" as removing what the customer misses."""
+    return lexicon.pattern("condition_clause").sub(" ", sentence)
 
 
 def opposite(headline: str, problem: tuple[Complaint, ...]) -> str | None:
