@@ -7,7 +7,9 @@ Two pools, each shuffled with `random.Random(seed)`:
 - own: a Fixes-style entry of one of the host's releases R citing exactly one PR; the customer's version is a
   stable release 1–8 before R (drawn with the same generator);
 - bundled: a Fixes-style entry citing one PR of a bundled SDK's release B (tests/data/github) that a bump line of
-  host release R brings in (B in the bump's range, no earlier host release bundling B); the customer's version is
+  host release R brings in (B in the bump's range, which starts, as the scan's does, at what the previous stable
+  host release shipped when that is older or the line names no from-version; no earlier host release bundling
+  B); the customer's version is
   the host release 1–3 before R (the labeller checks it does not bundle B yet: bench/verify_cases.py).
 
 The labeller walks each list in order, keeps a line when it names a symptom a customer can report (no build-only,
@@ -27,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from packaging.version import Version  # noqa: E402
 
 from bench.labelled import fixture_dir  # noqa: E402
 from indexer.bumps import bundled_name, parse_bumps  # noqa: E402
@@ -71,19 +75,26 @@ def bundled_pool(repo: str, rng: random.Random) -> list[str]:
     targets = registry.bundles(repo)
     releases = stable(repo)
     seen: dict[str, set[str]] = {}
+    shipped: dict[str, Version] = {}  # per bundled repository: the newest version an earlier host release bumped to
     pool = []
     for i, host in enumerate(releases):
+        shipped_before = dict(shipped)
         for entry in parse_release_notes(host.get("body"), repo):
             for bump in parse_bumps(entry.text, targets):
                 target = targets.get(bundled_name(bump.name))
-                if not target or not bump.followable or i == 0:
+                if not target or bump.to_version is None:
+                    continue
+                shipped[target] = max(bump.to_version, shipped.get(target, bump.to_version))
+                # as the scan does (bundled_sdks._start): from what the previous release shipped, when older
+                known = [v for v in (bump.from_version, shipped_before.get(target)) if v is not None]
+                if not known or i == 0:
                     continue
                 try:
                     bundled = stable(target)
                 except FileNotFoundError:
                     continue
                 for b in bundled:
-                    if bump.from_version < b["version"] <= bump.to_version and \
+                    if min(known) < b["version"] <= bump.to_version and \
                             b["tag_name"] not in seen.setdefault(target, set()):
                         seen[target].add(b["tag_name"])
                         pool += [(i, target, b["tag_name"], text, pr) for text, pr in fix_lines(b, target)]
