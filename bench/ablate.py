@@ -128,6 +128,8 @@ RULES: list[tuple[Any, str, Any]] = [
     (terms, "_spelled_seconds", lambda match: match.group(0)),  # "five minutes" is also "300s"
     (terms, "acronyms", lambda text: []),  # "Content-Security-Policy" in a question also reads as "CSP"
     (terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request text
+    (terms, "without_control_statements", lambda text: text),  # "…; Intel Macs work." out of the problem
+    (scoring, "_only_where", lambda evidence, uncommon: False),  # a headline naming only platforms is no ✓
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first

@@ -53,7 +53,7 @@ def test_a_platform_named_by_contrast_with_a_complaint_is_the_one_that_works(tex
     # near-cli-apple-silicon-company-ca: the control case is its own statement, after ";" (fields) or a sentence
     # (message), its verb far from the platform; read as the customer's, "linux" objected the right macOS fix
     ("On Apple Silicon Macs every command fails with a certificate error, although our root CA is trusted on those "
-     "machines; Intel Macs and Linux runners work.", set()),
+     "machines; Intel Macs and Linux runners work.", {"macos"}),  # "Apple Silicon" is a Mac
     ("sentry-cli 3.0.1 on our MacBooks fails with `SSL certificate problem`. The Intel Macs and the Linux CI runners "
      "with the same CLI version work. Anything we can upgrade to?", {"macos"}),  # the MacBooks are the customer's
     ("Uploads hang on iOS. Android and the web build are fine.", {"ios"}),
@@ -87,7 +87,7 @@ def test_the_platform_objection_does_not_read_the_control_statement() -> None:
     the problem is on linux" when Linux is named only as what works."""
     question = analyse_question("Every command fails with a certificate error on Apple Silicon; Intel Macs and Linux "
                                 "runners work.")
-    assert question.platforms == frozenset()
+    assert question.platforms == frozenset({"macos"})  # "Apple Silicon" is a Mac; "Linux" is what works
 
 
 @pytest.mark.parametrize(("text", "platforms"), [

@@ -15,6 +15,7 @@ from functools import cache
 
 from indexer.registry import Registry
 from wif_action import lexicon
+from wif_action.lexicon.terms import control_statement
 
 
 @cache
@@ -129,13 +130,10 @@ class _Layout:
 
 
 def _control_statement(statement: str) -> bool:
-    """"…fails with a certificate error; Intel Macs and Linux runners work.": a statement whose verb is what works
-    (`works_last`), that complains of nothing, names no failure and sets nothing against it ("but", "although":
-    the other side of a contrast may be the symptom) is the customer's control case as a whole, however far its
-    platform is from its verb. Why: "works fine" right after the platform is only one way to say it; a platform
-    read from the control case objected the right fix as "about macos, and the problem is on linux"."""
-    return bool(lexicon.pattern("works_last").search(statement)) and not any(
-        lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
+    """The statement is the customer's control case as a whole (`terms.control_statement`: "…; Intel Macs and Linux
+    runners work."): its platforms are what works. Why it matters here: a platform read from the control case
+    objected the right fix as "about macos, and the problem is on linux"."""
+    return control_statement(statement)
 
 
 def _web_as_platform(text: str, match: re.Match[str]) -> bool:

@@ -15,7 +15,15 @@ from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.direction import Complaint, complaints
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
-from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, query_terms, quoted_spans
+from wif_action.lexicon.terms import (
+    MAX_ANALYSED_CHARS,
+    Term,
+    alternatives,
+    analyse,
+    problem_terms,
+    query_terms,
+    quoted_spans,
+)
 from wif_action.models import Request
 from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
@@ -75,7 +83,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
     return Question(
         problem=problem, request_text=request_text, terms=terms,
-        problem_keys=frozenset(term.key for term in analyse(said)),
+        problem_keys=frozenset(term.key for term in problem_terms(said)),
         identifiers=frozenset(term.key for term in analyse(both) if term.identifier),
         quoted=frozenset(term.key for span in quoted_spans(both) for term in analyse(span) if term.identifier),
         quoted_code=_quoted_code(both),

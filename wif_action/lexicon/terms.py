@@ -391,7 +391,7 @@ def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
     """
     weights: dict[str, Term] = {}
     problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
-    _add(weights, analyse(problem), 1.0)
+    _add(weights, problem_terms(problem), 1.0)
     complaint = without_what_works(request_text, keep_code=True)
     _add(weights, analyse(complaint), lexicon.weight("request_factor"))
     bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
@@ -426,20 +426,60 @@ _SENTENCE_BREAK = re.compile(r"((?<=[.!?])\s+|\s*\n\s*)")  # kept by re.split: o
 
 def without_what_works(text: str, keep_code: bool = False) -> str:
     """The text less its clauses saying what works ("…, masking works everywhere else", "although the scheduled
-    commands run fine", "With the default transport it backs off correctly."), sentence by sentence, offsets kept
-    by blanks: the customer's control case names what is not broken, and its words ("everywhere", "scheduled
-    commands", "default transport") would weigh as the symptom's. A clause that also complains stays."""
+    commands run fine", "With the default transport it backs off correctly.") and its statements that are the
+    control case as a whole (`control_statement`: "…; Intel Macs and Linux runners work."), sentence by sentence,
+    offsets kept by blanks: the customer's control case names what is not broken, and its words ("everywhere",
+    "scheduled commands", "default transport", "Intel") would weigh as the symptom's. A clause that also complains
+    stays."""
     works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
     if not works.search(text):
         return text
     return "".join(_clauses_that_complain(part, works, complains, keep_code) for part in _SENTENCE_BREAK.split(text))
 
 
+def problem_terms(problem: str) -> list[Term]:
+    """The condensed problem's terms, less its control statements (`without_control_statements`): what the query
+    weighs fully and the judge's key concepts come from (`question.Question.problem_keys`)."""
+    return analyse(without_control_statements(problem))
+
+
+def without_control_statements(text: str) -> str:
+    """The text less its statements that are the control case as a whole (`control_statement`), their code names
+    kept, offsets kept by blanks. Why only those for the condensed problem (a form's field, the extracted symptom):
+    its clauses are the symptom's own ("only requests that complete normally produce a transaction" names what is
+    missing), while a statement like "Intel Macs and Linux runners work." names only what is not broken."""
+    if not lexicon.pattern("works_here").search(text):
+        return text
+    breaks = [0, *(m.end() for m in lexicon.pattern("statement_break").finditer(text)), len(text)]
+    return "".join(_code_of(part) if control_statement(part) else part
+                   for start, end in itertools.pairwise(breaks) if (part := text[start:end]))
+
+
+def control_statement(statement: str) -> bool:
+    """"…fails with a certificate error; Intel Macs and Linux runners work.": a statement whose verb is what works
+    (`works_last`), that complains of nothing, names no failure and sets nothing against it ("but", "although":
+    the other side of a contrast may be the symptom) is the customer's control case as a whole, however far its
+    subject is from its verb ("Intel Macs and Linux runners" is not cut from "work" at "and")."""
+    return bool(lexicon.pattern("works_last").search(statement)) and not any(
+        lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
+
+
 def _clauses_that_complain(sentence: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
+    """The sentence less its control statements (`control_statement`) and, in the others, its clauses saying what
+    works and complaining of nothing."""
     if not works.search(sentence):
         return sentence
-    breaks = [0, *(m.start() for m in lexicon.pattern("works_clause_break").finditer(sentence)), len(sentence)]
-    clauses = [sentence[start:end] for start, end in itertools.pairwise(breaks)]
+    breaks = [0, *(m.end() for m in lexicon.pattern("statement_break").finditer(sentence)), len(sentence)]
+    return "".join((_code_of(part) if keep_code else " ") if control_statement(part)
+                   else _clauses_of(part, works, complains, keep_code)
+                   for start, end in itertools.pairwise(breaks) if (part := sentence[start:end]))
+
+
+def _clauses_of(statement: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
+    if not works.search(statement):
+        return statement
+    breaks = [0, *(m.start() for m in lexicon.pattern("works_clause_break").finditer(statement)), len(statement)]
+    clauses = [statement[start:end] for start, end in itertools.pairwise(breaks)]
     return "".join((_code_of(clause) if keep_code else " ") if works.search(clause) and not complains.search(clause)
                    else clause for clause in clauses)
 

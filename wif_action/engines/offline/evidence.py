@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 
 from wif_action import lexicon
 from wif_action.engines.offline.change_kind import fix_verb, says_fix, section_of, ships_to_users
@@ -50,6 +51,8 @@ class Evidence:
     keys: list[str] = field(default_factory=list)  # per concept: the key of the term that earned its credit
     shares: list[float] = field(default_factory=list)  # per concept: share of the repository's notes naming the
     # term that earned its credit (how everyday that word is there: "api" is in 28% of openai-python's notes)
+    wheres: list[bool] = field(default_factory=list)  # per concept: the term that earned its credit names only a
+    # platform ("Windows", "Apple Silicon Macs"): where the problem happens, not what fails
     linked_issue: int | None = None
     repo: str = ""  # whose notes weighed the terms
     quoted_unique: bool = False  # names verbatim a code name the customer quoted that no other entry names
@@ -83,6 +86,11 @@ class Evidence:
         """The concepts whose credited term fewer than `common_share` of the repository's notes name."""
         shares = dict(zip((id(c) for c in self.concepts), self.shares or [0.0] * len(self.concepts), strict=True))
         return [c for c in concepts if shares[id(c)] < common_share]
+
+    def what(self, concepts: list[Concept]) -> list[Concept]:
+        """The concepts not named by a platform word alone (`wheres`): what the headline says failed, not where."""
+        wheres = dict(zip((id(c) for c in self.concepts), self.wheres or [False] * len(self.concepts), strict=True))
+        return [c for c in concepts if not wheres[id(c)]]
 
     def named(self, at_least: float = 1.0) -> list[Concept]:
         """Key concepts the headline names with at least this credit (1.0 = verbatim).
@@ -213,6 +221,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.matched.append(atoms)
         evidence.keys.append(term.key)
         evidence.shares.append(stats.df(repo, term.key) / documents)
+        evidence.wheres.append(atoms <= platform_keys(frozenset(lexicon.platform_of())))
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1
@@ -227,6 +236,13 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     asked = frozenset(problem_keys if problem_keys is not None else query)
     evidence.ships = ships_to_users(note, asked) and ships_to_users(pr.title, asked)
     return evidence
+
+
+@cache
+def platform_keys(words: frozenset[str]) -> frozenset[str]:
+    """The term keys of the lexicon's platform words ("windows" → window, "apple silicon" → appl, silicon, appl
+    silicon), once per table."""
+    return frozenset(term.key for word in words for term in analyse(word))
 
 
 def _without_side_effects(headline: str) -> tuple[str, str]:

@@ -86,12 +86,21 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
     uncommon = evidence.uncommon(concepts, weights.common_share)
     if not uncommon:
         return False  # only words common in this repository's notes ("api", "client", "error"): not a ✓
+    if _only_where(evidence, uncommon):
+        return False  # only where it happens ("on Apple Silicon Macs"): the platform is a gate (objections), no ✓
     named, coverage = len(concepts), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     if named >= weights.high_concepts and coverage >= weights.high_coverage and mass >= weights.high_mass:
         return True
     return (_says_which_fix(evidence, unnamed) and named >= weights.strong_concepts
             and coverage >= weights.strong_coverage and mass >= weights.strong_mass)
+
+
+def _only_where(evidence: Evidence, uncommon: list[Concept]) -> bool:
+    """Every concept the headline names that is not everyday in the repository's notes names a platform ("Improve
+    error message … on non-Apple Silicon Macs" for certificate errors on Apple Silicon Macs): it says where the
+    problem happens, not what fails. Where is a gate (`objections.on_the_platform`), not evidence of the fix."""
+    return not evidence.what(uncommon)
 
 
 def _says_which_fix(evidence: Evidence, unnamed: bool) -> bool:

@@ -1,0 +1,66 @@
+"""A HIGH rests on what the problem says fails: not on its control case ("…; Intel Macs and Linux runners work."),
+not on where it happens (a platform is a gate, `objections.on_the_platform`, not evidence of the fix)."""
+
+from __future__ import annotations
+
+from wif_action.engines.offline import scoring
+from wif_action.engines.offline.evidence import gather
+from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+from wif_action.lexicon.terms import analyse, without_control_statements
+from wif_action.models import Confidence, PullRequest
+from wif_action.platforms import named_platforms
+from wif_action.question import analyse_question
+
+NOTES = ["release health sessions"] * 200 + ["uploads proxy"] * 5
+
+
+def _level(problem: str, title: str, notes: list[str] = NOTES) -> Confidence:
+    question = analyse_question(problem)
+    stats = RepositoryStats(BatchStatistics([*notes, title]))
+    stats.load("r", list(question.terms.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    evidence = gather(pr, None, question.terms, stats, False, [], question.problem_keys, "r")
+    return scoring.confidence(evidence, scoring.SHIPPED)
+
+
+def _key(word: str) -> str:
+    return analyse(word)[0].key
+
+
+def test_a_statement_saying_what_works_is_no_part_of_the_problem():
+    """The control case, a statement of its own whose verb is what works, names what is not broken: its words
+    ("Intel") are neither query terms nor the problem's key terms."""
+    question = analyse_question("On Apple Silicon Macs every command fails with a certificate error, although our "
+                                "root CA is trusted; Intel Macs and Linux runners work.")
+    assert _key("intel") not in question.terms and _key("intel") not in question.problem_keys
+    assert {_key("certificate"), _key("trusted")} <= question.problem_keys
+
+
+def test_a_clause_naming_the_symptom_stays_though_it_says_normally():
+    """Only a whole statement whose verb is what works goes: "only requests that complete normally produce a
+    transaction" says what is missing, so "transaction" stays."""
+    problem = "Requests whose handler panics are missing from Performance; only requests that complete normally " \
+              "produce a transaction."
+    assert without_control_statements(problem) == problem
+    assert _key("transaction") in analyse_question(problem).problem_keys
+
+
+def test_a_headline_naming_only_the_control_case_is_no_high():
+    """The fix of the twin that works ("Intel-based") shares the control statement's words, not the failure's."""
+    problem = "Certificate uploads stall on the arm runners; the intel machines behind the corporate proxy work."
+    title = "Fix corporate proxy on intel machines"
+    assert _level(problem, title) != Confidence.HIGH
+    assert _level("Certificate uploads stall on the arm runners with a proxy.",
+                  "Fix certificate uploads stalling on arm runners") == Confidence.HIGH
+
+
+def test_apple_silicon_is_a_mac():
+    assert named_platforms("On Apple Silicon Macs the build fails.") == {"macos"}
+
+
+def test_a_headline_naming_only_where_it_happens_is_no_high():
+    """"Improve the error message on Windows and Apple Silicon Macs" names the problem's platforms, every one of
+    them, and nothing of what fails: no ✓. The same headline naming the failure too is one."""
+    problem = "On Windows and Apple Silicon Macs every sourcemap upload stalls forever."
+    assert _level(problem, "Improve the message on Windows and Apple Silicon Macs") != Confidence.HIGH
+    assert _level(problem, "Fix sourcemap uploads stalling forever on Windows") == Confidence.HIGH
