@@ -104,6 +104,8 @@ def ablations() -> list[Ablation]:
         found.append(Ablation(f"pattern:{name}", _never(name), used=f"pattern:{name}"))
     for check in objections.CHECKS:
         found.append(Ablation(f"rule:objection:{check.__name__}", patch=_without_check(check)))
+    for check in objections.CAPS:
+        found.append(Ablation(f"rule:cap:{check.__name__}", patch=_without_check(check, "CAPS")))
     for module, function, value in RULES:
         found.append(Ablation(f"rule:{module.__name__.rsplit('.', 1)[-1]}.{function}",
                               patch=_replaced(module, function, value)))
@@ -222,15 +224,16 @@ def _never(name: str) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
-def _without_check(check: Any) -> Callable[[], contextlib.AbstractContextManager[None]]:
+def _without_check(check: Any, table: str = "CHECKS") -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """`check` left out of `objections.CHECKS` (or of `objections.CAPS`) for the run."""
     @contextlib.contextmanager
     def patch() -> Iterator[None]:
-        kept = objections.CHECKS
-        objections.CHECKS = tuple(other for other in kept if other is not check)
+        kept = getattr(objections, table)
+        setattr(objections, table, tuple(other for other in kept if other is not check))
         try:
             yield
         finally:
-            objections.CHECKS = kept
+            setattr(objections, table, kept)
     return patch
 
 

@@ -19,8 +19,10 @@ from wif_action.cli import main
 from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Candidate, Confidence, PullRequest, Score
-from wif_action.objections import more_than_the_note
+from wif_action.candidate_order import candidate_order
+from wif_action.objections import more_than_the_note, weighed
 from wif_action.ports import AnalysisTools
+from wif_action.question import analyse_question
 from wif_action.run_context import Run
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
 from wif_action.tools.cache import SqliteReleaseCache
@@ -162,3 +164,21 @@ def test_a_line_citing_only_a_commit_is_at_most_medium_and_a_pr_line_is_not_capp
     assert capped is not None and capped.confidence == Confidence.MEDIUM and "only a commit" in capped.reason
     pr_line = replace(commit_line, commit=None, number=12)
     assert more_than_the_note(high, pr_line, None, None) is None  # type: ignore[arg-type]
+
+
+def test_the_commit_cap_objects_to_nothing_so_the_line_keeps_its_place_among_the_mediums() -> None:
+    """The cap says the evidence is thin, not that the line is about something else: a capped commit line is an
+    unobjected MEDIUM, so the oldest (or the clear leader) leads — not a later, unrelated MEDIUM that an objection
+    used to put ahead of it (openai-node 6.18.0's abort-signal fix behind 7.5.0's websocket listeners)."""
+    question = analyse_question("Streaming responses are cut off after 64 KB")
+    high = Score(confidence=Confidence.HIGH, reason="It names the symptom.", strength=15.9)
+    commit_line = PullRequest(repo=REPO, number=0, title="Fix streaming responses being cut off after 64 KB",
+                              merged=True, url="u", commit=STREAM_SHA)
+    score, objected = weighed(high, commit_line, None, question)
+    assert score.confidence == Confidence.MEDIUM and "cites only a commit" in score.reason
+    assert not objected
+    found = Candidate(version="1.3.0", tag="v1.3.0", pr=None, commit=STREAM_SHA, url="u", confidence=score.confidence,
+                      reason=score.reason, objected=objected, strength=15.9)
+    later = Candidate(version="1.9.0", tag="v1.9.0", pr=41, url="v", confidence=Confidence.MEDIUM,
+                      reason="It shares an everyday word.", strength=14.4)
+    assert candidate_order([later, found])[0] is found

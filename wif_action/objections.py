@@ -3,7 +3,8 @@
 Why its own module: every engine's score goes through them (`subtasks/pr_evaluation.py`), the one path
 calibration and cross-validation run too (`bench/calibrate_offline.py`), so they measure what ships.
 Each check lowers a HIGH to MEDIUM and says why; the candidate is then marked `objected` and listed after the
-others of its level.
+others of its level. A cap (`CAPS`) lowers the level the same way but objects to nothing: it says the evidence is
+thin, not that the line is about something else, so the line keeps its place among the MEDIUMs.
 """
 
 from __future__ import annotations
@@ -24,12 +25,16 @@ Check = Callable[[Score, PullRequest, Entry | None, Question], Score | None]
 
 
 def weighed(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> tuple[Score, bool]:
-    """The score after every check, and whether any objected."""
+    """The score after every check and cap, and whether any check objected (a cap never does)."""
     objected = False
     for check in CHECKS:
         objection = check(score, pull, entry, question)
         if objection is not None:
             score, objected = objection, True
+    for cap in CAPS:
+        capped = cap(score, pull, entry, question)
+        if capped is not None:
+            score = capped
     return score, objected
 
 
@@ -138,7 +143,12 @@ def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry:
 def more_than_the_note(score: Score, pull: PullRequest, _entry: Entry | None, _question: Question) -> Score | None:
     """A line that cites only a commit has no PR whose title and description could confirm what the note
     says: the note is both the match and its only check, so it is at most MEDIUM (the spec's HIGH asks for a
-    PR that explicitly mentions fixing the symptom). The candidate still names the release and the commit."""
+    PR that explicitly mentions fixing the symptom). The candidate still names the release and the commit.
+
+    A cap, not an objection (`CAPS`): like a PR whose details could not be read (`pr_evaluation`, "PR details
+    unavailable"), the line is judged on its own words and keeps its place among the MEDIUMs — the oldest, or
+    the clear leader (`candidate_order`), leads; as an objection it was listed after every MEDIUM nothing objected
+    to, so the right commit line, the strongest of its scan, lost to an unrelated MEDIUM 40 releases later."""
     if score.confidence != Confidence.HIGH or pull.commit is None:
         return None
     return Score(confidence=Confidence.MEDIUM,
@@ -210,4 +220,5 @@ def _names(families: set[int]) -> set[str]:
 
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, in_the_asked_direction,
                              a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
-                             more_than_the_note, of_the_failure_asked, of_the_exception_asked)
+                             of_the_failure_asked, of_the_exception_asked)
+CAPS: tuple[Check, ...] = (more_than_the_note,)  # lower the level, object to nothing
