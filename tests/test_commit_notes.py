@@ -15,11 +15,11 @@ from indexer.release_notes import parse_release_notes
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask
+from wif_action.candidate_order import candidate_order
 from wif_action.cli import main
 from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Candidate, Confidence, PullRequest, Score
-from wif_action.candidate_order import candidate_order
 from wif_action.objections import more_than_the_note, weighed
 from wif_action.ports import AnalysisTools
 from wif_action.question import analyse_question
