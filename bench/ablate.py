@@ -11,8 +11,9 @@ answers wrong is what the entry is for (and which repositories it was seen on sa
     python bench/ablate.py --names A,B --together   # A and B off at once: their joint effect, one row
 
 An answer is the outcome plus the top candidate (release, PR or commit, level), read the way `wif eval` reads
-it. Each row says, per changed case, before → after and whether the top candidate was right (✓) or wrong (✗).
-GitHub is the fake server over the fixture data (as bench/eval_offline.py), so nothing touches the network.
+it, and whether the right fix is listed below it (a change of "found" is a change too). Each row says, per changed
+case, before → after and whether the top candidate was right (✓) or wrong (✗). GitHub is the fake server over the
+fixture data (as bench/eval_offline.py), so nothing touches the network.
 """
 
 from __future__ import annotations
@@ -405,7 +406,8 @@ def answers(cases: list[Case], mode: str, config: AppConfig,
         name = f" {top.version} {f'#{top.pr}' if top.pr is not None else top.commit}" if top else ""
         confidence = f" ({top.confidence})" if top and top.confidence != result.outcome else ""
         right = verdict.top1 if verdict.has_fix else verdict.outcome_status != "wrong"
-        found[case.id] = Answer(f"{result.outcome}{name}{confidence}", right)
+        listed = " (right fix listed)" if verdict.found and not verdict.top1 else ""
+        found[case.id] = Answer(f"{result.outcome}{name}{confidence}{listed}", right)
     return found
 
 

@@ -263,6 +263,76 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
     assert "subsecond" not in keys("Timeouts configured as fractions of a second are not honored")
 
 
+@pytest.mark.parametrize(("name", "question", "note", "term", "not_it"), [
+    ("restart", "crashes are no longer reported after the game closes and re-initialises the SDK",
+     "Reporting crashes when restarting the SDK", "restart", "the initial value is set again"),
+    ("restart", "we shut Sentry down and init it again when the player changes a setting",
+     "Reporting crashes when restarting the SDK", "restart", "initialization options, again"),
+    ("bit_width_type", "Logging a 32-bit float in JSON prints a long inexact number",
+     "JSON: Fix inaccurate precision when encoding float32.", "float32", "a 32-bit build of the float library"),
+    ("dimensions", "some events come with a broken screenshot attachment: a 0x0 image that won't open",
+     "Don't send screenshots with either width or height of 0", "width", "EXC_BAD_ACCESS at 0x0 in the image loader"),
+    ("app_exit", "On Android the game sometimes crashes while it is closing.",
+     "Fixed occasional crash on exit on Android", "exit", "the app crashes when closing the file it wrote"),
+    ("hang", "the first error captured on a page freezes the browser tab for a second",
+     "Replace regex with string check in stack parser to prevent main thread blocking", "hang",
+     "a blocklist of URLs"),
+    ("subresource_integrity", "With Next.js Subresource Integrity enabled the browser refuses the scripts",
+     "Skip build modification when SRI is enabled", "sri", "data integrity of the resource"),
+    ("sensitive_data", "Sentry events from Phoenix requests contain sensitive data: the password hash",
+     "(plug) Broader scrubbing", "scrub", "a case-sensitive data source name"),
+    ("full_cpu", "later launches have an SDK thread stuck at 100% CPU reading the file",
+     "Fix infinite loop in `sentrycrashfu_readBytesFromFD` when `read()` returns EOF", "infinit loop",
+     "CPU usage dropped by 100 percent"),
+    ("cut_off", "an SDK thread reads the half-written file; the file on disk is probably cut off",
+     "returns EOF on a truncated file", "truncat", "we cut offline support"),
+    ("hang", "Whenever the first error happens on a page the UI locks up for 1-2 s",
+     "prevent main thread blocking", "hang", "the lock is held while the queue fills up"),
+    ("network_error", "new issues like Net::OpenTimeout and Errno::ECONNREFUSED from inside the gem",
+     "Network errors raised in `Sentry::HTTPTransport` will no longer be reported", "network error",
+     "a network request raised an error"),
+    ("precision", "zap.Float32 shows up in our JSON logs as `\"ratio\":0.10000000149011612`",
+     "JSON: Fix inaccurate precision when encoding float32.", "precis", "upgrading from 1.2.3 to 1.20.10"),
+    ("ascii_escape", "print_json shows names like `Jos\\u00e9` and every Japanese string as escapes",
+     "Fix mismatching default value of parameter `ensure_ascii`", "ascii", "a \\user\\docs path on Windows"),
+])
+def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str, note: str, term: str,
+                                                        not_it: str) -> None:
+    """A customer's phrase and a note's word for one thing meet on one term (lexicon `pattern.<name>`, its
+    `reads`): restarting, a number type by its width, a picture's W×H, an app closing, a frozen app, an
+    abbreviation. A like-worded phrase that means something else reads as no such term, and without the pattern
+    the question has no such term."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    assert term in keys(question) & keys(note)
+    assert term not in keys(not_it)
+    tables = lexicon.data()
+    tables["pattern"][name]["re"] = "(?!)"
+    lexicon.use(tables)
+    assert term not in keys(question)
+
+
+@pytest.mark.parametrize(("table", "word", "key", "question", "note"), [
+    ("abbreviation", "dist", "distribut", "ignores the release and distribution we configured for it",
+     "Support custom `dist` and `release`"),
+    ("equivalent", "superfluous", "extra", "prints an extra empty line above the table",
+     "Fixed superfluous space above Markdown tables"),
+])
+def test_a_short_form_or_another_word_reads_as_the_word(table: str, word: str, key: str, question: str,
+                                                        note: str) -> None:
+    """A note's short form or other word for the customer's word names it (`[abbreviation]`, `[equivalent]`);
+    without the entry the two do not share it."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    assert key in keys(question) & keys(note)
+    tables = lexicon.data()
+    del tables[table][word]
+    lexicon.use(tables)
+    assert key not in keys(note)
+
+
 def test_a_name_spelled_out_in_a_question_also_reads_as_its_acronym(monkeypatch: pytest.MonkeyPatch) -> None:
     """"Setting Content-Security-Policy directives … has no effect" is what "Fix setting CSP header options" fixed:
     a name of three or more capitalised words in the question also counts as its initials (`terms.acronyms`).

@@ -204,6 +204,15 @@ def _key(word: str) -> str:
 
 
 @_cached
+def reading_patterns() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(name, what it reads as, hints) of each pattern with a `reads` template: a phrase people and notes write in
+    different words ("init it again", "re-initialise" / "restart"), read as the one term they share too. `hints`:
+    lower-case pieces one of which every match holds (a text holding none skips the pattern)."""
+    return tuple((name, str(spec["reads"]), tuple(spec["hints"]))
+                 for name, spec in data()["pattern"].items() if "reads" in spec)
+
+
+@_cached
 def symptom_names() -> dict[str, str]:
     """How a folded term reads in an answer's reason ("memori" → "memory")."""
     return {symptom.term: symptom.name for symptom in symptoms()}

@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wif_action import lexicon
@@ -75,6 +76,10 @@ def clean(text: str) -> str:
         text = _URL.sub(" ", text)
     if "#" in text or "@" in text or "GH-" in text:
         text = _REFERENCE.sub(" ", text)
+    lower = text.lower()
+    for name, reads, hints in lexicon.reading_patterns():
+        if any(hint in lower for hint in hints):
+            text = lexicon.pattern(name).sub(_also_reads(reads), text)
     if _DIGIT.search(text) is not None:
         if "." in text:
             text = _VERSION_LIKE.sub(_version_or_space, text)
@@ -84,6 +89,12 @@ def clean(text: str) -> str:
         text = lexicon.spelled_duration_pattern().sub(_spelled_seconds, text)
         text = lexicon.pattern("subsecond").sub(_subsecond, text)
     return text
+
+
+def _also_reads(reads: str) -> Callable[[re.Match[str]], str]:
+    """A phrase followed by what it also reads as (its pattern's `reads`, groups expanded: "32-bit float" →
+    "32-bit float float32"); the phrase's own words stay, as a note may use them too."""
+    return lambda match: f"{match.group()} {match.expand(reads)} "
 
 
 def _seconds(match: re.Match[str]) -> str:
