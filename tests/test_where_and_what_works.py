@@ -19,7 +19,8 @@ def _level(problem: str, title: str, notes: list[str] = NOTES) -> Confidence:
     stats = RepositoryStats(BatchStatistics([*notes, title]))
     stats.load("r", list(question.terms.values()))
     pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
-    evidence = gather(pr, None, question.terms, stats, False, [], question.problem_keys, "r")
+    evidence = gather(pr, None, question.terms, stats, False, [], question.problem_keys, "r",
+                      where=question.deployment_keys)
     return scoring.confidence(evidence, scoring.SHIPPED)
 
 
@@ -64,3 +65,14 @@ def test_a_headline_naming_only_where_it_happens_is_no_high():
     problem = "On Windows and Apple Silicon Macs every sourcemap upload stalls forever."
     assert _level(problem, "Improve the message on Windows and Apple Silicon Macs") != Confidence.HIGH
     assert _level(problem, "Fix sourcemap uploads stalling forever on Windows") == Confidence.HIGH
+
+
+def test_where_their_service_runs_is_where_too():
+    """"Self-hosted" says where the customer's service runs, as a platform says where the app does: a headline
+    naming only it ("… for users with self-hosted instances") and everyday words is no ✓ for a command failing on
+    their self-hosted server; the same headline naming the failure is one."""
+    notes = NOTES + ["releases command"] * 40 + ["sourcemap argument"] * 3
+    problem = "The sourcemap command stops with an unexpected argument error when we give it our self-hosted server."
+    assert analyse_question(problem).deployment_keys >= {_key("hosted")}
+    assert _level(problem, "Fix the releases command for users with self-hosted servers", notes) != Confidence.HIGH
+    assert _level(problem, "Fix the sourcemap command rejecting the server argument", notes) == Confidence.HIGH

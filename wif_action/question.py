@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from indexer.github_refs import find_links
 from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.direction import Complaint, complaints
-from wif_action.lexicon import terms as lexical
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.terms import (
     MAX_ANALYSED_CHARS,
@@ -66,6 +66,7 @@ class Question:
     links: tuple[str, ...] = ()  # GitHub issue/PR links of the request text
     customer: Customer = Customer()  # SDK, repository, version, platform (set by `question_of`)
     own_names: frozenset[str] = frozenset()  # term keys naming only the asked SDK itself: no note matches them
+    deployment_keys: frozenset[str] = frozenset()  # term keys of where their service runs ("self-hosted"): not what
 
     @property
     def text(self) -> str:
@@ -77,8 +78,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`)."""
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
-    # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
-    said, asked = (as_api_levels(lexical.without_the_ask(text)) for text in (problem, request_text))
+    said, asked = as_api_levels(problem), as_api_levels(request_text)  # "Android 6.0" also reads as "API level 23"
     terms = query_terms(said, asked)
     for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]
@@ -94,6 +94,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         wants_functionality=wants_functionality(both),
         complaints=complaints(both),
         alternatives=alternatives(both) + _devices(both),
+        deployment_keys=deployment_keys(both),
         links=tuple(link.url for link in find_links(request_text)))
 
 
@@ -107,6 +108,20 @@ def _quoted_code(text: str) -> frozenset[str]:
                      if any(t.identifier for t in terms)
                      and not any(t.key in symptoms or (t.identifier and failure.match(t.surface)) for t in terms)
                      for term in terms)
+
+
+def deployment_keys(text: str) -> frozenset[str]:
+    """The term keys of where the customer's service runs, as the text names it with the word it qualifies
+    (lexicon `deployment`: "our self-hosted server" → self, host, server, self host, host server): with the
+    platforms, where the problem happens, which a headline naming nothing else does not fix (`scoring._only_where`)."""
+    found = _word_pattern(lexicon.words("deployment")).findall(text[:MAX_ANALYSED_CHARS])
+    return frozenset(term.key for match in found for term in analyse(match))
+
+
+@cache
+def _word_pattern(words: frozenset[str]) -> re.Pattern[str]:
+    """Any of `words`, as a whole word, and the word after it (built once per table)."""
+    return re.compile(r"(?<![\w-])" + lexicon.alternation(words) + r"(?![\w-])(?:\s+\w+)?", re.IGNORECASE)
 
 
 def _devices(text: str) -> tuple[frozenset[str], ...]:

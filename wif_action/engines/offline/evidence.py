@@ -188,10 +188,12 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
            feature_request: bool, linked_issues: list[int], problem_keys: frozenset[str] | None = None,
            repo: str | None = None, quoted: frozenset[str] = frozenset(),
            alternatives: tuple[frozenset[str], ...] = (), quoted_code: frozenset[str] = frozenset(),
-           unmatched: frozenset[str] = frozenset()) -> Evidence:
+           unmatched: frozenset[str] = frozenset(), where: frozenset[str] = frozenset()) -> Evidence:
     """Everything the scorer needs about one candidate; `repo`: whose notes weigh the terms (the PR's);
     `unmatched`: query terms no note is credited with (the asked SDK's own name, `Question.own_names`): they stay
-    among the concepts a note should cover, so leaving them out never makes another candidate look stronger."""
+    among the concepts a note should cover, so leaving them out never makes another candidate look stronger;
+    `where`: the term keys of where the customer's service runs (`Question.deployment_keys`), which name where like
+    the platform words do (`Evidence.wheres`)."""
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
     plain = _without_negation(query, stats, repo)
@@ -221,7 +223,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.matched.append(atoms)
         evidence.keys.append(term.key)
         evidence.shares.append(stats.df(repo, term.key) / documents)
-        evidence.wheres.append(atoms <= platform_keys(frozenset(lexicon.platform_of())))
+        evidence.wheres.append(atoms <= (platform_keys(frozenset(lexicon.platform_of())) | where))
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1

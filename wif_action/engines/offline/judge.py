@@ -175,7 +175,7 @@ class OfflineJudge:
                   if f"github.com/{pr.repo}/".lower() in link.lower()]
         evidence = gather(pr, entry, question.terms, stats, question.wants_functionality, linked,
                           question.problem_keys, repo, question.quoted, question.alternatives, question.quoted_code,
-                          question.own_names)
+                          question.own_names, question.deployment_keys)
         evidence.host_names = self._host_names(question, repo)
         return stats, evidence
 
