@@ -21,6 +21,7 @@ from indexer.arguments import (
     non_negative_days,
     repository,
 )
+from indexer.packages import PackageHint
 from indexer.redaction import log_to_stderr_redacted
 from indexer.registry import RegistryError, load_registry
 from indexer.schema import CacheError, NeverFilled, read_cache, refusal
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     `python -m indexer` has none, and readers compute them)."""
     from indexer.notes_pool import NotesPool, workers_setting_problem
 
-    slugs, problem, bundles = _repositories(args)
+    slugs, problem, bundles, packages = _repositories(args)
     problem = problem or workers_setting_problem() or _db_problem(Path(args.db))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     if _new_cache(Path(args.db)):
         notes.start()  # every note will be parsed: the workers load while the GitHub client and the rest do
     try:
-        reports = _index(args, slugs, bundles, derive, notes)
+        reports = _index(args, slugs, (bundles, packages), derive, notes)
     finally:
         notes.close()
     if reports is None:
@@ -112,9 +113,11 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     return _exit_code(reports)
 
 
-def _index(args: argparse.Namespace, slugs: list[str], bundles: dict[str, dict[str, str]], derive: Derive | None,
+def _index(args: argparse.Namespace, slugs: list[str],
+           declared: tuple[dict[str, dict[str, str]], dict[str, PackageHint]], derive: Derive | None,
            notes: NotesPool) -> list[RepoReport] | None:
-    """The index run's reports, or None when the cache could not be used (said on stderr)."""
+    """The index run's reports, or None when the cache could not be used (said on stderr). `declared`: what the
+    registries say each repository bundles, and of its packages."""
     from indexer.github_source import ReleaseSource
     from indexer.indexing import index_repositories
 
@@ -127,7 +130,8 @@ def _index(args: argparse.Namespace, slugs: list[str], bundles: dict[str, dict[s
             pulls=args.pulls,
             max_pulls=args.max_pulls,
             on_progress=_progress,
-            bundles=bundles,
+            bundles=declared[0],
+            packages=declared[1],
             unreleased=not args.no_unreleased,
             derive=derive,
             notes=notes,
@@ -142,24 +146,36 @@ def _index(args: argparse.Namespace, slugs: list[str], bundles: dict[str, dict[s
         source.close()
 
 
-def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict[str, dict[str, str]]]:
-    """The repositories to index, in the order given, or a usage problem; and what each one bundles
-    (a --registry file's `bundles` win over the packaged registry's)."""
+def _repositories(args: argparse.Namespace) -> tuple[list[str], str | None, dict[str, dict[str, str]],
+                                                     dict[str, PackageHint]]:
+    """The repositories to index, in the order given, or a usage problem; what each one bundles (a --registry
+    file's `bundles` win over the packaged registry's) and what the registries say of its packages (a --registry
+    file's `package` wins; the names of both registries count)."""
     slugs = list(args.repo)
     bundles: dict[str, dict[str, str]] = {}
+    packages: dict[str, PackageHint] = {}
     try:
         registries = ([load_registry(args.registry)] if args.registry else []) + \
                      ([load_registry()] if args.all else [])
     except RegistryError as error:
-        return [], str(error), {}
+        return [], str(error), {}, {}
     for registry in registries:
         slugs += registry.all_repositories()
         for slug in registry.repositories:
             if declared := registry.bundles(slug):
                 bundles.setdefault(slug, declared)
+            packages[slug] = _merged(packages.get(slug), registry.package_hint(slug))
     if not slugs:
-        return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all", {}
-    return list(dict.fromkeys(slugs)), None, bundles
+        return [], "no repository given; use --repo OWNER/NAME, --registry FILE or --all", {}, {}
+    return list(dict.fromkeys(slugs)), None, bundles, packages
+
+
+def _merged(first: PackageHint | None, later: PackageHint) -> PackageHint:
+    """`first`'s declared package unless it declares none, and the names of both."""
+    if first is None:
+        return later
+    declared = first.declared if first.declared is not None else later.declared
+    return PackageHint(declared, tuple(dict.fromkeys(first.names + later.names)))
 
 
 def _new_cache(path: Path) -> bool:

@@ -32,15 +32,19 @@ from sqlite_utils import Database
 from indexer import unreleased
 from indexer.github_source import DefaultChangelog, Page, ReleaseSource, SourceError, check_slug
 from indexer.notes_pool import Derive, NotesPool
+from indexer.packages import MixedPackages, PackageHint, choose, package_key, shown, tag_package
 from indexer.release_notes import PARSER_VERSION, parse_release_notes
 from indexer.schema import open_cache, read_only
 from indexer.store import (
     ReleaseRecord,
     RepositoryUpdate,
     apply_update,
+    keep_package_unchanged,
     mark_checked,
+    packaged_package_hint,
     refresh_bundle_bumps,
     reparse_if_stale,
+    stored_package,
     write_with_retry,
 )
 from indexer.versions import parse_tag, version_key
@@ -83,12 +87,15 @@ class RepoReport:
     reparsed: int = 0  # stored releases re-parsed by a newer notes parser (no request)
     unreleased: str = ""  # what became of the default branch's Unreleased notes (indexer/unreleased.py)
     unreleased_status: str | None = None
+    package: str | None = None  # the key of the monorepo package kept (indexer/packages.py; "" the repository's own)
+    other_packages: dict[str, int] = field(default_factory=dict)  # key → releases of other packages not cached
+    dropped: int = 0  # cached releases of other packages deleted
 
     def summary(self) -> dict:
         """The `--json` shape."""
         return {"repo": self.repo, "releases": self.releases, "stable": self.stable, "new": self.new,
                 "updated": self.updated, "requests": self.requests, "error": self.error,
-                "unreleased": self.unreleased_status}
+                "unreleased": self.unreleased_status, "package": self.package}
 
     def line(self) -> str:
         """One human progress line."""
@@ -105,9 +112,20 @@ class RepoReport:
             head += f", {_plural(self.pulls, 'PR')} fetched"
         if self.reparsed:
             head += f", {_plural(self.reparsed, 'stored release')} re-parsed (notes parser v{PARSER_VERSION})"
+        if self.other_packages:
+            head += f"; {self._packages_line()}"
         if self.unreleased:
             head += f"; {self.unreleased}"
         return f"{self.repo}: {head}; {tail}"
+
+
+    def _packages_line(self) -> str:
+        """"kept package @emotion/react only (not cached: 30 releases of @emotion/cache, …)"."""
+        keys = sorted(self.other_packages, key=lambda key: (-self.other_packages[key], key))
+        named = ", ".join(f"{self.other_packages[key]} of {shown(key, self.repo)}" for key in keys[:3])
+        more = f" and {len(keys) - 3} more packages" if len(keys) > 3 else ""
+        dropped = f", {_plural(self.dropped, 'cached release')} of them deleted" if self.dropped else ""
+        return f"kept package {shown(self.package or '', self.repo)} only (not cached: {named}{more}{dropped})"
 
 
 @dataclass
@@ -266,29 +284,33 @@ def index_repository(
     bundles: Mapping[str, dict[str, str]] | None = None,
     unreleased: bool = True,
     notes: NotesPool | None = None,
+    packages: Mapping[str, PackageHint] | None = None,
 ) -> RepoReport:
     """Bring one repository's cached releases (and optionally PR details) up to date.
 
     `bundles`: per repository, the bundled SDK names its bump lines use → repositories (a user's registry);
     a repository not in it gets the packaged registry's. `unreleased`: also cache the Unreleased section of
     CHANGELOG.md on the default branch (one conditional request). `notes`: the run's parse workers (None: notes are
-    parsed here, one after another)."""
+    parsed here, one after another). `packages`: per repository, what a registry says of its packages (which one
+    of a monorepo's the SDK is, indexer/packages.py); a repository not in it gets the packaged registry's."""
     return _repository_pass(db, source, slug, refresh_window_days=refresh_window_days,
                             changelog_fallback=changelog_fallback, pulls=pulls, max_pulls=max_pulls,
                             on_progress=on_progress, now=now, bundles=bundles, unreleased=unreleased,
-                            notes=notes).execute()
+                            notes=notes, packages=packages).execute()
 
 
 def _repository_pass(db: Database, source: ReleaseSource, slug: str, *, refresh_window_days: float = 30,
                      changelog_fallback: bool = True, pulls: str = "none", max_pulls: int | None = None,
                      on_progress: Progress = print, now: datetime | None = None,
                      bundles: Mapping[str, dict[str, str]] | None = None, unreleased: bool = True,
-                     notes: NotesPool | None = None) -> _RepositoryPass:
+                     notes: NotesPool | None = None,
+                     packages: Mapping[str, PackageHint] | None = None) -> _RepositoryPass:
     if pulls not in ("none", "recent"):
         raise ValueError(f"pulls must be 'none' or 'recent', not {pulls!r}")
     cutoff = (now or datetime.now(UTC)) - timedelta(days=refresh_window_days)
     return _RepositoryPass(db, source, slug, RepoReport(slug), on_progress, cutoff, changelog_fallback,
-                           pulls == "recent", max_pulls, (bundles or {}).get(slug), unreleased, notes)
+                           pulls == "recent", max_pulls, (bundles or {}).get(slug), unreleased, notes,
+                           (packages or {}).get(slug))
 
 
 @dataclass
@@ -307,6 +329,7 @@ class _RepositoryPass:
     bundles: dict[str, str] | None = None
     unreleased: bool = True
     notes: NotesPool | None = None
+    package_hint: PackageHint | None = None  # what a registry says of the repository's packages
     unreleased_reply: DefaultChangelog | None = None  # read by `_read`, stored after the releases
     unreleased_error: str | None = None
     update: RepositoryUpdate | None = None  # what `read` learned, for `finish` to write
@@ -359,12 +382,19 @@ class _RepositoryPass:
     def _read(self) -> None:
         report = self.report
         self._check_stop()
-        first = self.source.first_page(self.slug, _stored_etag(self._reads, self.slug))
+        hint = self.package_hint or packaged_package_hint(self.slug)
+        stored = stored_package(self._reads, self.slug)
+        expected = package_key(hint.declared, self.slug) if hint.declared is not None else stored
+        # a package declared instead of the one cached: every page is read again (the cache holds none of its tags)
+        etag = _stored_etag(self._reads, self.slug) if stored is None or expected == stored else None
+        first = self.source.first_page(self.slug, etag)
         report.not_modified = first.status == 304
         cached = _cached_releases(self._reads, self.slug, bodies=not report.not_modified)  # a 304 compares none
         fetched: list[ReleaseRecord] = []
         if not report.not_modified:
-            fetched = self._changed_pages(first, cached)
+            fetched = self._changed_pages(first, cached, expected)
+        fetched, cached = self._one_package(fetched, cached, hint, stored)
+        if not report.not_modified:
             self._fill_empty_bodies(fetched, cached)
             # a token pasted into notes (or echoed into them) is never stored, nor published with the cache
             redactor = self.source.redactor
@@ -378,7 +408,28 @@ class _RepositoryPass:
         self.update = RepositoryUpdate(slug=self.slug, releases=fetched, etag=first.etag, bundles=self.bundles,
                                        pulls=[self.source.redactor.value(row) for row in pull_rows],
                                        parse_many=self.notes.parse_many if self.notes else None,
-                                       written=self.notes.written() if self.notes else None)
+                                       written=self.notes.written() if self.notes else None,
+                                       package=report.package)
+
+    def _one_package(self, fetched: list[ReleaseRecord], cached: dict[str, _Cached], hint: PackageHint,
+                     stored: str | None) -> tuple[list[ReleaseRecord], dict[str, _Cached]]:
+        """The fetched and cached releases of the one package kept (indexer/packages.py); the others are counted
+        in the report. Raises SourceError (not systemic) when the tags name several packages and nothing says
+        which one the SDK is: nothing is written, rather than mixing them."""
+        try:
+            keep = choose(self.slug, [*cached, *(record.tag for record in fetched)], hint, stored)
+        except MixedPackages as error:
+            raise SourceError(self.slug, str(error)) from None
+        self.report.package = keep
+        others: dict[str, int] = {}
+        for tag in dict.fromkeys([*cached, *(record.tag for record in fetched)]):
+            if (key := tag_package(tag, self.slug)) != keep:
+                others[key] = others.get(key, 0) + 1
+        self.report.other_packages = others
+        if not others:
+            return fetched, cached
+        return ([record for record in fetched if tag_package(record.tag, self.slug) == keep],
+                {tag: old for tag, old in cached.items() if tag_package(tag, self.slug) == keep})
 
     @property
     def _reads(self) -> Database:
@@ -393,12 +444,12 @@ class _RepositoryPass:
         if update is None:  # nothing was read
             return
         if report.not_modified and not update.pulls:
-            report.reparsed = self._write(self._checked_unchanged)
+            report.reparsed, report.dropped = self._write(self._checked_unchanged)
             report.stable = _stable_count(self.db, self.slug)
             return
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
-        report.reparsed = result.reparsed
+        report.reparsed, report.dropped = result.reparsed, result.dropped
         report.skipped_tags = list(result.skipped_tags)
 
     def _read_unreleased(self) -> None:
@@ -421,14 +472,17 @@ class _RepositoryPass:
             outcome = self._write(lambda: unreleased.store(self.db, self.slug, reply))
         self.report.unreleased, self.report.unreleased_status = outcome.describe(), outcome.status
 
-    def _checked_unchanged(self) -> int:
+    def _checked_unchanged(self) -> tuple[int, int]:
         """A 304: nothing fetched, but the registry's `bundles` or the notes parser may have changed since the
-        last run. Returns how many stored releases were re-parsed."""
+        last run, and an older cache may hold other packages' releases. Returns how many stored releases were
+        re-parsed, and how many of other packages deleted."""
         mark_checked(self.db, self.slug)
+        package = self.update.package if self.update is not None else None
+        dropped = keep_package_unchanged(self.db, self.slug, package) if package is not None else 0
         reparsed = reparse_if_stale(self.db, self.slug, self.notes.parse_many if self.notes else None,
                                     self.notes.written() if self.notes else None)
         refresh_bundle_bumps(self.db, self.slug, self.bundles)
-        return reparsed
+        return reparsed, dropped
 
     def _write(self, work: Callable[[], Any]) -> Any:
         return write_with_retry(self.db, work, on_busy=lambda message: self.on_progress(f"{self.slug}: {message}"))
@@ -441,8 +495,9 @@ class _RepositoryPass:
             self._write(lambda: mark_checked(self.db, self.slug, error=message))
 
     # ------------------------------------------------------------------------ releases
-    def _changed_pages(self, first: Page, cached: dict[str, _Cached]) -> list[ReleaseRecord]:
-        """Pages newest-first until one is all cached, unchanged and older than the refresh window."""
+    def _changed_pages(self, first: Page, cached: dict[str, _Cached], package: str | None) -> list[ReleaseRecord]:
+        """Pages newest-first until one is all cached, unchanged and older than the refresh window; with
+        `package` (the key of the one package kept), other packages' releases do not count."""
         records: list[ReleaseRecord] = []
         seen: set[str] = set()  # next-page URLs followed: a server whose links loop must not loop us
         page: Page | None = first
@@ -450,7 +505,9 @@ class _RepositoryPass:
             self.report.pages += 1
             releases = page.releases or []
             records.extend(releases)
-            if not releases or _settled(releases, cached, self.cutoff):
+            # a page of other packages' releases only says nothing of the package's: it never ends the paging
+            own = releases if package is None else [r for r in releases if tag_package(r.tag, self.slug) == package]
+            if not releases or (own and _settled(own, cached, self.cutoff)):
                 break
             if page.next_url in seen or len(seen) >= MAX_PAGES:
                 raise SourceError(self.slug, f"GitHub's next-page links loop (or exceed {MAX_PAGES} pages) at "

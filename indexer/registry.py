@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from indexer.bumps import bundled_name
+from indexer.packages import PackageHint
 from indexer.words import words
 
 
@@ -108,6 +109,20 @@ class Registry:
         declared = self.repositories.get(repo, {}).get("bundles") or {}
         return {bundled_name(name): target for name, target in declared.items()
                 if isinstance(target, str) and SLUG.match(target)}
+
+    def package(self, repo: str) -> str | None:
+        """The package of a monorepo `repo`'s releases this SDK is (`"package": "@emotion/react"`, as its tags
+        name it; indexer/packages.py), None when the registry declares none."""
+        declared = self.repositories.get(repo, {}).get("package")
+        return declared if isinstance(declared, str) else None
+
+    def names(self, repo: str) -> list[str]:
+        """Every name the registry gives `repo` (its aliases, its name), in no particular order."""
+        return [alias for alias, slug in self.aliases.items() if slug == repo]
+
+    def package_hint(self, repo: str) -> PackageHint:
+        """What the registry says of `repo`'s packages, for the indexer (indexer/packages.py)."""
+        return PackageHint(self.package(repo), tuple(self.names(repo)))
 
     def ecosystems(self, repo: str) -> list[str]:
         """The package managers `repo` publishes to, as the registry declares them (`"ecosystems": ["cargo"]`),
@@ -231,6 +246,13 @@ def _check_ecosystems(slug: str, ecosystems: object, path: object) -> None:
                             f"(\"cargo\", \"npm\"), not {ecosystems!r}")
 
 
+def _check_package(slug: str, package: object, path: object) -> None:
+    """`"package": "@emotion/react"`: which package of a monorepo's tags the SDK is, a non-empty name."""
+    if package is not None and not (isinstance(package, str) and package.strip() and len(package) <= 200):
+        raise RegistryError(f"SDK registry {path}: 'package' of {slug} must be the package's name as its release "
+                            f"tags write it (\"@emotion/react\" for @emotion/react@11.13.5), not {package!r}")
+
+
 def load_registry(path: str | Path | None = None) -> Registry:
     """Load the packaged registry, or a user's registry file."""
     try:
@@ -254,6 +276,7 @@ def _from_dict(data: object, path: object) -> Registry:
             raise RegistryError(f"SDK registry {path}: '{slug}' is not an owner/repo slug")
         _check_bundles(slug, info.get("bundles"), path)
         _check_ecosystems(slug, info.get("ecosystems"), path)
+        _check_package(slug, info.get("package"), path)
         for alias in [slug, slug.split("/", 1)[1], *info.get("aliases", [])]:
             aliases.setdefault(_normalise(alias), slug)
     for sdk_id, slug in (data.get("sdks") or {}).items():

@@ -88,7 +88,7 @@ MIGRATIONS = MigrationSet("wif-cache")
 # computes itself when they are missing or stale.
 WRITER_ONLY = frozenset({"m003_notes_parser", "m004_unreleased_notes", "m005_read_indexes", "m006_entry_commits",
                          "m008_entries_fts_by_store", "m009_entry_terms", "m010_unreleased_commits",
-                         "m011_repository_terms"})
+                         "m011_repository_terms", "m012_repository_package"})
 
 
 def migration(migrations: MigrationSet) -> Callable[[Callable[[Database], None]], Callable[[Database], None]]:
@@ -318,6 +318,15 @@ def m011_repository_terms(db: Database) -> None:
     db.execute("create trigger if not exists repository_terms_entry_changed after update of text, repo_id "
                "on entries begin delete from repository_terms where repo_id in (old.repo_id, new.repo_id); end")
     repository_terms.rebuild(db)
+
+
+@migration(MIGRATIONS)
+def m012_repository_package(db: Database) -> None:
+    """Which package of a monorepo's releases the cache keeps for the repository (indexer/packages.py): its key,
+    "" for the repository's own; null until an index run chose one. An older cache (null) holds every package's
+    releases as before; its next index run chooses from the cached tags and deletes the other packages' releases
+    (no request). Writer-only: readers read only the releases kept."""
+    db.table("repositories").add_column("package", str)
 
 
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:

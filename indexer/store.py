@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from indexer import repository_terms
 from indexer.bumps import bundled_name, parse_bumps
 from indexer.notes_pool import EntriesWritten, ParseMany, parse_here
+from indexer.packages import PackageHint, tag_package
 from indexer.registry import Registry, RegistryError, load_registry
 from indexer.release_notes import PARSER_VERSION
 from indexer.versions import parse_tag, version_key
@@ -57,6 +58,8 @@ class RepositoryUpdate:
     parse_many: ParseMany | None = None
     written: EntriesWritten | None = None  # told the (id, text) of the entries inserted (`wif index`: their
     # term counts are stored in the same transaction)
+    package: str | None = None  # the key of the one package of a monorepo kept (indexer/packages.py): cached
+    # releases of other packages are deleted; None keeps every release (what was written before m012)
 
 
 @dataclass
@@ -67,6 +70,7 @@ class UpdateResult:
     releases: int = 0
     stable: int = 0
     reparsed: int = 0  # stored releases re-parsed because an older parser wrote their entries
+    dropped: int = 0  # cached releases of other packages than the one kept, deleted
 
 
 def now() -> str:
@@ -131,9 +135,11 @@ def write_with_retry(db: Database, work: Callable[[], object], on_busy: Callable
 def apply_update(db: Database, update: RepositoryUpdate) -> UpdateResult:
     """Upsert releases, re-parse changed bodies, rebuild derived maps. Call inside a transaction."""
     repo_id = repository_id(db, update.slug)
+    dropped = keep_package(db, repo_id, update.slug, update.package) if update.package is not None else 0
     existing = {row[0]: (row[1], row[2]) for row in db.execute(
         "select tag, body, id from releases where repo_id = ?", [repo_id])}
-    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug, update.parse_many, update.written))
+    result = UpdateResult(reparsed=reparse_if_stale(db, update.slug, update.parse_many, update.written),
+                          dropped=dropped)
     written: list[dict] = []
     for record in update.releases:
         row = _release_row(repo_id, record)
@@ -172,6 +178,37 @@ def _insert_releases(db: Database, rows: list[dict]) -> None:
         f"insert or replace into releases ({', '.join(_RELEASE_COLUMNS)}) "
         f"values ({', '.join('?' for _ in _RELEASE_COLUMNS)})",
         [[row[column] for column in _RELEASE_COLUMNS] for row in rows])
+
+
+def keep_package(db: Database, repo_id: int, slug: str, package: str) -> int:
+    """Delete the repository's cached releases of other packages than `package` (a key, indexer/packages.py) and
+    remember it as the one kept; returns how many were deleted. Call inside a transaction; the caller rebuilds
+    what is derived from the releases (`apply_update`, `keep_package_unchanged`)."""
+    others = [release_id for release_id, tag in db.execute("select id, tag from releases where repo_id = ?",
+                                                              [repo_id]).fetchall()
+              if tag_package(tag, slug) != package]
+    for release_id in others:
+        _delete_release(db, release_id)
+    db.execute("update repositories set package = ? where id = ?", [package, repo_id])
+    return len(others)
+
+
+def keep_package_unchanged(db: Database, slug: str, package: str) -> int:
+    """`keep_package` when GitHub reported no change (304): an older cache's other packages are deleted, and what
+    derives from its releases is rebuilt when any was. Call inside a transaction."""
+    repo_id = repository_id(db, slug)
+    dropped = keep_package(db, repo_id, slug, package)
+    if dropped:
+        _rebuild_pr_first_release(db, repo_id)
+        repository_terms.rebuild(db, repo_id)
+        _update_repository_row(db, repo_id, None, UpdateResult())
+    return dropped
+
+
+def stored_package(db: Database, slug: str) -> str | None:
+    """The key of the package the last index run kept for `slug` (None: none chosen yet, or a new repository)."""
+    row = db.execute("select package from repositories where slug = ?", [slug]).fetchone()
+    return row[0] if row else None
 
 
 def reparse_if_stale(db: Database, slug: str, parse_many: ParseMany | None = None,
@@ -259,6 +296,12 @@ def packaged_bundles(slug: str) -> dict[str, str]:
     """What the packaged registry says `slug` bundles (empty when it bundles nothing or cannot be read)."""
     registry = _packaged_registry()
     return registry.bundles(slug) if registry is not None else {}
+
+
+def packaged_package_hint(slug: str) -> PackageHint:
+    """What the packaged registry says of `slug`'s packages (nothing when it cannot be read)."""
+    registry = _packaged_registry()
+    return registry.package_hint(slug) if registry is not None else PackageHint()
 
 
 @cache

@@ -7,6 +7,8 @@ notes parser it lacks) it is built the same way instead, once per digest of the 
 cache directory). tests/test_example_cache.py (slow) checks that a committed file this code would have written
 equals a build from sources. Tests that need to change a cache copy it first.
 
+Property tests (hypothesis) have no deadline and no too_slow health check: nothing in them is timed.
+
 Retries keep their policy but do not sleep: WIF_BACKOFF_SCALE=0 (indexer.backoff) for this process and
 the `wif` subprocesses it starts.
 
@@ -27,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from indexer.backoff import ENV as BACKOFF_ENV
 from indexer.github_source import ReleaseSource
@@ -42,6 +45,12 @@ GITHUB_REPOS: list[str] = available_repos()
 EXAMPLE_CACHE = Path(__file__).resolve().parent.parent / "cache.db.example"
 os.environ[BACKOFF_ENV] = "0"
 os.environ[WORKERS_ENV] = "0"
+# Property tests judge what a function returns, never how fast: hypothesis's default 200 ms deadline per example and
+# its too_slow health check (data generation timed) fail a test whose process the loaded CI machine paused, and a
+# deadline overrun that a re-run does not repeat is reported as Flaky. Loaded before any test module makes its
+# @settings, so theirs inherit it.
+settings.register_profile("wif", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("wif")
 
 
 def pytest_configure(config: pytest.Config) -> None:

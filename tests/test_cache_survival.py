@@ -568,7 +568,8 @@ def test_an_older_schema_is_refused_by_ask_and_migrated_by_index(tmp_path, clean
     conn.close()
     assert applied == ["m001_release_cache", "m002_bundle_bumps", "m003_notes_parser", "m004_unreleased_notes",
                        "m005_read_indexes", "m006_entry_commits", "m008_entries_fts_by_store", "m009_entry_terms",
-                       "m010_unreleased_commits", "m011_repository_terms", "m099_survival_test"]
+                       "m010_unreleased_commits", "m011_repository_terms", "m012_repository_package",
+                       "m099_survival_test"]
     assert "survival_note" in columns
     assert snapshot(db, PHP) == snapshot(clean_cache, PHP)
 

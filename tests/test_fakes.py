@@ -569,6 +569,28 @@ def test_concurrent_requests_are_counted(small_gh: FakeGitHub) -> None:
     assert small_gh.errors == []
 
 
+def test_a_connection_is_kept_alive_between_requests_until_the_fake_stops(small_gh: FakeGitHub) -> None:
+    """Clients reuse a connection (PyGithub's and openai's pools do): no connect and no serving thread per request.
+    Once the fake stops, a kept-alive connection is closed too: the fake is down for every client."""
+    conn = http.client.HTTPConnection("127.0.0.1", small_gh.port, timeout=30)
+    try:
+        sockets = []
+        for _ in range(3):
+            conn.request("GET", "/repos/acme/widget/pulls/3")
+            response = conn.getresponse()
+            assert response.status == 200 and json.loads(response.read())["number"] == 3
+            assert not response.will_close
+            sockets.append(conn.sock)
+        assert sockets[0] is not None and sockets == [sockets[0]] * 3  # one connection served all three
+        assert small_gh.requests["GET /repos/{o}/{r}/pulls/{n}"] == 3
+        small_gh.stop()
+        with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
+            conn.request("GET", "/repos/acme/widget/pulls/3")
+            conn.getresponse()
+    finally:
+        conn.close()
+
+
 def test_stop_releases_the_port() -> None:
     fake = FakeSlack().start()
     port = fake.port

@@ -113,7 +113,9 @@ def test_full_index_caches_exactly_the_stable_releases(full_run, github_repos) -
     for repo in github_repos:
         releases = load_repo_fixture(repo)["releases"]
         report = reports[repo]
-        assert set(report) == {"repo", "releases", "stable", "new", "updated", "requests", "error", "unreleased"}
+        assert set(report) == {"repo", "releases", "stable", "new", "updated", "requests", "error", "unreleased",
+                               "package"}
+        assert report["package"] == ""  # one package: the repository's own
         assert report["unreleased"] == "no_section"  # the fake's CHANGELOG.md lists only published releases
         assert report["error"] is None
         assert report["releases"] == report["new"] == len(releases)

@@ -295,6 +295,13 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "JSON: Fix inaccurate precision when encoding float32.", "precis", "upgrading from 1.2.3 to 1.20.10"),
     ("ascii_escape", "print_json shows names like `Jos\\u00e9` and every Japanese string as escapes",
      "Fix mismatching default value of parameter `ensure_ascii`", "ascii", "a \\user\\docs path on Windows"),
+    ("ampersand", "in the generated CSS the `&` inside the nested url() is replaced by the class name",
+     "Fixed a parsing issue with `&` within nested functions", "ampersand", "Features & fixes, R&D"),
+    ("carriage_return", "the spot is `try:\\` followed by a bare CR (`\\r`) and then a comment line",
+     "Fix crash when formatting a `\\` followed by a `\\r` followed by a comment", "carriag return",
+     "a \\raw string"),
+    ("es_module", "Loading the library from a native ES module in Node fails",
+     "Fixed importing in Node ESM", "esm", "the module's ES2015 build"),
 ])
 def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str, note: str, term: str,
                                                         not_it: str) -> None:

@@ -80,3 +80,26 @@ def test_a_control_clause_joined_by_and_leaves_the_setup_before_it() -> None:
     kept = without_what_works(sentence)
     assert "reloader" in kept and "python -m myapp" in kept and "ModuleNotFoundError" in kept
     assert "first start" not in kept
+
+
+def test_the_customers_ask_about_a_release_is_no_symptom() -> None:
+    """"Is there a version that handles this better?", "Does a newer Black handle this?": the ask's fix verbs and
+    ask words are out of the problem's and the request's terms (release notes start fixes with "Handle …"); the rest
+    of the ask ("tokens") stays, and so does a question that asks about no release, or "handler" anywhere."""
+    from wif_action.question import analyse_question
+
+    question = analyse_question("`debug-files upload` fails with `Could not resolve host`. Is there a version that "
+                                "handles this better?",
+                                "Does a newer plugin handle org tokens? Any release that handles this properly?")
+    assert not {"handl", "better", "properli"} & (question.terms.keys() | question.problem_keys)
+    assert {"resolv", "host", "token"} <= question.terms.keys()
+    kept = analyse_question("The request handler crashes. Why does the client handle redirects better on Linux?")
+    assert {"handler", "handl", "better"} <= kept.problem_keys
+
+
+def test_a_host_names_top_level_domain_is_no_word() -> None:
+    """"sentry.io" is one name (its "io" is no word: not "iOS", which stems to "io", nor a Java path's "io"), and so is
+    the reversed "io.sentry.android"; a path's "/io/" segment and "iOS" keep theirs."""
+    assert "io" not in _keys("Could not resolve host: sentry.io") | _keys("at io.sentry.android.core.Foo")
+    assert "sentry.io" in _keys("sentry.io") and "github" in _keys("github.com")
+    assert "io" in _keys("iOS and Android") and "io" in _keys("src/main/java/io/sentry/Foo.java")

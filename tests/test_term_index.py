@@ -104,6 +104,7 @@ CLEANED = ["see https://example.com/a and http://x.y", "GH-12 fixed, owner/repo#
            "five minutes, a thirty-second wait, Ten HOURS, sub-second",
            "Init it AGAIN, re-initialise, 32-Bit float, a 0x0 image, games closing, UI Freezes, Subresource Integrity",
            "100% CPU, half-written, ECONNREFUSED, 0.10000000149011612, Jos\\u00e9, sensitive data, locks up",
+           "a `&`, a `\\` and a `\\r` in ES modules",
            "near misses: a#1 b/#2 @/x e-mail@host 1. 12x3", "plain words only"]
 
 

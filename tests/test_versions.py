@@ -88,3 +88,14 @@ def test_key_order_is_pep440_order(a: Version, b: Version) -> None:
 @given(_versions)
 def test_key_survives_a_round_trip_through_text(version: Version) -> None:
     assert version_key(parse_tag(f"v{version}")) == version_key(version)
+
+
+def test_property_tests_never_time_their_examples() -> None:
+    """A paused process (a loaded CI machine) must not fail a property test: no per-example deadline (hypothesis's
+    default 200 ms fails, or reports Flaky, an example the scheduler held up) and no timed health check, for a test
+    that sets nothing itself (the two above) or only some settings (tests/conftest.py loads the profile)."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    assert settings(max_examples=300).deadline is None  # a test's own @settings inherit it

@@ -40,7 +40,7 @@ def test_a_background_thread_runs_its_calls_in_turn_and_hands_back_results_and_e
     worker = next(t for t in threading.enumerate() if t.name == "test-background")
     assert worker.daemon  # a hung call never keeps the process alive at exit
     thread.close()
-    worker.join(5)
+    worker.join(30)
     assert not worker.is_alive()
 
 

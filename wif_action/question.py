@@ -15,6 +15,7 @@ from indexer.github_refs import find_links
 from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.direction import Complaint, complaints
+from wif_action.lexicon import terms as lexical
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.terms import (
     MAX_ANALYSED_CHARS,
@@ -78,7 +79,8 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`)."""
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
-    said, asked = as_api_levels(problem), as_api_levels(request_text)  # "Android 6.0" also reads as "API level 23"
+    # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
+    said, asked = (as_api_levels(lexical.without_the_ask(text)) for text in (problem, request_text))
     terms = query_terms(said, asked)
     for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]

@@ -2,7 +2,8 @@
 
 Every fake is a :class:`FakeServer` subclass that registers routes. The base class owns:
 
-* a stdlib ``ThreadingHTTPServer`` on ``127.0.0.1`` port 0, served from a daemon thread;
+* a stdlib ``ThreadingHTTPServer`` on ``127.0.0.1`` port 0, served from a daemon thread; HTTP/1.1, connections
+  kept alive between requests and all closed when the fake stops;
 * the request log (``.log``) and per-endpoint counters (``.requests``), guarded by one lock;
 * fault injection (``add_fault`` / ``clear_faults``), identical for all fakes.
 
@@ -150,6 +151,18 @@ class _HTTPServer(ThreadingHTTPServer):
         self._stop_requested = threading.Event()
         self._stopped = threading.Event()
         self._wake_read, self._wake_write = socket.socketpair()
+        self._open: set[socket.socket] = set()  # connections being served (kept alive between requests)
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Stay quiet about clients that hung up (timeouts, dropped connections)."""
@@ -179,11 +192,18 @@ class _HTTPServer(ThreadingHTTPServer):
             self._wake_write.send(b"\0")
         self._stopped.wait()
         self._wake_write.close()
+        with self._open_lock:
+            connections = list(self._open)
+        for connection in connections:  # a client's kept-alive connection must not outlive the fake: it is down
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
 
 class _RequestHandler(BaseHTTPRequestHandler):
     server: _HTTPServer
-    protocol_version = "HTTP/1.0"  # one request per connection: simple and deterministic
+    # connections kept alive: a client reuses one for its next request (PyGithub's and openai's pools do), so no
+    # connect and no new serving thread per request (a third of the CPU of building the example cache went there)
+    protocol_version = "HTTP/1.1"
     # headers and body are separate writes: with Nagle's algorithm the body could wait for the client's delayed
     # ACK (~40 ms), and timings would measure the fake
     disable_nagle_algorithm = True

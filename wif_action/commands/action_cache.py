@@ -120,7 +120,8 @@ def index_on_the_spot(settings: ActionSettings, ask: AskInput, env: Mapping[str,
     source = release_source(env, retries=2, max_rate_limit_wait=min(60, budget), repository_seconds=budget,
                             timeout=int(max(1, min(15, budget))))
     try:
-        reports = index_repositories(path, source, [repo], on_progress=log)
+        reports = index_repositories(path, source, [repo], on_progress=log,
+                                     packages={repo: registry.package_hint(repo)})
     except CacheError as error:
         raise ConfigError(f"Cannot create a release cache at {path}: {error}") from error
     finally:

@@ -238,7 +238,9 @@ def _chunk_terms(chunk: str) -> list[Term]:
     whole = chunk.strip("._:-/")
     if split and len(whole) <= 80 and max(len(segment) for segment in segments) >= 3:
         terms.append(_identifier(whole))
-    for segment in segments:
+    for index, segment in enumerate(segments):
+        if split and _domain_end(chunk, segments, index):
+            continue
         terms.extend(_segment_terms(segment, "part" if split else "word"))
     for term in list(terms):
         folded = lexicon.synonyms().get(term.key) if term.kind == "identifier" else None
@@ -246,6 +248,14 @@ def _chunk_terms(chunk: str) -> list[Term]:
             terms.append(Term(folded, lexicon.symptom_names().get(folded, folded), lexicon.weight("synonym"),
                               "synonym"))
     return terms
+
+
+def _domain_end(chunk: str, segments: list[str], index: int) -> bool:
+    """Whether segment `index` is a dotted name's top-level domain at either end (lexicon `domain_suffixes`: "io" of
+    "sentry.io", of "io.sentry.android"): no word of the name, so it never matches another "io"."""
+    if index not in (0, len(segments) - 1) or segments[index].lower() not in lexicon.words("domain_suffixes"):
+        return False
+    return chunk.startswith(segments[index] + ".") if index == 0 else chunk.endswith("." + segments[index])
 
 
 def analyse(text: str, chunks: dict[str, list[Term]] | None = None) -> list[Term]:
@@ -473,6 +483,19 @@ def control_statement(statement: str) -> bool:
     subject is from its verb ("Intel Macs and Linux runners" is not cut from "work" at "and")."""
     return bool(lexicon.pattern("works_last").search(statement)) and not any(
         lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
+
+
+def without_the_ask(text: str) -> str:
+    """The text with the words of its ask blanked (offsets kept): in a question sentence about a release
+    (lexicon `release_ask`: "Is that handled in a newer release?", "Is there a version that handles this better?"), its
+    fix verbs and `ask_words` (`ask_word`). Why: they ask whether it was fixed, not what is wrong, and release notes
+    start fixes with the same verbs ("Handle `# fmt: skip` followed by a comment"), so they matched any such line."""
+    if "?" not in text:
+        return text
+    ask, word = lexicon.pattern("release_ask"), lexicon.pattern("ask_word")
+    return "".join(word.sub(lambda match: " " * len(match.group()), part)
+                   if part.rstrip().endswith("?") and ask.search(part) else part
+                   for part in _SENTENCE_BREAK.split(text))
 
 
 def _clauses_that_complain(sentence: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
