@@ -137,6 +137,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
     (candidate_order, "_rare_part", lambda high, rival, rare: False),  # an older "provider" rivals "content provider"
+    (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
     (question, "own_name_keys", lambda text, repo, registry: set()),  # "Sentry.Xamarin" of sentry-xamarin: no evidence

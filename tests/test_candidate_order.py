@@ -225,6 +225,21 @@ def test_an_older_rival_naming_as_many_of_the_problems_ideas_demotes_a_wordier_h
     assert older_rivals([high, as_broad], grounds) == []
 
 
+def test_a_rival_naming_the_highs_class_by_its_words_is_about_the_same_thing(lexicon_restored) -> None:
+    """aiohttp: "Fixed digest auth dropping challenge fields …" (subject "digest auth") is about the
+    `DigestAuthMiddleware` a later "Scoped DigestAuthMiddleware credentials …" names (subject
+    "digestauthmiddleware"): a phrase of two or more of a code name's words, in order, names it; one word ("auth")
+    or words out of order do not."""
+    use_weights(older_rival=0.8)
+    high, rival = candidate("3.14.1", 141, Confidence.HIGH, strength=10.0), medium("3.13.4", 134, 9.0)
+    later = Grounds(subjects=("digestauthmiddleware", "challeng"), own_text=True)
+    assert older_rivals([high, rival], grounds_of(pr141=later, pr134=Grounds(
+        subjects=("digest auth", "field"), own_text=True))) == [(high, rival)]
+    for other in (("auth",), ("auth digest",), ("digest realm",)):
+        assert older_rivals([high, rival], grounds_of(pr141=later, pr134=Grounds(subjects=other,
+                                                                                  own_text=True))) == []
+
+
 def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restored) -> None:
     """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched,
     a line citing only a commit) cannot take a ✓ away, nor can one about another subject: it must name the HIGH's

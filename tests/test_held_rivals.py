@@ -61,6 +61,22 @@ def test_a_fix_in_the_customers_own_release_rivals_a_later_high(tmp_path, github
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 12, answer.message
 
 
+def test_a_held_line_naming_as_many_of_the_problems_ideas_rivals_by_breadth(tmp_path, github, lexicon_restored) -> None:
+    """A held line carries its breadth (the problem's ideas it names, each once) like a scanned candidate, so
+    `rival_breadth` weighs it too: with the strength route out of reach (held_rival 1000), 1.1.0's line naming at
+    least as many of the ideas as 1.2.0's still demotes that ✓; with `rival_breadth` off it does not."""
+    path = cache_with(tmp_path / "cache.db")
+    tables = lexicon.data()
+    tables["weight"].update(held_rival=1000.0, rival_breadth=1.0)
+    lexicon.use(tables)
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert answer.outcome == Outcome.MEDIUM and [c.pr for c in answer.candidates] == [12], answer.message
+    tables["weight"]["rival_breadth"] = float("inf")
+    lexicon.use(tables)
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 12, answer.message
+
+
 def test_the_release_just_after_the_customers_is_a_candidate_not_a_rival(tmp_path, github) -> None:
     """Customer on 1.0.0: 1.1.0 is the first release scanned, so its line is the ✓ (not a rival of 1.2.0's)."""
     path = cache_with(tmp_path / "cache.db")

@@ -8,6 +8,7 @@ another top PR than the answer. Every reader asks here.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar
 
@@ -175,11 +176,28 @@ def _shared_subject(high: Grounds, rival: Grounds, rare: float) -> bool:
     library, whichever of the problem's ideas weighs most in each; an everyday word they share ("thread", "file")
     says nothing about that — the repository's own term counts tell which is which, not a global list. A rare
     subject of the rival that is a part of one of the HIGH's subjects counts too (`_rare_part`)."""
-    if rival.subjects and high.subjects[0] in rival.subjects:
+    if rival.subjects and any(_same_name(high.subjects[0], subject) for subject in rival.subjects):
         return True
     shares = high.shares or (1.0,) * len(high.subjects)
     return any(subject in rival.subjects and share < rare
                for subject, share in zip(high.subjects[1:], shares[1:], strict=False)) or _rare_part(high, rival, rare)
+
+
+def _same_name(one: str, other: str) -> bool:
+    """Whether two subjects (term keys) name the same thing: the same term, or one code name and a phrase of two
+    or more of its words in order ("digestauthmiddleware" of `DigestAuthMiddleware` and "digest auth" of "digest
+    auth dropping challenge fields"; a word's stem may lose a few letters, "compos ui" of `ComposeUi`).
+
+    Why: a class name is one term, the prose naming the same part of the code is its words, so comparing by the term
+    alone never sees that a line naming "digest auth" is about `DigestAuthMiddleware`."""
+    return one == other or _spells(one, other) or _spells(other, one)
+
+
+def _spells(name: str, phrase: str) -> bool:
+    words = phrase.split()
+    if len(words) < 2 or " " in name:
+        return False
+    return re.search("".join(re.escape(word) + "[a-z]{0,3}" for word in words), name) is not None
 
 
 def _rare_part(high: Grounds, rival: Grounds, rare: float) -> bool:

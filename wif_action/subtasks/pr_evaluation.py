@@ -78,7 +78,7 @@ class PrEvaluator:
                            lambda j: j.score_pr_confidence(pull, entry, self.question))
         except ToolError:
             return None
-        strength, subjects, shares = score.strength, score.subjects, score.shares  # what the line names
+        strength, breadth, subjects, shares = score.strength, score.breadth, score.subjects, score.shares  # measured
         if score.confidence == Confidence.HIGH:
             try:
                 verdict = judged(self.run, f"verify a line of {display_version(release.tag)}",
@@ -91,7 +91,7 @@ class PrEvaluator:
         self._held_grounds[(repo, key)] = Grounds(subjects=subjects, own_text=False, shares=shares)
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url="",
                          confidence=score.confidence, reason=score.reason, entry=entry.text[:500], source=HELD,
-                         repo=repo, objected=objected, commit=commit, strength=strength)
+                         repo=repo, objected=objected, commit=commit, strength=strength, breadth=breadth)
 
     @property
     def evaluated(self) -> int:
