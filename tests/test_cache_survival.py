@@ -50,10 +50,13 @@ HELD_MARKER = "WRITE-HELD"
 HOLD_ENV = "WIF_TEST_HOLD_WRITE"
 
 # `wif index`, announcing on stderr (inside the transaction) each repository write it starts. With HOLD_ENV=n, the
-# nth write, once every row of it is written and nothing committed, says so and waits for a line on stdin: a kill
-# or a signal sent then lands inside that write, however slow or loaded the machine (no timing involved).
+# nth write, once every row of it is written and nothing committed, says so and waits for stdin: a kill or a signal
+# sent then lands inside that write, however slow or loaded the machine. The wait polls: Python runs a signal's
+# handler in the main thread only between bytecodes, and one blocking read there never returned when the kernel
+# delivered the SIGINT to another thread (the read-ahead or a pool thread): the test timed out under load.
 ANNOUNCING_WIF = f"""
 import os
+import select
 import sys
 import indexer.indexing as indexing
 from wif_action.cli import main
@@ -66,7 +69,8 @@ def _announced(db, update):
     _writes.append(update.slug)
     if len(_writes) == _hold:
         print("{HELD_MARKER} " + update.slug, file=sys.stderr, flush=True)
-        sys.stdin.readline()
+        while not select.select([sys.stdin], [], [], 0.05)[0]:
+            pass  # not one blocking read: a signal the kernel hands to another thread is run here within 0.05 s
     return result
 indexing.apply_update = _announced
 sys.exit(main(sys.argv[1:]))
