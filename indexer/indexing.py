@@ -505,9 +505,7 @@ class _RepositoryPass:
             self.report.pages += 1
             releases = page.releases or []
             records.extend(releases)
-            # a page of other packages' releases only says nothing of the package's: it never ends the paging
-            own = releases if package is None else [r for r in releases if tag_package(r.tag, self.slug) == package]
-            if not releases or (own and _settled(own, cached, self.cutoff)):
+            if not releases or _page_settled(releases, cached, self.cutoff, self.slug, package):
                 break
             if page.next_url in seen or len(seen) >= MAX_PAGES:
                 raise SourceError(self.slug, f"GitHub's next-page links loop (or exceed {MAX_PAGES} pages) at "
@@ -592,6 +590,22 @@ class _RepositoryPass:
 # ---------------------------------------------------------------------------- release helpers
 def _settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cutoff: datetime) -> bool:
     return all(_unchanged(record, cached) and not _recent(record, cutoff) for record in releases)
+
+
+def _page_settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cutoff: datetime, slug: str,
+                  package: str | None) -> bool:
+    """`_settled`; with `package` (the key of the one package kept), other packages' releases count as cached and
+    unchanged (their notes are never stored) once older than the window, but only when the cache already holds
+    releases of the package: on its first read (or a newly declared package) every page is read.
+
+    Why: a package that has not released for a while sits behind pages of its siblings' releases; they end the
+    paging as its own cached releases would."""
+    if package is None:
+        return _settled(releases, cached, cutoff)
+    if not any(tag_package(tag, slug) == package for tag in cached):
+        return False
+    own = [record for record in releases if tag_package(record.tag, slug) == package]
+    return _settled(own, cached, cutoff) and not any(_recent(record, cutoff) for record in releases)
 
 
 def _unchanged(record: ReleaseRecord, cached: dict[str, _Cached]) -> bool:

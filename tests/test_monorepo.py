@@ -20,7 +20,7 @@ from wif_action.cli import main
 
 REPO = "acme/widgets"
 CORE, UI = "@acme/core", "@acme/ui"
-OLD = "2024-01-0{}T00:00:00Z"
+OLD = "2024-01-{:02d}T00:00:00Z"
 PROBLEM = "memory leak in the event queue flush when the app goes to background"
 
 
@@ -246,3 +246,26 @@ def test_a_cache_from_before_packages_is_read_and_then_cleaned_without_a_request
     assert conn.execute("select count(*) from entry_prs where pr >= 200").fetchone()[0] == 0
     assert conn.execute("select package from repositories").fetchone()[0] == CORE
     conn.close()
+
+
+def test_a_dormant_package_behind_its_siblings_releases_costs_no_extra_pages(tmp_path, monkeypatch) -> None:
+    """Pages of other packages' releases end the paging like the package's own cached ones, once older than the
+    refresh window; on the package's first read every page is read."""
+    siblings = [release(UI, f"2.{minor}.0", f"- ui change {minor}\n", minor + 3) for minor in range(9, -1, -1)]
+    own = [release(CORE, f"1.{minor}.0", f"- core change {minor}\n", minor + 1) for minor in (1, 0)]
+    with FakeGitHub(repos=[REPO], per_page_max=2) as github:
+        github.add_repo(REPO, [*siblings, *own])
+        monkeypatch.setenv("GITHUB_API_URL", github.url)
+        monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+        db, registry = tmp_path / "cache.db", registry_file(tmp_path, package=CORE)
+        code, report, _ = index(db, registry)
+        assert code == 0 and report["requests"] == 6 and report["stable"] == 2  # 12 releases, 2 a page
+        github.add_release(REPO, release(UI, "2.10.0", "- ui change 10\n", 9))  # old: the page settles at once
+        code, report, _ = index(db, registry)
+        assert code == 0 and report["requests"] == 1 and (report["new"], report["stable"]) == (0, 2)
+        github.add_release(REPO, {"tag_name": f"{UI}@2.11.0", "body": "- ui change 11\n"})  # published now
+        code, report, _ = index(db, registry)
+        assert code == 0 and report["requests"] == 2 and report["stable"] == 2
+        github.add_release(REPO, {"tag_name": f"{CORE}@1.2.0", "body": "- core change 2 (#7)\n"})
+        code, report, _ = index(db, registry)
+        assert code == 0 and report["requests"] == 2 and (report["new"], report["stable"]) == (1, 3)
