@@ -26,6 +26,29 @@ def test_the_change_direction_is_read_from_the_leading_verb(headline, direction)
     assert change_direction(headline) == direction
 
 
+@pytest.mark.parametrize(("headline", "direction"), [
+    # a removing verb before an action ("-ing") stops that action: it goes against the action's direction …
+    ("client: avoid serializing null optional bodies", None),  # a conversion not done removes no null
+    ("Avoid parsing incomplete structured output", None),
+    ("Stop sending spans for health checks", "removes"),
+    ("fix: Stop suppressing exception chains", "adds"),
+    ("Avoid dropping events on shutdown", "adds"),
+    # … and before a thing, it removes the thing ("string" is no "-ing" form of a verb)
+    ("Avoid duplicate spans", "removes"),
+    ("fix: avoid string copies", "removes"),
+])
+def test_a_removing_verb_before_an_action_goes_against_that_action(headline, direction):
+    """"avoid serializing null bodies" is not doing a conversion, not removing null (openai-node's null-body fix
+    was held at MEDIUM as "it removes null, and the problem is that null is missing")."""
+    assert change_direction(headline) == direction
+
+
+def test_avoiding_a_conversion_is_no_change_against_a_missing_thing():
+    problem = complaints("A request with an empty (null) body goes out as the text null.")
+    assert opposite("avoid serializing null optional bodies", problem) is None
+    assert opposite("remove null optional bodies", problem) is not None
+
+
 @pytest.mark.parametrize(("headline", "problem", "against"), [
     ("Send `internal_error` as span status", "Spans are recorded as internal_error, inflating the failure rate.",
      True),

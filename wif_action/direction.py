@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from wif_action import lexicon
+from wif_action.lexicon.stemmer import stem
 
 # The verbs (lexicon `direction_adds`/`direction_removes`) and the complaints (patterns `complains_absent`/
 # `complains_present`) are lexicon data.
@@ -24,12 +25,32 @@ def change_direction(headline: str) -> str | None:
     negated = lexicon.pattern("negated_verb").match(text)
     if negated:
         return "removes" if negated.group(1).lower() in lexicon.words("direction_adds") else None
-    first = text.split(maxsplit=1)[0].strip("`*").lower() if text.split() else ""
+    words = [word.strip("`*").lower() for word in text.split()[:2]]
+    first = words[0] if words else ""
     if first in lexicon.words("direction_adds"):
         return "adds"
     if first in lexicon.words("direction_removes"):
-        return "removes"
+        return _not_doing(words[1]) if len(words) > 1 and _gerund(words[1]) else "removes"
     return None
+
+
+def _gerund(word: str) -> bool:
+    """A verb's "-ing" form (lexicon pattern `gerund`) that the stemmer shortens ("serializing"; not "string")."""
+    return bool(lexicon.pattern("gerund").match(word)) and stem(word) != word
+
+
+def _not_doing(action: str) -> str | None:
+    """The direction of a removing verb followed by the action it stops ("Avoid serializing …", "Stop sending …"):
+    the opposite of the action's — "removes" when it stops adding (sending spans), "adds" when it stops removing
+    ("stop suppressing exception chains" keeps them) — else None: not doing a conversion ("avoid serializing null
+    optional bodies", "avoid parsing incomplete output") removes none of the things it names.
+
+    Why: read as "removes null", the direction check held a right fix at MEDIUM ("it removes null, and the problem
+    is that null is missing") for a request body sent as the text null."""
+    verb = stem(action)
+    if verb in {stem(word) for word in lexicon.words("direction_adds")}:
+        return "removes"
+    return "adds" if verb in {stem(word) for word in lexicon.words("direction_removes")} else None
 
 
 @dataclass(frozen=True)
