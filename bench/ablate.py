@@ -132,6 +132,8 @@ RULES: list[tuple[Any, str, Any]] = [
     (terms, "acronyms", lambda text: []),  # "Content-Security-Policy" in a question also reads as "CSP"
     (terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request text
     (terms, "without_control_statements", lambda text: text),  # "…; Intel Macs work." out of the problem
+    (terms, "_clauses_that_complain",  # ... and out of the request text as a whole statement, not clause by clause
+     lambda sentence, works, complains, keep_code: terms._clauses_of(sentence, works, complains, keep_code)),
     (scoring, "_only_where", lambda evidence, uncommon: False),  # a headline naming only platforms is no ✓
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
@@ -160,6 +162,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
     ("rival_share", 0.0),  # candidate_order: ... naming a rare subject of the HIGH, not only its first
     ("rival_breadth", math.inf),  # candidate_order: ... or as many of the problem's ideas (breadth), not only words
+    ("behind_own", 0.0),  # scan_release_notes: a bundled HIGH demoted behind an older own line is objected too
     ("held_releases", 0.0),  # scan_release_notes: a line of a release the customer already runs demotes a HIGH
 ]
 

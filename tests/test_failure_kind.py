@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from wif_action.models import Candidate, Confidence, Outcome, PullRequest, Score
-from wif_action.objections import of_the_exception_asked, of_the_failure_asked
+from wif_action.objections import of_the_exception_asked, of_the_failure_asked, weighed
 from wif_action.question import analyse_question
 from wif_action.subtasks.resolve_answer import _outcome_from
 
@@ -61,6 +61,17 @@ def test_a_fix_of_another_exception_class_is_an_objected_medium(title, level, ob
     else:
         assert objection is not None and objection.confidence == Confidence.MEDIUM
         assert "another failure (AbstractMethodError)" in objection.reason
+
+
+@pytest.mark.parametrize(("exception", "objected"), [("AbstractMethodError", True), ("NullPointerException", False)])
+def test_every_score_goes_through_the_exception_check(exception, objected):
+    """`weighed` (what `PrEvaluator` applies to every engine's score) runs the exception check: a unit test of the
+    check alone stays green when it is left out of `objections.CHECKS`."""
+    score, was_objected = weighed(Score(confidence=Confidence.HIGH, reason="R."),
+                                  pull(f"Fix {exception} when compose-ui 1.11+ is used with the compiler plugin"),
+                                  None, NPE)
+    assert was_objected is objected
+    assert score.confidence == (Confidence.MEDIUM if objected else Confidence.HIGH)
 
 
 def test_a_problem_naming_no_exception_class_gets_no_exception_objection():
