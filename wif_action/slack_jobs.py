@@ -106,13 +106,16 @@ class JobRunner:
         self._sweeper: threading.Thread | None = None
         self._queued: set[str] = set()  # a key queued twice here (its lease ran out in the queue) runs once
         self._lock = threading.Lock()
+        self._closed = False
 
     def submit(self, key: str) -> None:
+        """Run `key`'s job on a worker. Once closing, it is left to its lease: the next process sweeps it up
+        (a pool shut down would raise instead, in a Slack handler or the sweeper)."""
         with self._lock:
-            if key in self._queued:
+            if key in self._queued or self._closed:
                 return
             self._queued.add(key)
-        self._pool.submit(self._one, key)
+            self._pool.submit(self._one, key)
 
     def _one(self, key: str) -> None:
         try:
@@ -144,6 +147,11 @@ class JobRunner:
         self._sweeper.start()
 
     def close(self) -> None:
-        """Stop sweeping and finish every job already accepted (a graceful stop loses none)."""
+        """Stop sweeping and finish every job already accepted (a graceful stop loses none): a sweep under way
+        submits what it took over before the pool stops taking jobs."""
         self._stop.set()
+        if self._sweeper is not None:
+            self._sweeper.join()
+        with self._lock:
+            self._closed = True
         self._pool.shutdown(wait=True)
