@@ -88,3 +88,17 @@ def test_a_fully_scored_medium_takes_a_second_looks_place_at_the_cap() -> None:
     assert listed(candidates, candidate("1.3.0", 3))
     assert look not in candidates and candidates[-1].pr == 3 and len(candidates) == cap
     assert not listed(candidates, candidate("1.4.0", 4))  # no second look left to give way
+
+
+def test_a_line_at_just_over_half_the_best_score_is_a_second_look() -> None:
+    """`relative_to_best` (0.6, LOO-CV): a line at 0.54 of the batch's best is listed only as a second look, never
+    leading; at 0.5 it would have been scored as a full candidate."""
+    texts = [TEXTS[0], "Fix a request without port", *TEXTS[2:]]
+    entries = [Entry(id=i, release=RELEASE, section="fix", text=text, prs=[100 + i]) for i, text in enumerate(texts)]
+    question = analyse_question(PROBLEM, PROBLEM, load_registry())
+    stats = RepositoryStats(BatchStatistics(texts))
+    stats.load(REPO, list(question.terms.values()))
+    scores = [score for score, _, _ in score_entries(entries, question.terms, stats, False)]
+    assert 0.5 < scores[1] / scores[0] < lexicon.weight("relative_to_best")
+    picked = rank_entries(entries, question.terms, stats, False)
+    assert [(item.pr, item.second_look) for item in picked][:2] == [(100, False), (101, True)]
