@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bench.fixture_cache import build_cache
 from bench.labelled import NEAR, case_files, fixture_dir, merged_registry, near_case_files, near_repos
 from bench.verify_cases import problems
@@ -90,32 +92,24 @@ def test_an_unreleased_label_must_name_a_withheld_fix_and_a_published_customer_r
         "unreleased_newest 0 withholds no release or every release"]
 
 
-def test_a_near_repository_can_withhold_its_newest_releases(tmp_path) -> None:
+@pytest.mark.parametrize(("repo", "withhold", "newest_left", "withheld_pr"), [
+    ("getsentry/sentry-cli", 1, "3.5.1", 3341),
+    # a monorepo package tagged `@emotion/react@11.13.5` (or a crate `tokio-1.38.0`): the fake reads the tag's
+    # version as WIF does; it withheld none before, and the unreleased case was answered from its fix release
+    ("emotion-js/emotion", 2, "11.13.3", 3270),
+])
+def test_a_near_repository_can_withhold_its_newest_releases(tmp_path, repo, withhold, newest_left,
+                                                            withheld_pr) -> None:
     """The `unreleased_newest` cases of a near repository are asked of a cache indexed from a fake serving the
-    labelled fixtures (bench/labelled.fixture_dir()), which withholds the newest release and serves its notes as
-    the Unreleased section."""
+    labelled fixtures (bench/labelled.fixture_dir()), which withholds the newest releases and serves their notes
+    as the Unreleased section."""
     from tests.unreleased_eval import withheld_github
 
-    repo = "getsentry/sentry-cli"
-    with withheld_github({repo: 1}, tmp_path / "w.db", data_dir=fixture_dir()):
+    with withheld_github({repo: withhold}, tmp_path / "w.db", data_dir=fixture_dir()):
         cache = SqliteReleaseCache.open(tmp_path / "w.db")
         newest = cache.latest_stable(repo)
-        assert newest is not None and newest.version == "3.5.1"
-        assert cache.first_stable_release_with_pr(repo, 3341) is None
-
-
-def test_a_workspace_tagged_repository_withholds_its_newest_releases_too(tmp_path) -> None:
-    """A monorepo package tagged `@emotion/react@11.13.5` (or a crate `tokio-1.38.0`): the fake reads the tag's
-    version as WIF does, so `unreleased_newest` withholds the newest releases; it withheld none before, and the
-    unreleased case was answered from a cache that still had its fix release."""
-    from tests.unreleased_eval import withheld_github
-
-    repo = "emotion-js/emotion"
-    with withheld_github({repo: 2}, tmp_path / "w.db", data_dir=fixture_dir()):
-        cache = SqliteReleaseCache.open(tmp_path / "w.db")
-        newest = cache.latest_stable(repo)
-        assert newest is not None and newest.version == "11.13.3"
-        assert cache.first_stable_release_with_pr(repo, 3270) is None
+        assert newest is not None and newest.version == newest_left
+        assert cache.first_stable_release_with_pr(repo, withheld_pr) is None
 
 
 def test_a_bundled_label_reads_a_backport_as_wif_does(tmp_path) -> None:
