@@ -48,7 +48,7 @@ from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 # lexicon.toml [weight] names (`weight.NAME`, what `ShippedRunner.run` sets for a run).
 GRID: dict[str, tuple[float, ...]] = {
     "weight.min_relevance": (0.0, 3.5, 7.0),
-    "weight.relative_to_best": (0.35, 0.5),
+    "weight.relative_to_best": (0.5, 0.6),
     "weight.max_per_batch": (2, 3, 4),
     "weight.high_coverage": (0.25, 0.35),
     "weight.strong_coverage": (0.3, 0.35),
