@@ -19,7 +19,7 @@ from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, Entry, PullRequest, Score
 from wif_action.platforms import MAX_API_LEVEL, api_levels, named_platforms
 from wif_action.problem_kind import feature_sections
-from wif_action.question import Question
+from wif_action.question import Question, failure_classes
 
 Check = Callable[[Score, PullRequest, Entry | None, Question], Score | None]
 
@@ -188,24 +188,16 @@ def of_the_exception_asked(score: Score, pull: PullRequest, entry: Entry | None,
     headline naming no class is not objected to."""
     if score.confidence == Confidence.LOW:
         return None
-    asked = _failure_classes(question.problem)
+    asked = question.failure_classes
     if not asked:
         return None
     cut = int(lexicon.weight("headline_chars"))
-    named = _failure_classes(f"{entry.text[:cut] if entry is not None else ''}\n{pull.title}")
+    named = failure_classes(f"{entry.text[:cut] if entry is not None else ''}\n{pull.title}")
     if not named or asked.keys() & named.keys():
         return None
     return Score(confidence=Confidence.MEDIUM,
                  reason=f"{score.reason} But it names another failure ({', '.join(sorted(named.values()))}) "
                         "than the problem's.")
-
-
-def _failure_classes(text: str) -> dict[str, str]:
-    """The class names of `text` that are a class of failure ("NullPointerException"; not a function named like one,
-    `exceptions_from_error`), key → as written."""
-    failure = lexicon.pattern("failure_class")
-    return {term.key: term.surface for term in analyse(text)
-            if term.identifier and term.surface[:1].isupper() and failure.match(term.surface)}
 
 
 def _families(keys: frozenset[str]) -> set[int]:

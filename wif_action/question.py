@@ -68,6 +68,7 @@ class Question:
     customer: Customer = Customer()  # SDK, repository, version, platform (set by `question_of`)
     own_names: frozenset[str] = frozenset()  # term keys naming only the asked SDK itself: no note matches them
     deployment_keys: frozenset[str] = frozenset()  # term keys of where their service runs ("self-hosted"): not what
+    failure_classes: dict[str, str] = field(default_factory=dict)  # the problem's exception classes, key → as written
 
     @property
     def text(self) -> str:
@@ -97,7 +98,16 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         complaints=complaints(both),
         alternatives=alternatives(both) + _devices(both),
         deployment_keys=deployment_keys(both),
+        failure_classes=failure_classes(problem),
         links=tuple(link.url for link in find_links(request_text)))
+
+
+def failure_classes(text: str) -> dict[str, str]:
+    """The class names of `text` that are a class of failure ("NullPointerException"; not a function named like one,
+    `exceptions_from_error`), key → as written."""
+    failure = lexicon.pattern("failure_class")
+    return {term.key: term.surface for term in analyse(text)
+            if term.identifier and term.surface[:1].isupper() and failure.match(term.surface)}
 
 
 def _quoted_code(text: str) -> frozenset[str]:
