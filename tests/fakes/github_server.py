@@ -47,6 +47,8 @@ from urllib.parse import unquote, urlencode
 
 from packaging.version import InvalidVersion, Version
 
+from indexer.versions import parse_tag
+
 from .http_base import FakeServer, HTTPError, Request, Response
 
 __all__ = ["DATA_DIR", "FakeGitHub", "available_repos", "fixture_path", "load_repo_fixture"]
@@ -1254,14 +1256,10 @@ class FakeGitHub(FakeServer):
         return Response(204)
 
 
-# the version a tag names: the whole tag ("v1.2.3", "2.0.0-beta.1") or, in a workspace, the tail after the package
-# ("tokio-1.38.0", "@emotion/react@11.13.5")
-_TAG_VERSION = re.compile(r"(?:^|[@/_-])[vV]?(\d[^@/]*)$")
-
-
 def _tag_version(tag: str) -> Version:
-    match = _TAG_VERSION.search(tag)
-    return Version(match[1] if match else tag)
+    """The version a tag names, read as WIF reads it ("v1.2.3"; in a workspace "tokio-1.38.0",
+    "@emotion/react@11.13.5"); a tag that names none fails as it did."""
+    return parse_tag(tag) or Version(tag)
 
 
 def _is_stable_release(rel: dict[str, Any]) -> bool:
