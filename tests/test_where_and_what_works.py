@@ -84,5 +84,18 @@ def test_where_their_service_runs_is_where_too():
     notes = NOTES + ["releases command"] * 40 + ["sourcemap argument"] * 3
     problem = "The sourcemap command stops with an unexpected argument error when we give it our self-hosted server."
     assert analyse_question(problem).deployment_keys >= {_key("hosted")}
-    assert _level(problem, "Fix the releases command for users with self-hosted servers", notes) != Confidence.HIGH
+    assert _level(problem, "Fix the releases command for users with self-hosted Sentry instances", notes) \
+        != Confidence.HIGH
     assert _level(problem, "Fix the sourcemap command rejecting the server argument", notes) == Confidence.HIGH
+
+
+def test_the_word_after_where_their_service_runs_is_no_where():
+    """Only the deployment word names where ("on-prem", "self-hosted"); the word after it is what runs or fails
+    there: in "our self-hosted uploads stall", "uploads" is the complaint, and held as a where it could not make
+    the headline fixing it a ✓ (`scoring._only_where`)."""
+    question = analyse_question("Since we moved on-prem crashes never arrive; our self-hosted uploads stall forever.")
+    assert question.deployment_keys == {_key("prem"), _key("self"), _key("hosted"), "self host"}
+    assert _key("crashes") not in question.deployment_keys and _key("uploads") not in question.deployment_keys
+    notes = ["release health sessions"] * 200 + ["stall"] * 30 + ["uploads"] * 5
+    assert _level("Our self-hosted uploads stall forever.", "Fix uploads on self-hosted servers", notes) \
+        == Confidence.HIGH

@@ -123,17 +123,18 @@ def _quoted_code(text: str) -> frozenset[str]:
 
 
 def deployment_keys(text: str) -> frozenset[str]:
-    """The term keys of where the customer's service runs, as the text names it with the word it qualifies
-    (lexicon `deployment`: "our self-hosted server" → self, host, server, self host, host server): with the
-    platforms, where the problem happens, which a headline naming nothing else does not fix (`scoring._only_where`)."""
+    """The term keys of where the customer's service runs, as the text names it (lexicon `deployment`: "our
+    self-hosted server" → self, host, self host): with the platforms, where the problem happens, which a headline
+    naming nothing else does not fix (`scoring._only_where`). Not the word after it: that is what runs there or
+    what fails ("on-prem uploads fail": "uploads" is the complaint, not a where)."""
     found = _word_pattern(lexicon.words("deployment")).findall(text[:MAX_ANALYSED_CHARS])
     return frozenset(term.key for match in found for term in analyse(match))
 
 
 @cache
 def _word_pattern(words: frozenset[str]) -> re.Pattern[str]:
-    """Any of `words`, as a whole word, and the word after it (built once per table)."""
-    return re.compile(r"(?<![\w-])" + lexicon.alternation(words) + r"(?![\w-])(?:\s+\w+)?", re.IGNORECASE)
+    """Any of `words`, as a whole word (built once per table)."""
+    return re.compile(r"(?<![\w-])" + lexicon.alternation(words) + r"(?![\w-])", re.IGNORECASE)
 
 
 def _devices(text: str) -> tuple[frozenset[str], ...]:
