@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
 from tests.workflow_helpers import ask, keyword_responder
-from wif_action.direction import change_direction, complaints, opposite
+from wif_action.direction import change_direction, complaints, opposite, without_conditions
 from wif_action.models import AskInput
 from wif_action.problem_kind import asked_in_own_words, wants_functionality
 
@@ -239,3 +239,15 @@ def test_an_apostrophe_opens_no_quoted_span():
     """Only a quoted span is left out of the customer's own words, not the text between an apostrophe and a quote."""
     assert asked_in_own_words("The SDK's types only accept the 'in-memory' value").split() == \
         ["The", "SDK's", "types", "only", "accept", "the", "value"]
+
+
+def test_a_complaint_after_a_condition_clause_is_read():
+    """A when-clause after the main clause ends before "and …": what follows is a complaint of its own ("The app
+    freezes when the user opens settings and no events are sent" complains that events are missing), and dropped with
+    the condition it never objected to a change removing them."""
+    problem = "The app freezes when the user opens settings and no events are sent"
+    assert "no events are sent" in without_conditions(problem)
+    assert "user opens settings" not in without_conditions(problem)
+    (complaint,) = complaints(problem)
+    assert complaint.absent and "events" in complaint.words
+    assert opposite("Stop sending events from the settings screen", complaints(problem)) is not None
