@@ -141,6 +141,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (candidate_order, "_rare_part", lambda high, rival, rare: False),  # an older "provider" rivals "content provider"
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
+    (extraction, "_shared_at_version", lambda text, registry, version, best: best),  # "sentry 0.47.0 in a tokio app"
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
     (question, "own_name_keys", lambda text, repo, registry: set()),  # "Sentry.Xamarin" of sentry-xamarin: no evidence
     (scan_release_notes, "_first_shipped", lambda entries: {}),  # a PR a later release repeats ships in the first

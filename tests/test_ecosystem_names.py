@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from indexer.registry import RegistryError, load_registry
+from indexer.registry import Registry, RegistryError, load_registry
 from tests.conftest import one_fix_per_repository
 from tests.fakes.github_server import FakeGitHub
 from wif_action import lexicon
 from wif_action.api import ask as wif_ask
 from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.judge import _code_names
-from wif_action.lexicon.names import in_named_ecosystem
+from wif_action.lexicon.names import distinctive_part, in_named_ecosystem
 from wif_action.models import Outcome
 from wif_action.question import question_of
 
@@ -121,6 +122,38 @@ def test_a_shared_name_not_used_as_a_package_or_beside_another_sdk_is_not_the_sd
     assert request.sdk != "sentry" and request.sdk != "Sentry"
     if "github.com" in message:
         assert request.repo == "getsentry/sentry-cocoa"
+
+
+def _with_tokio(tmp_path: Path) -> Registry:
+    """The packaged registry plus an operator's entry naming tokio-rs/tokio "tokio", as `wif ask` builds it."""
+    data = json.loads(resources.files("indexer").joinpath("data/registry.json").read_text())
+    data["repositories"]["tokio-rs/tokio"] = {"aliases": ["tokio"]}
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps(data))
+    registry = load_registry(path)
+    registry.add_package_names(list(registry.repositories), distinctive_part)
+    return registry
+
+
+def test_the_shared_name_before_the_customers_version_beats_another_sdk_named_as_the_runtime(tmp_path: Path) -> None:
+    """"sentry 0.47.0 in a tokio app": the version is written after "sentry", and tokio (a cached repository) is
+    where the customer's code runs; it has no release 0.47.0 of its own. Before, tokio was read as the SDK and WIF
+    answered "tokio-rs/tokio has no release 0.47.0" (near-rust-already-fixed-hubswitchguard-wrong-thread)."""
+    registry = _with_tokio(tmp_path)
+    message = ("sentry 0.47.0 in a tokio app: events pick up the wrong scope when a `HubSwitchGuard` lives "
+               "across `.await`. Which release fixed that?")
+    assert (extract(message, registry).sdk, extract(message, registry).repo) == ("sentry", None)
+    assert extract("Our tokio app on sentry 0.47.0 loses the scope", registry).sdk == "sentry"
+
+
+@pytest.mark.parametrize(("message", "repo"), [
+    ("tokio 1.40.0 app with sentry: events pick up the wrong scope", "tokio-rs/tokio"),  # tokio's own version
+    ("Tags show (empty) on sentry 8.48.0 (sentry-cocoa)", "getsentry/sentry-cocoa"),  # spelt as only a package is
+    ("Flutter app, Sentry 9.1.0, no events", "getsentry/sentry-dart"),  # one of the shared name's repositories
+])
+def test_a_name_spelt_as_a_package_or_one_of_the_shared_names_repositories_stays(message: str,
+                                                                                   repo: str, tmp_path: Path) -> None:
+    assert extract(message, _with_tokio(tmp_path)).repo == repo
 
 
 NOTES = {

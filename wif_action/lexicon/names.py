@@ -28,13 +28,19 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
     "Android" or "iOS" also describe where a React Native or Flutter app runs.
     """
     name = repo.split("/", 1)[-1].lower()
-    if re.search(r"[@/_:]|\w\.\w|-", alias) or "sentry" in alias or alias == name:
+    if looks_like_package(alias) or "sentry" in alias or alias == name:
         return lexicon.weight("alias_package"), True
     if alias.endswith(" sdk"):
         return lexicon.weight("alias_sdk_phrase"), True
     if alias in name and alias not in lexicon.words("version_named"):
         return lexicon.weight("alias_sdk_phrase"), True
     return lexicon.weight("alias_platform"), False
+
+
+def looks_like_package(alias: str) -> bool:
+    """The alias is spelt as only a package is ("@sentry/react-native", "sentry_flutter", "sentry-laravel",
+    "Sentry.AspNetCore"): a scope, separator or dotted part that prose words do not have."""
+    return bool(re.search(r"[@/_:]|\w\.\w|-", alias))
 
 
 def distinctive_part(name: str) -> str | None:

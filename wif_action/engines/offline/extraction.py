@@ -22,7 +22,7 @@ from wif_action.engines.offline.versions_in_text import (
     customer_version,
     named_as_customers,
 )
-from wif_action.lexicon.names import alias_kind_weight, is_package_weight
+from wif_action.lexicon.names import alias_kind_weight, is_package_weight, looks_like_package
 from wif_action.lexicon.terms import without_what_works
 from wif_action.models import Request
 
@@ -56,8 +56,9 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
         version = customer_version(scrubbed, _names(mentions))
     best = choose_alias(mentions, version, scrubbed)
-    if best is None and not _repo_from_links(found_links, registry):  # a linked repository says which "sentry"
-        best = _shared_name(scrubbed, registry)
+    if not _repo_from_links(found_links, registry):  # a linked repository says which "sentry"
+        best = _shared_name(scrubbed, registry) if best is None else _shared_at_version(scrubbed, registry,
+                                                                                       version, best)
     if best is not None and not best.repo:  # "gizmo 1.2.0" of acme/gizmo-go and acme/gizmo-python: ask which
         return Request(sdk=scrubbed[best.start:best.end], repo=None, version=version.text if version else None,
                        problem=condense(scrubbed, [best], version), links=list(dict.fromkeys(found_links)),
@@ -86,6 +87,25 @@ def _shared_name(text: str, registry: Registry) -> AliasMention | None:
         if used_as_package(text, start, end):
             return AliasMention(name, "", start, end, lexicon.weight("alias_package"), True)
     return None
+
+
+def _shared_at_version(text: str, registry: Registry, version: VersionMention | None,
+                       best: AliasMention) -> AliasMention:
+    """The shared name right before the customer's version ("sentry 0.47.0 in a tokio app") instead of `best`,
+    a name elsewhere that is none of the shared name's repositories nor spelt as only a package is ("a tokio
+    app": where the customer's code runs, not the SDK asked about); else `best`.
+
+    Why: the version says whose it is (`adjacent_bonus`), and the shared name's repositories are narrowed
+    afterwards (the package manager named, the engine's choice), while the other name has no release of a
+    version written after another name. A name among the shared name's repositories ("Flutter app, Sentry
+    9.1.0") or spelt as a package ("sentry 8.48.0 (sentry-cocoa)") says which SDK, and stays."""
+    if version is None or not best.repo or _adjacent(best, version, text) or looks_like_package(best.alias):
+        return best
+    for start, name in registry.find_ambiguous_names(text):
+        shared = AliasMention(name, "", start, start + len(name), lexicon.weight("alias_package"), True)
+        if _adjacent(shared, version, text) and best.repo not in registry.choices(name):
+            return shared
+    return best
 
 
 def _tentative_version(text: str, mentions: list[AliasMention], best: AliasMention | None) -> VersionMention | None:
