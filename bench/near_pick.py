@@ -13,11 +13,16 @@ are written from this list BEFORE running WIF.
 Two opt-in pools (so the existing draws stay as they were): `--areas` for notes whose headings name areas, not
 change kinds (Black's "Stable style", "Configuration", "Packaging"): under such a heading, a bullet that says
 fix/bug; `--commits` draws, instead of PR lines, the fix lines that cite no PR but exactly one commit
-(release-please's `* **client:** avoid memory leak ([b449f36](…/commit/b449f36…))`), first cited in that release.
+(release-please's `* **client:** avoid memory leak ([b449f36](…/commit/b449f36…))`), first cited in that release;
+`--bold` also reads a line that is only bold text as a heading, in a body with no other heading (echo's `**Fixes**` /
+`**Enhancements**`, GitHub's generated notes pasted into a CHANGELOG); `--prefixed` draws, instead, the bullets of a
+heading-less body that carry their kind as a prefix saying fix/bug (Guzzle 6's `* Fix: …`, `* Bug fix: …`).
 
     python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
     python bench/near_pick.py bench/data/near/openai__openai-node.json.gz --seed 21 --commits
     python bench/near_pick.py bench/data/near/psf__black.json.gz --seed 21 --areas
+    python bench/near_pick.py bench/data/near/labstack__echo.json.gz --seed 21 --bold
+    python bench/near_pick.py bench/data/near/guzzle__guzzle.json.gz --seed 21 --prefixed
 """
 
 from __future__ import annotations
@@ -45,6 +50,11 @@ HEADING = re.compile(r"^(?:#{1,3} +(?P<md>.+)|(?P<rst>[^\s#-].*)\n[-~^]{3,}[ \t]
 # a plain line ending in ":" right over a list (zap: "Bugfixes:" / "Enhancements:"), read only in a body that has no
 # Markdown or rst heading, so a "Note:" over a list elsewhere never becomes a section
 COLON_HEADING = re.compile(r"^(?P<md>[A-Z][\w ]{0,40}):[ \t]*(?=\n[-*] )", re.M)
+# a line that is only bold text, "**Fixes**" (echo), read with --bold only in a body that has no other heading; a
+# bold lead-in followed by text ("**Full Changelog**: https://…", "**Important**: …") is no heading
+BOLD_HEADING = re.compile(r"^\*\*(?P<md>[^*\n]+?):?\*\*:?[ \t]*$", re.M)
+# a bullet's kind as its prefix, "Fix: …" / "Bug fix: …" / "Bugfix: …" (Guzzle 6), for --prefixed
+FIX_PREFIX = re.compile(r"^(?:bug ?fix(?:es)?|fix(?:e[sd])?)[ \t]*:", re.I)
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
 # a bullet that cites no PR itself: its indented paragraphs after blank lines, where towncrier (aiohttp) puts
 # "*Related issues and pull requests on GitHub:* :issue:`N`."
@@ -54,15 +64,22 @@ COMMIT_HASH = re.compile(r"[(\[]([0-9a-f]{7,12})[)\]]")
 FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
-def fix_lines(release: dict, flat: bool = False, areas: bool = False) -> list[tuple[str, str]]:
+def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool = False,
+              prefixed: bool = False) -> list[tuple[str, str]]:
     """(heading, bullet text) of every bullet under a fix/bug heading of one release body. `flat` (notes that
     never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
     patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug.
     `areas` (headings that name areas, e.g. Black's "Stable style"): also a bullet saying fix/bug under any
-    heading that is not a feature or mixed one."""
+    heading that is not a feature or mixed one. `bold`: a bold-only line is a heading too, when the body has no
+    other. `prefixed`: only the bullets of a heading-less body whose kind prefix says fix/bug."""
     body = release["body"] or ""
     marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)] or \
         [(m.start(), m["md"].strip()) for m in COLON_HEADING.finditer(body)]
+    if prefixed:
+        return [] if marks else [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
+                                 if FIX_PREFIX.match(b["text"])]
+    if bold and not marks:
+        marks = [(m.start(), m["md"].strip()) for m in BOLD_HEADING.finditer(body)]
     if flat and not marks:
         patch = Version(release["name"]).micro > 0
         return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
@@ -84,7 +101,8 @@ def commits(text: str) -> set[str]:
     return set(COMMIT_URL.findall(text)) or set(COMMIT_HASH.findall(text))
 
 
-def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_commit: bool = False) -> list[dict]:
+def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_commit: bool = False,
+         bold: bool = False, prefixed: bool = False) -> list[dict]:
     """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
     when the data holds no earlier release of its major line) and one at or after it (`after`). `by_commit`:
     the lines citing no PR and one commit instead (the pick names `commit`, not `pr`)."""
@@ -96,7 +114,7 @@ def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_comm
             first.setdefault(ref, release["name"])
     pool = []
     for release in releases:
-        for heading, text in fix_lines(release, flat, areas):
+        for heading, text in fix_lines(release, flat, areas, bold, prefixed):
             numbers = set(map(int, PR_REF.findall(text)))
             shas = commits(text)
             if by_commit and not numbers and len(shas) == 1 and first[sha := shas.pop()] == release["name"]:
@@ -126,9 +144,13 @@ def main() -> None:
                         help="headings name areas, not change kinds (Black): draw bullets saying fix/bug under them")
     parser.add_argument("--commits", action="store_true",
                         help="draw the fix lines that cite no PR but one commit (release-please), not PR lines")
+    parser.add_argument("--bold", action="store_true",
+                        help="a bold-only line (`**Fixes**`) is a heading in a body with no other (echo)")
+    parser.add_argument("--prefixed", action="store_true",
+                        help="draw the heading-less bullets whose kind prefix says fix (`* Fix: …`, Guzzle 6) instead")
     args = parser.parse_args()
     data = json.loads(gzip.decompress(args.data.read_bytes()))
-    for pick in draw(data, args.seed, args.flat, args.areas, args.commits)[:args.first]:
+    for pick in draw(data, args.seed, args.flat, args.areas, args.commits, args.bold, args.prefixed)[:args.first]:
         print(json.dumps(pick))
 
 

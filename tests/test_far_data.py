@@ -271,3 +271,37 @@ def test_commit_draws_take_the_lines_citing_no_pr_and_one_commit() -> None:
     picked = {pick.get("commit") or pick["pr"] for pick in draw(COMMITS_ONLY, 21, by_commit=True)}
     assert picked == {"b449f36609b727f3f147fad19e8d064225bc8621", "1a2b3c4"}
     assert {pick["pr"] for pick in draw(COMMITS_ONLY, 21)} == {11, 12}
+
+
+ECHO = """**Fixes**
+
+* fix(static): preserve matched handler 404s by @u in https://github.com/labstack/echo/pull/3043
+
+**Enhancements**
+
+* fix(lint): resolve staticcheck issues by @u in https://github.com/labstack/echo/pull/2941
+
+**Full Changelog**: https://github.com/labstack/echo/compare/v5.3.0...v5.3.1
+"""
+
+
+def test_bold_headings_are_read_only_with_bold() -> None:
+    """echo pastes GitHub's generated notes into its CHANGELOG: `**Fixes**` / `**Enhancements**` lines are its only
+    headings; --bold reads a bold-only line as one (a bold lead-in with text after it is not), the default draw
+    reads none (existing draws unchanged)."""
+    assert [text[-4:] for _, text in fix_lines({"body": ECHO}, bold=True)] == ["3043"]
+    assert fix_lines({"body": ECHO}) == []
+
+
+GUZZLE_6 = """* Bug fix: rewind seekable request bodies before dispatching to cURL. https://github.com/guzzle/guzzle/pull/1422
+* Fix: Gracefully handle passing `null` to the `header` option. [#2132](https://github.com/guzzle/guzzle/pull/2132)
+* Improvement: Fix the docs of the `on_stats` option [#2000](https://github.com/guzzle/guzzle/pull/2000)
+* Prefix fixes are only read at the start
+"""
+
+
+def test_kind_prefixes_are_drawn_only_with_prefixed() -> None:
+    """Guzzle 6 has no section headings, each bullet leads with its kind (`Fix:`, `Bug fix:`, `Improvement:`):
+    --prefixed draws the bullets whose prefix says fix/bug, and none of a body that has headings."""
+    assert [text[:8] for _, text in fix_lines({"body": GUZZLE_6}, prefixed=True)] == ["Bug fix:", "Fix: Gra"]
+    assert fix_lines({"body": "### Fixed\n\n" + GUZZLE_6}, prefixed=True) == []
