@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -19,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from waitress import trigger as waitress_trigger
 
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.slack_server import FakeSlack
 from wif_action.commands.slack import build
-from wif_action.slack_http import SlackHTTPServer, serve
+from wif_action.slack_http import SlackHTTPServer, _Trigger, serve
 
 SECRET = "signing-secret-for-tests"
 REPO = "acme/support"
@@ -382,35 +382,58 @@ class _RecordingServer(SlackHTTPServer):
         super().close()
 
 
-class _LateWakeTrigger(waitress_trigger.trigger):
-    """A wake-up byte written only after the loop has already run the queued call and closed this trigger: what
-    happens when a finished request's own wake-up gets to the loop first (seen once in CI under load)."""
+class _CheckedTrigger(_Trigger):
+    """The server's trigger, recording whether its lock was held (and whether it was open) at every wake-up byte
+    written and at its close."""
 
-    loop_ended: threading.Event
+    pulls: list[tuple[bool, bool]]
+    closes: list[bool]
 
-    def pull_trigger(self, thunk: Any = None) -> None:
-        if thunk is None:  # a finished request's wake-up
-            super().pull_trigger()
-            return
-        super().pull_trigger(thunk)  # stands for another wake-up: the loop runs every queued call, ours included
-        assert self.loop_ended.wait(30)
-        self._physical_pull()  # ours, too late: EBADF
+    def _physical_pull(self) -> None:
+        self.pulls.append((self.lock.locked(), self._closed))
+        super()._physical_pull()
+
+    def _close(self) -> None:
+        self.closes.append(self.lock.locked())
+        super()._close()
 
 
-def test_stop_survives_the_loop_closing_its_trigger_before_the_wake_up_byte():
-    """`stop` from another thread queues the close and then wakes the loop; when the loop ran the close first
-    (the trigger is gone), `stop` still returns without an error and the sockets were closed in the loop."""
+def test_the_trigger_is_written_and_closed_only_under_its_lock():
+    """A wake-up byte is written only while holding the trigger's lock and while it is open, and the loop closes it
+    holding that lock: a pull (`stop`, a worker finishing a request) can never write to the closed pipe's fd
+    number after a new socket took it. Deterministic: only what happened is checked, never when."""
     server = _RecordingServer(_hello, "127.0.0.1", 0)
-    server.trigger.__class__ = _LateWakeTrigger
-    server.trigger.loop_ended = server._loop_ended
-    loop = threading.Thread(target=server.run, name="wif-test-late-wake", daemon=True)
+    server.trigger.__class__ = _CheckedTrigger
+    server.trigger.pulls, server.trigger.closes = [], []
+    loop = threading.Thread(target=server.run, name="wif-test-trigger-lock", daemon=True)
     loop.start()
     with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/", timeout=10) as response:
         assert response.read() == b"ok"
     server.stop()
-    assert server.closed_in == [loop.name]
     loop.join(30)
-    assert not loop.is_alive()
+    assert not loop.is_alive() and server.closed_in == [loop.name]
+    assert server.trigger.pulls and all(held and not closed for held, closed in server.trigger.pulls)
+    assert server.trigger.closes == [True]
+
+
+def test_a_closed_trigger_writes_nothing_to_its_old_fd_number():
+    """Once closed, pulling the trigger queues and writes nothing, though its old fd number now names another
+    pipe (as a new socket reusing the number would): waitress's own trigger wrote the wake-up byte there."""
+    server = SlackHTTPServer(_hello, "127.0.0.1", 0)
+    trigger = server.trigger
+    server.stop()
+    assert trigger._closed
+    read_end, write_end = os.pipe()
+    try:
+        os.set_blocking(read_end, False)
+        trigger.trigger = write_end  # the number the closed pipe had, now someone else's
+        assert trigger.pull_trigger() is False and trigger.pull_trigger(lambda: None) is False
+        assert trigger.thunks == []
+        with pytest.raises(BlockingIOError):
+            os.read(read_end, 1)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
 
 
 def _hello(_environ: dict, start_response: Any) -> list[bytes]:

@@ -27,6 +27,8 @@ from typing import Any
 
 from slack_bolt import App
 from slack_bolt.adapter.wsgi import SlackRequestHandler
+from waitress import trigger as waitress_trigger
+from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
@@ -128,10 +130,52 @@ class _TimedChannel(HTTPChannel):
         return bool(super().received(data))
 
 
+class _Trigger(waitress_trigger.trigger):
+    """waitress's wake-up pipe, written and closed only while holding its `lock`.
+
+    Why: waitress checks nothing before writing the wake-up byte, and closes the pipe without the lock. A thread
+    pulling the trigger (`stop`, a worker finishing a request) while the loop closes it could write to the closed
+    fd's number once a new socket or file reuses it: a stray byte in another connection. Under the lock a pull sees
+    the trigger open and writes before any close, or sees it closed and writes nothing. The queued calls are run
+    outside the lock, so one of them may close the trigger (`SlackHTTPServer._close_all`)."""
+
+    thunks: list[Callable[[], object]]
+
+    def pull_trigger(self, thunk: Callable[[], object] | None = None) -> bool:
+        """Queue `thunk` (if any) for the loop and wake it; False when the trigger is closed (nothing queued)."""
+        with self.lock:
+            if self._closed:
+                return False
+            if thunk:
+                self.thunks.append(thunk)
+            self._physical_pull()
+            return True
+
+    def close(self) -> None:
+        with self.lock:
+            super().close()
+
+    def handle_read(self) -> None:
+        try:
+            self.recv(8192)
+        except OSError:
+            return
+        with self.lock:
+            thunks = self.thunks
+            self.thunks = []
+        for thunk in thunks:
+            try:
+                thunk()
+            except Exception:
+                _, kind, value, where = wasyncore.compact_traceback()
+                self.log_info(f"exception in trigger thunk: ({kind}:{value} {where})")
+
+
 class SlackHTTPServer(TcpWSGIServer):
     """waitress on one address; closes connections idle, or reading one request, for over `read_seconds`."""
 
     channel_class = _TimedChannel
+    trigger: _Trigger
 
     def __init__(self, app: Callable[..., Any], host: str, port: int, *, threads: int = THREADS,
                  read_seconds: int = READ_SECONDS):
@@ -140,6 +184,8 @@ class SlackHTTPServer(TcpWSGIServer):
         dispatcher = ThreadedTaskDispatcher()
         dispatcher.set_thread_count(threads)
         super().__init__(app, map={}, dispatcher=dispatcher, adj=adj, sockinfo=adj.listen[0])
+        self.trigger.close()  # waitress's own, unguarded: replaced by one that writes and closes under its lock
+        self.trigger = _Trigger(self._map)
         self.read_seconds = read_seconds
         self._state = threading.Lock()
         self._stopping = False
@@ -186,19 +232,13 @@ class SlackHTTPServer(TcpWSGIServer):
         self._close_all()
 
     def _ask_loop_to_close(self) -> None:
-        """Queue `_close_all` for the loop and wake it. Why the OSError is expected: the call is queued before the
-        wake-up byte is written, so a finished request's own wake-up can run it first, and it closes the trigger
-        this byte was for (EBADF). Either way the loop ends, or `stop` closes what is left after waiting."""
-        if getattr(self.trigger, "_closed", False):
-            return
-        try:
-            self.trigger.pull_trigger(self._close_all)
-        except OSError:
-            log.debug("the loop closed its trigger before the wake-up byte was written")
+        """Queue `_close_all` for the loop and wake it (`_Trigger`: under its lock, so never after the loop closed
+        it). A closed trigger queues nothing: the loop is closing already, or `stop` closes what is left after
+        waiting."""
+        if not self.trigger.pull_trigger(self._close_all):
+            log.debug("the loop closed its trigger before stop asked it to close")
 
     def _close_all(self) -> None:
-        from waitress import wasyncore
-
         wasyncore.close_all(self._map)
 
 
