@@ -138,6 +138,8 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full
     (candidate_order, "within_release", lambda candidate: 0.0),  # one release's lines: the stronger first
+    (candidate_order, "_look_ahead", lambda pool, peers: None),  # a second look naming far more leads too
+    (objections, "_note_says_it_fixes", lambda note: False),  # a "Fixes …" line of a `chore:` PR is no chore
     (candidate_order, "_rare_part", lambda high, rival, rare: False),  # an older "provider" rivals "content provider"
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is

@@ -59,9 +59,9 @@ def _look(candidate: Candidate) -> Candidate:
     return as_second_look(candidate, "far below")
 
 
-def test_a_second_look_is_at_most_medium_and_never_leads_nor_rivals() -> None:
+def test_a_second_look_is_at_most_medium_listed_last_and_never_rivals() -> None:
     look = _look(candidate("1.0.0", 1, Confidence.HIGH))
-    assert look.confidence == Confidence.MEDIUM and look.objected and look.second_look
+    assert look.confidence == Confidence.MEDIUM and look.second_look and not look.objected
     later = candidate("3.0.0", 3)
     assert [c.pr for c in candidate_order([look, later])] == [3, 1]  # older, yet listed after
     objected = replace(candidate("3.0.0", 5), objected=True)  # an objection alone would leave release order
@@ -69,7 +69,23 @@ def test_a_second_look_is_at_most_medium_and_never_leads_nor_rivals() -> None:
     high = candidate("3.0.0", 4, Confidence.HIGH)
     same = Grounds(subjects=("port",), own_text=True, shares=(0.001,))
     assert older_rivals([look, high], lambda c: same) == []
-    assert older_rivals([replace(look, objected=False), high], lambda c: same)  # it would rival, unmarked
+    assert older_rivals([replace(look, second_look=False), high], lambda c: same)  # it would rival, unmarked
+
+
+def test_a_second_look_naming_far_more_of_the_problem_leads() -> None:
+    """A line is a second look on its release line's words alone; once its PR is scored it may name the problem
+    `lead_margin` times as well as every other candidate (sentry-java #5835, "CPU busy-loop … under rate limiting",
+    for a CPU pegged once the logs quota is hit, against a later "correct cpu usage" line): then it is the clear
+    match and leads. Just under the margin, or objected by a check, it stays last."""
+    margin = lexicon.weight("lead_margin")
+    later = replace(candidate("3.0.0", 3), strength=10.0, breadth=0.2)
+    look = _look(replace(candidate("2.0.0", 2), strength=10.0, breadth=0.2 * margin * 1.05))
+    assert [c.pr for c in candidate_order([later, look])] == [2, 3]
+    weaker = _look(replace(look, breadth=0.2 * margin * 0.95))
+    assert [c.pr for c in candidate_order([later, weaker])] == [3, 2]
+    assert [c.pr for c in candidate_order([later, replace(look, objected=True)])] == [3, 2]
+    other_look = _look(replace(candidate("2.5.0", 4), strength=10.0, breadth=0.2 * margin))
+    assert [c.pr for c in candidate_order([later, look, other_look])] == [3, 2, 4]  # two looks alike: no leader
 
 
 def test_second_looks_alone_make_no_answer_but_near_misses() -> None:

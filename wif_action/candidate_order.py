@@ -77,7 +77,9 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
     """Without a HIGH, the MEDIUM (nothing objecting; released, if any is) whose headline names `lead_margin`
     (lexicon.toml [weight]) times as much of the problem as any other such MEDIUM, by `lead_measure` or by strength
     alone, unless the two measures name two different leaders; None when there is a HIGH, fewer than two, any
-    without a measured strength (an engine that gives none), or no clear winner.
+    without a measured strength (an engine that gives none), or no clear winner. A second look nothing objects to
+    leads the same way when it names `lead_margin` times as much as every other such MEDIUM and second look
+    (`_look_ahead`).
 
     Why: oldest first answers "the first release that may fix it" when the candidates are alike; when one
     names far more of the problem than the rest, the older ones are mostly the same area, not the fix. Far more of
@@ -86,21 +88,42 @@ def clear_leader(candidates: Iterable[R]) -> R | None:
     pool = list(candidates)
     if any(c.confidence == "high" for c in pool):
         return None
-    peers = [c for c in pool if not c.objected]
+    peers = [c for c in pool if not c.objected and not c.second_look]
     peers = [c for c in peers if c.version != UNRELEASED] or peers  # one the customer can have today leads
-    if len(peers) < 2 or any(c.strength is None for c in peers):
+    return _look_ahead(pool, peers) or _leading(peers, lexicon.weight("lead_margin"))
+
+
+def _look_ahead(pool: list[R], peers: list[R]) -> R | None:
+    """The second look (nothing objecting, released) that names `lead_margin` (lexicon.toml [weight]) times as much
+    of the problem as every other MEDIUM nothing objects to and every other such second look, as `clear_leader`
+    measures it.
+
+    Why: a line becomes a second look on its release line's words alone, against its batch's best line
+    (`relative_to_best`); once its PR is read and scored it may name the problem's ideas far better than every
+    candidate listed — then the line-level guess was wrong, and oldest-first would lead with a weaker line."""
+    looks = [c for c in pool if c.second_look and not c.objected and c.version != UNRELEASED]
+    if not looks:
         return None
-    by_ideas, by_words = _ahead(peers, lead_measure), _ahead(peers, lambda c: c.strength or 0.0)
+    leader = _leading([*peers, *looks], lexicon.weight("lead_margin"))
+    return leader if leader is not None and leader.second_look else None
+
+
+def _leading(peers: list[R], margin: float) -> R | None:
+    """The peer `margin` times ahead of every other by `lead_measure` or by strength, unless the two name two
+    different peers; None for fewer than two or any without a measured strength."""
+    if len(peers) < 2 or any(c.strength is None for c in peers) or not math.isfinite(margin):
+        return None
+    by_ideas, by_words = _ahead(peers, lead_measure, margin), _ahead(peers, lambda c: c.strength or 0.0, margin)
     if by_ideas is not None and by_words is not None and by_ideas is not by_words:
         return None
     return by_ideas or by_words
 
 
-def _ahead(peers: list[R], measure: Callable[[R], float]) -> R | None:
-    """The peer `measure` puts at least `lead_margin` times ahead of every other, if any."""
+def _ahead(peers: list[R], measure: Callable[[R], float], margin: float) -> R | None:
+    """The peer `measure` puts at least `margin` times ahead of every other, if any."""
     ranked = sorted(peers, key=lambda c: -measure(c))
     best, runner_up = measure(ranked[0]), measure(ranked[1])
-    return ranked[0] if best > 0 and best >= lexicon.weight("lead_margin") * runner_up else None
+    return ranked[0] if best > 0 and best >= margin * runner_up else None
 
 
 def lead_measure(candidate: Ranked) -> float:
@@ -138,7 +161,8 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     older = (lexicon.weight("older_rival"), lexicon.weight("rival_share"))
     customers = (lexicon.weight("held_rival"), lexicon.weight("held_share"))
     ideas = lexicon.weight("rival_breadth")
-    rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and c.strength is not None
+    rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and not c.second_look
+              and c.strength is not None
               and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
     rivals = [(c, customers) for c in held_pool if not c.objected and c.strength is not None
               and grounds(c) is not None] + rivals

@@ -104,16 +104,32 @@ def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None,
 
 
 def a_behaviour_change(score: Score, pull: PullRequest, entry: Entry | None, _question: Question) -> Score | None:
-    """A `refactor:`/`ref:`/`chore:` change says it changes no behaviour: at most MEDIUM, saying why."""
+    """A `refactor:`/`ref:`/`chore:` change says it changes no behaviour: at most MEDIUM, saying why — unless the
+    release note's own line says it fixes something (`pattern.fix_verb_headline`: "Fixes org auth tokens with no URL
+    not supported by bumping CLI to v2.21.2" of a `chore(deps): update CLI` PR).
+
+    Why: the PR's commit type is how the change was filed; the release line is what the maintainers tell users it
+    changed, and a bump of a bundled tool that fixes a bug is filed as a chore as often as not."""
     if score.confidence != Confidence.HIGH:
         return None
-    for headline in (pull.title, entry.text if entry is not None else ""):
+    note = entry.text if entry is not None else ""
+    if _note_says_it_fixes(note):
+        return None
+    for headline in (pull.title, note):
         prefix = commit_prefix(headline)
         if prefix is not None and prefix[0] in lexicon.words("no_behaviour_types"):
             return Score(confidence=Confidence.MEDIUM,
                          reason=f"{score.reason} But it is marked `{prefix[0]}`, a change that declares no "
                                 "change of behaviour.")
     return None
+
+
+def _note_says_it_fixes(note: str) -> bool:
+    """Whether a release line leads with a fix verb ("Fixes …", "fix(x): Prevent …") and declares no type that
+    changes no behaviour itself ("chore: fix lint" does)."""
+    prefix = commit_prefix(note)
+    return bool(lexicon.pattern("fix_verb_headline").match(note)) and \
+        (prefix is None or prefix[0] not in lexicon.words("no_behaviour_types"))
 
 
 def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:

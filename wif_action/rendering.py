@@ -60,7 +60,7 @@ def _high(answer: Answer, mention: str, question: str) -> str:
 def _candidates_heading(mediums: list[Candidate]) -> str:
     """Says how the list is ordered, so nobody reads the first line as merely the oldest."""
     first = "the one naming clearly the most of the problem first, then " if clear_leader(mediums) else ""
-    last = "; any with a reason against them last" if any(c.objected for c in mediums) else ""
+    last = "; any with a reason against them last" if any(c.objected or c.second_look for c in mediums) else ""
     return f"Candidates ({first}oldest first{last}):"
 
 

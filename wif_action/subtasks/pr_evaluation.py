@@ -36,10 +36,11 @@ _QUOTE = re.compile(r"[“\"]([^”\"\n]{1,300})[”\"]")
 
 def as_second_look(candidate: Candidate, why: str) -> Candidate:
     """A candidate listed only as a second look (a line far below its batch's best: `RelevantEntry.second_look`): at
-    most MEDIUM, marked `objected` and `second_look`, so it is listed after every other MEDIUM, objected or not,
-    leads none and rivals no HIGH (`candidate_order`), and alone makes no answer
-    (`scan_release_notes.no_answer_of_second_looks`)."""
-    return replace(candidate, confidence=Confidence.MEDIUM, objected=True, second_look=True,
+    most MEDIUM, marked `second_look`, so it is listed after every other MEDIUM, objected or not, rivals no HIGH and
+    leads only as the clear match (`candidate_order.clear_leader`, `_look_ahead`), and alone makes no answer
+    (`scan_release_notes.no_answer_of_second_looks`). `objected` stays what the checks said (`objections.py`): an
+    objected second look never leads."""
+    return replace(candidate, confidence=Confidence.MEDIUM, second_look=True,
                    reason=f"{candidate.reason} (listed as a second look: {why})")
 
 

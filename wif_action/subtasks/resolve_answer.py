@@ -108,9 +108,9 @@ def _outcome_from(candidates: list[Candidate]) -> Outcome:
         return Outcome.HIGH
     if any(c.confidence == Confidence.HIGH for c in candidates):
         return Outcome.UNRELEASED
-    if any(not c.objected for c in published):
+    if any(not (c.objected or c.second_look) for c in published):
         return Outcome.MEDIUM
-    if any(not c.objected for c in candidates):
+    if any(not (c.objected or c.second_look) for c in candidates):
         return Outcome.UNRELEASED
     if published:
         return Outcome.MEDIUM
