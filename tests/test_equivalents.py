@@ -42,6 +42,7 @@ def _keys(text: str) -> set[str]:
     ("the configuration object", "the config object", ("config",)),
     ("recursive locking", "re-entrant mutex", ("entrant", "mutex")),  # the phrase too: "recurs lock"
     ("crash on shutdown", "crash on exit", ("shutdown",)),  # an app's shutdown is its exit
+    ("inside Pyodide", "inside Emscripten", ("pyodide",)),  # Pyodide is CPython built with Emscripten
 ])
 def test_a_word_and_its_equivalent_are_one_term(customer, note, entries):
     assert _keys(customer) == _keys(note)

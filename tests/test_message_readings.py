@@ -174,6 +174,24 @@ def test_a_python_requirement_names_its_sdk_and_keeps_its_extras(tmp_path) -> No
         (PYTHON, "2.3.1"), "flask, celery celery spans are missing")
 
 
+def test_a_name_written_as_a_requirement_is_a_packages_name(tmp_path) -> None:
+    """With aiohttp known to the operator's registry too, "`openai[aiohttp]==2.50.0` … the resolved aiohttp (3.13.x)"
+    still asks about openai 2.50.0: a name written as a requirement (extras, pin) is a package's name, whose version
+    is as strong as the one after the package name "aiohttp" and comes first. Without `requirement_after`, "openai"
+    counted as a word of the repository's name and aiohttp 3.13.x was read as the customer's SDK and version."""
+    data = json.loads(resources.files("indexer").joinpath("data/registry.json").read_text())
+    data["repositories"]["urllib3/urllib3"] = {"aliases": ["urllib3"]}
+    data["repositories"]["aio-libs/aiohttp"] = {"aliases": ["aiohttp"]}
+    (tmp_path / "registry.json").write_text(json.dumps(data))
+    message = ("Security scan on a service using `openai[aiohttp]==2.50.0`: pip-audit flags the resolved aiohttp "
+               "(3.13.x), and the urllib3 pulled in for Bedrock too. Does a later openai release raise the minimums?")
+    request = extract(message, load_registry(tmp_path / "registry.json"))
+    assert (request.repo, request.version) == ("openai/openai-python", "2.50.0")
+    lexicon.use(_switched_off("pattern:requirement_after"))
+    request = extract(message, load_registry(tmp_path / "registry.json"))
+    assert (request.repo, request.version) != ("openai/openai-python", "2.50.0")
+
+
 def test_a_url_is_blanked_without_the_quote_or_full_stop_after_it() -> None:
     """A URL inside quotes or backticks ends before them: blanking "…/items')`" and "…/items`." with the URL left
     the problem with unpaired backticks and no sentence break, so the next sentence ran into the error message."""

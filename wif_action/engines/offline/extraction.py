@@ -167,7 +167,9 @@ def alias_mentions(text: str, registry: Registry) -> list[AliasMention]:
         for match in pattern.finditer(lower):
             if alias in capitalised_only() and not text[match.start()].isupper():
                 continue
-            mentions.append(AliasMention(alias, repo, match.start(), match.end(), weight, names_sdk))
+            required = lexicon.pattern("requirement_after").match(text, match.end())  # "openai[aiohttp]==2.50.0"
+            kind = (lexicon.weight("alias_package"), True) if required else (weight, names_sdk)
+            mentions.append(AliasMention(alias, repo, match.start(), match.end(), *kind))
     for package in package_mentions(text, registry):  # the longer name wins, as in `Registry.find_in_text`
         overlapping = [m for m in mentions if m.start < package.end and package.start < m.end]
         if all(package.start <= m.start and m.end <= package.end and m.end - m.start < package.end - package.start
