@@ -302,10 +302,15 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "a \\raw string"),
     ("es_module", "Loading the library from a native ES module in Node fails",
      "Fixed importing in Node ESM", "esm", "the module's ES2015 build"),
-    ("update_notice", "Is the update check broken?", "Fix update nagger never showing when a newer version is available",
-     "notifi", "Can you tell me if a newer version fixes it?"),
+    ("update_notice", "Is the update check broken?",
+     "Fix update nagger never showing when a newer version is available", "notifi",
+     "Can you tell me if a newer version fixes it?"),
     ("update_notice", "The CLI never tells us that a newer version exists", "Fix update nagger never showing",
      "notifi", "after the update the check fails"),
+    ("color_256", "On terminals limited to 256 colours the shades differ",
+     "Fixed truecolor to eight bit color conversion", "8bit", "a 256 MB color buffer"),
+    ("true_color", "hex colours look right on a true-colour terminal", "Fixed truecolor to eight bit color conversion",
+     "truecolor", "a true statement about colour"),
 ])
 def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str, note: str, term: str,
                                                         not_it: str) -> None:
