@@ -46,6 +46,7 @@ class Registry:
     # Names of cached repositories that name one only where a text uses them as a package's name ("anthropic" of
     # anthropic-sdk-python, "requests" of psf/requests): name → the repositories it could mean.
     contextual: dict[str, list[str]] = field(default_factory=dict)
+    _package_names: dict[str, frozenset[str]] = field(default_factory=dict)  # repo → `package_names`, built on use
 
     def lookup(self, sdk: str | None) -> str | None:
         """The repository for an SDK name, id, package or slug; None when unknown or ambiguous."""
@@ -109,6 +110,22 @@ class Registry:
         declared = self.repositories.get(repo, {}).get("bundles") or {}
         return {bundled_name(name): target for name, target in declared.items()
                 if isinstance(target, str) and SLUG.match(target)}
+
+    def shipped_packages(self, host: str, bundled: str) -> frozenset[str] | None:
+        """The packages of `bundled` that `host` ships (`"ships": {"getsentry/sentry-javascript": ["@sentry/browser",
+        "@sentry/node"]}`), as `package_key`s; None when its entry does not say (then it ships all of them)."""
+        declared = (self.repositories.get(host, {}).get("ships") or {}).get(bundled)
+        return frozenset(package_key(name) for name in declared) if isinstance(declared, list) else None
+
+    def package_names(self, repo: str) -> frozenset[str]:
+        """Every name the registry gives `repo` and every package its entry lists (`"packages": ["@sentry/replay"]`),
+        as a `package_key` ("@sentry/nextjs" → "nextjs", "NLog" → "nlog"): what a scope of its notes must be to name
+        one of its packages or platforms."""
+        if repo not in self._package_names:
+            declared = self.repositories.get(repo, {}).get("packages") or []
+            self._package_names[repo] = frozenset(package_key(name) for name in [*self.names(repo), *declared]
+                                                  if isinstance(name, str))
+        return self._package_names[repo]
 
     def package(self, repo: str) -> str | None:
         """The package of a monorepo `repo`'s releases this SDK is (`"package": "@emotion/react"`, as its tags
@@ -227,6 +244,14 @@ def _normalise(name: str) -> str:
     return " ".join(name.strip().lower().split())
 
 
+def package_key(name: str) -> str:
+    """A package or platform name in one spelling, to compare a release-note scope with the registry's names: lower
+    case, without an npm scope, a Maven group, a branch prefix or "sentry-" ("@sentry/nextjs", "v8/nextjs",
+    "io.sentry:sentry-android" → "nextjs", "nextjs", "android")."""
+    last = re.split(r"[/:]", _normalise(name))[-1]
+    return last.removeprefix("sentry-") or last
+
+
 def _check_bundles(slug: str, bundles: object, path: object) -> None:
     """`"bundles": {"Cocoa": "getsentry/sentry-cocoa"}`: names as the bump lines write them → repositories."""
     if bundles is None:
@@ -237,6 +262,25 @@ def _check_bundles(slug: str, bundles: object, path: object) -> None:
         if not isinstance(target, str) or not SLUG.match(target):
             raise RegistryError(f"SDK registry {path}: bundled SDK '{name}' of {slug} must map to an owner/repo "
                                 f"slug, not {target!r}")
+
+
+def _check_ships(slug: str, ships: object, path: object) -> None:
+    """`"ships": {"getsentry/sentry-javascript": ["@sentry/browser", "@sentry/node"]}`: bundled repository → the
+    names of its packages the SDK ships."""
+    if ships is None:
+        return
+    if not isinstance(ships, dict) or not all(
+            isinstance(target, str) and SLUG.match(target) and isinstance(names, list)
+            and all(isinstance(name, str) and name.strip() for name in names) for target, names in ships.items()):
+        raise RegistryError(f"SDK registry {path}: 'ships' of {slug} must be an object of bundled owner/repo → the "
+                            f"list of its packages {slug} ships, not {ships!r}")
+
+
+def _check_packages(slug: str, packages: object, path: object) -> None:
+    """`"packages": ["@sentry/replay"]`: more packages of the repository than its aliases name, as a list of names."""
+    if packages is not None and not (isinstance(packages, list) and all(isinstance(p, str) for p in packages)):
+        raise RegistryError(f"SDK registry {path}: 'packages' of {slug} must be a list of package names, "
+                            f"not {packages!r}")
 
 
 def _check_ecosystems(slug: str, ecosystems: object, path: object) -> None:
@@ -275,6 +319,8 @@ def _from_dict(data: object, path: object) -> Registry:
         if not SLUG.match(slug):
             raise RegistryError(f"SDK registry {path}: '{slug}' is not an owner/repo slug")
         _check_bundles(slug, info.get("bundles"), path)
+        _check_ships(slug, info.get("ships"), path)
+        _check_packages(slug, info.get("packages"), path)
         _check_ecosystems(slug, info.get("ecosystems"), path)
         _check_package(slug, info.get("package"), path)
         for alias in [slug, slug.split("/", 1)[1], *info.get("aliases", [])]:

@@ -19,7 +19,7 @@ from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer import repository_terms
-from indexer.bumps import bundled_name, parse_bumps
+from indexer.bumps import bump_verbs, bundled_name, parse_bumps
 from indexer.notes_pool import EntriesWritten, ParseMany, parse_here
 from indexer.packages import PackageHint, tag_package
 from indexer.registry import Registry, RegistryError, load_registry
@@ -316,9 +316,11 @@ def _packaged_registry() -> Registry | None:
 def _insert_bundle_bumps(db: Database, repo_id: int, bundles: dict[str, str]) -> None:
     """Bump lines of the repository's entries not yet in bundle_bumps (new, re-parsed, or naming an SDK the
     registry declares only now) → bundle_bumps."""
+    verbs = " or ".join("e.text like ?" for _ in bump_verbs())
     rows = db.execute(
-        "select e.id, e.release_id, e.text from entries e where e.repo_id = ? and e.text like '%bump%' "
-        "and e.id not in (select entry_id from bundle_bumps)", [repo_id]).fetchall()
+        f"select e.id, e.release_id, e.text from entries e where e.repo_id = ? and ({verbs}) "
+        "and e.id not in (select entry_id from bundle_bumps)", [repo_id, *(f"%{verb}%" for verb in bump_verbs())]
+    ).fetchall()
     for entry_id, release_id, text in rows:
         for bump in parse_bumps(text, bundles):
             db.execute(

@@ -78,12 +78,41 @@ HYBRID_BUNDLES = {
     "getsentry/sentry-kotlin-multiplatform": {"Cocoa": COCOA, "Android": JAVA, "Java": JAVA},
     "getsentry/sentry-capacitor": {**MOBILE, "JavaScript": JAVASCRIPT},
     "getsentry/sentry-cordova": {**MOBILE, "JavaScript": JAVASCRIPT},
-    "getsentry/sentry-electron": {"JavaScript": JAVASCRIPT, "Native": NATIVE},
+    # its automated bumps name the JavaScript SDKs "Sentry SDKs" ("Update Sentry SDKs to v10.34.0", 7.6.0 on)
+    "getsentry/sentry-electron": {"JavaScript": JAVASCRIPT, "Native": NATIVE, "Sentry": JAVASCRIPT},
     # the Gradle plugin runs the sentry-cli binary it ships and auto-installs the Android SDK version it names
     # ("Bump CLI from v3.6.1 to v3.6.2", "Bump Android SDK from v8.52.0 to v8.53.0"); the Dart plugin downloads
     # the sentry-cli release it pins ("Bump CLI from v2.39.1 to v2.41.1")
     "getsentry/sentry-android-gradle-plugin": {"CLI": CLI, "Android": JAVA},
     "getsentry/sentry-dart-plugin": {"CLI": CLI},
+}
+
+# The packages of a bundled SDK's monorepo that its notes' scopes name ("fix(profiling-node): …"), beyond those the
+# release registry lists (which leaves out internal and add-on packages): with the names the registry has, what a
+# scope must be to count as one of its packages (indexer/registry.Registry.package_names).
+BUNDLED_PACKAGES = {
+    JAVASCRIPT: ["@sentry/browser-utils", "@sentry/core", "@sentry/feedback", "@sentry/node-native",
+                 "@sentry/opentelemetry", "@sentry/profiling-node", "@sentry/replay", "@sentry/replay-canvas",
+                 "@sentry/types", "@sentry/utils", "@sentry/pino-transport"],
+}
+
+# Which packages of a bundled JavaScript SDK each hybrid ships (its package.json's @sentry/* dependencies and theirs):
+# a bundled release line scoped to another package ("fix(nextjs): …") cannot reach its customers, and is not
+# followed (wif_action/subtasks/bundled_sdks.py). A hybrid that does not say ships every package.
+_JS_CORE = ["@sentry/core", "@sentry/browser", "@sentry/browser-utils", "@sentry/replay", "@sentry/replay-canvas",
+            "@sentry/feedback", "@sentry/types", "@sentry/utils", "@sentry/wasm"]
+HYBRID_SHIPS = {
+    # @sentry/electron runs @sentry/browser in renderers and @sentry/node (with node-core, opentelemetry) in main
+    "getsentry/sentry-electron": {JAVASCRIPT: [*_JS_CORE, "@sentry/node", "@sentry/node-core",
+                                               "@sentry/opentelemetry"]},
+    # @sentry/react-native builds on @sentry/react
+    "getsentry/sentry-react-native": {JAVASCRIPT: [*_JS_CORE, "@sentry/react"]},
+    # @sentry/capacitor runs beside the sibling SDK of the app's framework, at the version its bump names
+    "getsentry/sentry-capacitor": {JAVASCRIPT: [*_JS_CORE, "@sentry/angular", "@sentry/angular-ivy", "@sentry/react",
+                                                "@sentry/vue", "@sentry/svelte", "@sentry/nuxt"]},
+    "getsentry/sentry-cordova": {JAVASCRIPT: _JS_CORE},
+    # sentry_flutter on the web loads the browser SDK
+    "getsentry/sentry-dart": {JAVASCRIPT: _JS_CORE},
 }
 
 # Package names that are also everyday words in a support message.
@@ -145,6 +174,10 @@ def _repository(repo: str, ecosystems: set[str]) -> dict:
     bundles = HYBRID_BUNDLES.get(repo) or OTHER_BUNDLES.get(repo)
     if bundles:
         info["bundles"] = dict(bundles)
+    if repo in BUNDLED_PACKAGES:
+        info["packages"] = sorted(BUNDLED_PACKAGES[repo])
+    if repo in HYBRID_SHIPS:
+        info["ships"] = {bundled: list(names) for bundled, names in HYBRID_SHIPS[repo].items()}
     return info
 
 

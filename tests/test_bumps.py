@@ -129,3 +129,57 @@ def test_an_undeclared_name_without_sdk_is_not_a_bundle():
     assert parse_bumps("* Bump `pydantic-core` to `v2.14.3`") == []
     assert parse_bumps("- Bump Gradle from v8.9.0 to v8.10.0 (#4063)", declared=["pydantic-core"]) == []
     assert parse_bumps("- Bump Sentry JavaScript from v10.69.0 to v10.70.0 (#862)", declared=["android"]) == []
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    # sentry-electron 6.x: "Update", a "feat:" prefix, from/to written as links (the entry keeps their text)
+    ("- feat: Update JavaScript SDKs from v9.1.0 to v9.6.0", ("javascript", "v9.1.0", "v9.6.0")),
+    ("- Update JavaScript SDKs from v10.26.0 to v10.27.0", ("javascript", "v10.26.0", "v10.27.0")),
+    # sentry-electron 4.x–5.x: the range before the name
+    ("- feat: Update from v7.61.0 to v7.63.0 of JavaScript SDKs (#719)", ("javascript", "v7.61.0", "v7.63.0")),
+    ("- test: Update from v7.58.0 to v7.61.0 of JavaScript SDKs (#709)", ("javascript", "v7.58.0", "v7.61.0")),
+    # "Bump" in every wording keeps its to-only lines (the scan starts where the previous release's bump ended)
+    ("- build(ios): Bump `sentry-cocoa` to 8.21.0 ([#366](https://github.com/getsentry/sentry-cordova/pull/366))",
+     ("cocoa", None, "8.21.0")),
+    ("- Bump Sentry JavaScript SDK to `7.119.1` ([#375](https://github.com/getsentry/sentry-cordova/pull/375))",
+     ("javascript", None, "7.119.1")),
+    ("- Bumped `sentry-cocoa` to `3.3.3`", ("cocoa", None, "3.3.3")),
+])
+def test_update_and_range_first_wordings(line, found):
+    assert [(bundled_name(b.name), b.from_text, b.to_text) for b in parse_bumps(line)] == [found]
+
+
+@pytest.mark.parametrize("line", [
+    # to-only "Update"/"Upgrade" lines (words.toml `range_only_bump_verbs`): sentry-electron 7.6+, sentry-dotnet 6.x,
+    # sentry-dart 9.x, old sentry-react-native and sentry-dotnet 3.x
+    "- Update JavaScript SDKs to v10.33.0 by @timfish in #1287",
+    "- Update Sentry SDKs to v10.34.0 by @github-actions in [#1290](https://github.com/getsentry/sentry-electron/pull/1290)",
+    "- chore(deps): update Java SDK to v8.37.1 by @github-actions in #5071",
+    "- Updated Sentry Android SDK to version 6.3.0 (#1826)",
+    "- Upgrade `sentry-cocoa` to `3.8.1`",
+    "- feat: Update to v8.51.0 of the JavaScript SDKs (#1066)",
+])
+def test_to_only_update_lines_are_not_read(line):
+    assert parse_bumps(line) == []
+    assert parse_bumps(line, ["javascript", "sentry", "java", "android", "cocoa"]) == []
+
+
+def test_electron_names_its_javascript_sdks_sentry_sdks():
+    """sentry-electron's bumps say "Update Sentry SDKs from vA to vB" as well as "JavaScript SDKs": its registry entry
+    declares "Sentry" for sentry-javascript, so such a bump reaches that repository's releases."""
+    registry = load_registry()
+    [bump] = parse_bumps("- Update Sentry SDKs from v10.33.0 to v10.34.0 by @github-actions in [#1290](x)",
+                         registry.bundles("getsentry/sentry-electron"))
+    assert registry.bundles("getsentry/sentry-electron")[bundled_name(bump.name)] == "getsentry/sentry-javascript"
+    assert bump.to_version == Version("10.34.0")
+
+
+@pytest.mark.parametrize("line", [
+    "- Update the version of the .NET SDK that we use from 9.0.203 to 9.0.301 (#4272)",
+    "- Update Gradle from v8.9.0 to v8.10.0 (#4063)",
+    "- Update from v8.48.0 to v8.51.0 (#1066)",  # no name: which SDK is not said
+    "- Updated the Sentry CLI command to upload debug symbols (#12)",
+    "- Fix: update Cocoa SDK from v8.1 would crash",
+])
+def test_update_lines_that_are_not_bundled_sdk_bumps(line):
+    assert parse_bumps(line) == []

@@ -235,3 +235,19 @@ def test_bundled_releases_taken_in_pre_releases_reach_the_stable_release(tmp_pat
     first = answer.candidates[0]
     assert (answer.outcome.value, first.version, first.pr, first.repo) == ("high", "5.12.0", 3333, COCOA)
     assert first.via is not None and first.via.version == "8.13.1"
+
+
+def test_a_bump_worded_update_reaches_the_bundled_fix(tmp_path, github):
+    """"Update"/"Upgrade" bump lines with both ends (sentry-electron's "feat: Update JavaScript SDKs from vA to vB")
+    are stored and followed like "Bump" lines: the store looks for every verb of words.toml `bump_verbs`, not "bump"
+    alone; a to-only one ("chore(deps): update Cocoa SDK to v8.14.2") is not read."""
+    body = next(r["body"] for r in github.repo(RN).releases if r["tag_name"] == "5.12.0")
+    github.edit_release(RN, "5.12.0", body=body.replace(BUMP, "feat: Update Cocoa SDK from v8.13.0 to v8.14.2"))
+    answer = ask(_cache(tmp_path, github, [RN, COCOA]), github)
+    first = answer.candidates[0]
+    assert (answer.outcome.value, first.version, first.pr, first.repo) == ("high", "5.12.0", 3333, COCOA)
+    assert first.via is not None and first.via.version == "8.13.1"
+    github.edit_release(RN, "5.12.0", body=body.replace(BUMP, "chore(deps): update Cocoa SDK to v8.14.2"))
+    (tmp_path / "to-only").mkdir()
+    to_only = ask(_cache(tmp_path / "to-only", github, [RN, COCOA]), github)
+    assert all(c.via is None for c in to_only.candidates)

@@ -50,19 +50,22 @@ from indexer.release_notes.sections import (
     classify_heading,
     commit_prefix,
     commit_prefix_pattern,
+    line_scopes,
 )
 
 __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", "classify_heading",
-           "commit_prefix", "commit_prefix_pattern", "parse_release_notes"]
+           "commit_prefix", "commit_prefix_pattern", "line_scopes", "parse_release_notes"]
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 8  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 9  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
 # 8: older changesets credits ("`sha` #N Thanks @user! - …") leave the change first; "Updated dependencies …" lines
-# are dependency lines
+# are dependency lines;
+# 9: bundled-SDK bump lines in more wordings (bumps.py: "Update"/"Upgrade" with both ends, any commit prefix, "to
+# version X", "Update from vA to vB of JavaScript SDKs"): the entries are 8's, bundle_bumps are rebuilt with them
 
 _log = logging.getLogger(__name__)
 

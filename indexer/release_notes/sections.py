@@ -222,6 +222,29 @@ def commit_prefix(headline: str) -> tuple[str, str] | None:
     return (match["type"].lower(), match["scope"] or "") if match is not None else None
 
 
+# Where a multi-package SDK's notes say which of its packages or platforms a line is about: a conventional-commit
+# scope ("fix(nextjs): …", "fix(v8/core): …", "fix(core, node): …"), a leading bracket ("[nextjs] …"), a bold name
+# ("**nextjs**: …", "**nextjs:** …") or a leading name and colon ("NLog: …", "ASP.NET Core: …").
+_BRACKET_SCOPE = re.compile(r"^[\s>*+-]*\[(?P<scope>[^\]\n#]{1,40})\](?![(\[])\s*:?\s")
+_BOLD_SCOPE = re.compile(r"^[\s>+-]*\*\*(?P<scope>[^*\n]{1,40}?):?\*\*:?\s")
+_NAME_SCOPE = re.compile(r"^[\s>*+-]*(?P<scope>[A-Za-z][\w .+/-]{0,30}):\s")
+
+
+def line_scopes(text: str) -> list[str]:
+    """The package or platform names a release-note line says it is about, as written (lower case), [] for a line
+    that names none ("fix(core, node): …" → ["core", "node"]; "fix: …", "Fix a crash" → []).
+
+    Why: a hybrid SDK ships some packages of the SDK it bundles (an Electron app runs @sentry/browser and
+    @sentry/node, never @sentry/nextjs); a bundled line scoped to a package the host does not ship cannot fix its
+    customers' problem (subtasks/bundled_sdks.py)."""
+    if not isinstance(text, str):
+        return []
+    shape = next((m for m in (p.match(text) for p in (_COMMIT_PREFIX, _BRACKET_SCOPE, _BOLD_SCOPE, _NAME_SCOPE))
+                  if m and m["scope"]), None)
+    found = shape["scope"] if shape is not None else ""
+    return [" ".join(part.split()).lower() for part in found.split(",") if part.strip()]
+
+
 def classify_bullet(text: str) -> str | None:
     """Section implied by a bullet's own wording ("fix(x): …", "Fixed …", "Add …"), else None."""
     if not isinstance(text, str):

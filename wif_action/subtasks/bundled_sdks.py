@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from indexer.registry import package_key
+from indexer.release_notes import line_scopes
 from indexer.versions import display_version
 from wif_action.models import BundleBump, Entry, Release
 from wif_action.platforms import repository_platforms
@@ -79,12 +81,32 @@ class BundleFollower:
         if not releases:
             return []
         journal.read_version(*(r.version for r in releases), *(display_version(r.tag) for r in releases))
-        entries = cache.entries([r.id for r in releases], self._sections())
+        entries = self._shipped(bundled, cache.entries([r.id for r in releases], self._sections()), host)
         for entry in entries:  # read just now for this bump: marked in place (replace() costs ~6 µs an entry)
             entry.bundled_in, entry.bump = bump.release, bump.text
         journal.note(f"{host} bundles {_short(bundled)} {_span(releases)} (\u201c{bump.text[:160]}\u201d): "
                      f"{len(entries)} entries of {len(releases)} releases judged with {host}'s own.")
         return entries
+
+    def _shipped(self, bundled: str, entries: list[Entry], host: str) -> list[Entry]:
+        """The entries not scoped to a package of `bundled` the customer's SDK does not ship (registry `ships`):
+        "fix(nextjs): …" cannot reach an Electron app, which ships @sentry/browser and @sentry/node. A line with no
+        scope, or one naming what the registry does not know as a package of `bundled` ("fix(core)"), stays."""
+        ships = self.run.registry.shipped_packages(self.repo, bundled)
+        if ships is None:
+            return entries
+        packages = self.run.registry.package_names(bundled)
+        kept, left = [], set()
+        for entry in entries:
+            scopes = [package_key(scope) for scope in line_scopes(entry.text)]
+            if scopes and all(scope in packages and scope not in ships for scope in scopes):
+                left.update(scopes)
+            else:
+                kept.append(entry)
+        if left:
+            self.run.journal.note(f"{host}: {len(entries) - len(kept)} lines of {_short(bundled)} for packages "
+                                  f"{_short(self.repo)} does not ship ({_listed(sorted(left))}) not judged.")
+        return kept
 
     def _on_the_platform(self, bundled: str, bump: BundleBump) -> bool:
         """A bundled SDK for other platforms than the problem's (sentry-java for an iOS crash) cannot fix it."""
