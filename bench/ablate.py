@@ -142,6 +142,9 @@ RULES: list[tuple[Any, str, Any]] = [
     (objections, "_note_says_it_fixes", lambda note: False),  # a "Fixes …" line of a `chore:` PR is no chore
     (candidate_order, "_rare_part", lambda high, rival, rare: False),  # an older "provider" rivals "content provider"
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
+    (candidate_order, "_its_own", lambda grounds: grounds.own_text),  # a line citing only a commit rivals as a PR's
+    (candidate_order, "first_match", lambda grounds: False),  # a capped confirmed line rivals by its subject alone
+    (scan_release_notes, "behind_first_match", lambda grounds: False),  # ... and the line it demotes cannot lead
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (extraction, "_shared_at_version", lambda text, registry, version, best: best),  # "sentry 0.47.0 in a tokio app"
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name

@@ -241,9 +241,10 @@ def test_a_rival_naming_the_highs_class_by_its_words_is_about_the_same_thing(lex
 
 
 def test_an_older_rival_needs_its_own_text_and_the_highs_subject(lexicon_restored) -> None:
-    """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched,
-    a line citing only a commit) cannot take a ✓ away, nor can one about another subject: it must name the HIGH's
-    first (heaviest) subject by the same term. A HIGH whose engine names no subjects is left alone."""
+    """A rival whose only evidence is its release line (its PR unread: a planted note, a PR that cannot be fetched;
+    a line citing only a commit is its own text: tests/test_commit_rivals.py) cannot take a ✓ away, nor can one about
+    another subject: it must name the HIGH's first (heaviest) subject by the same term. A HIGH whose engine names no
+    subjects is left alone."""
     use_weights(older_rival=0.8)
     high, rival = candidate("1.5.0", 15, Confidence.HIGH, strength=10.0), medium("1.2.0", 12, 20.0)
     assert older_rivals([high, rival], grounds_of(pr15=HIGH_GROUNDS, pr12=OWN)) == [(high, rival)]

@@ -143,15 +143,17 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
                  held: Iterable[R] = ()) -> list[tuple[R, R]]:
     """The HIGH candidates to demote to MEDIUM, each with the older MEDIUM that rivals it: a MEDIUM of an older
     release (nothing objecting, released) that brings evidence of its own — the run read its PR (`grounds`:
-    `own_text`), so it is more than a release line echoing the question — is about the same thing (`_shared_subject`:
-    it names the HIGH's most specific subject, or one of its rare ones, by the same term), and covers the problem at
-    least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as well (`strength`), or names at least
-    `rival_breadth` times as many of its ideas (`_as_broad`).
+    `own_text`, or it cites only a commit: `_its_own`), so it is more than a release line echoing the question — is
+    about the same thing (`_shared_subject`: it names the HIGH's most specific subject, or one of its rare ones, by
+    the same term), and covers the problem at least `older_rival` (lexicon.toml [weight]; inf: the rule off) times as
+    well (`strength`), or names at least `rival_breadth` times as many of its ideas (`_as_broad`), or was the first
+    confirmed match of that subject, MEDIUM only by a cap (`first_match`).
 
     Why: the scan stops at the first HIGH, and a later fix of the same subject can reach HIGH while the right,
     older line stays MEDIUM; when the older one is about the same thing and names the problem about as well,
-    the answer lists both, oldest first, instead of a ✓ on the later one. A line whose only evidence is its own
-    words (a PR that cannot be read, a planted note) cannot take a ✓ away.
+    the answer lists both, oldest first, instead of a ✓ on the later one. A line whose PR could not be read cannot
+    take a ✓ away (its PR exists and was not seen: the line may be a planted note echoing the question); a line
+    citing only a commit has nothing more to read, its note is the commit's own words.
 
     `held`: lines of the releases the customer already runs (`PrEvaluator.held`), MEDIUM or HIGH on their own
     words, rival the same way by their own weights (`held_rival` for `older_rival`, inf: off; `held_share` for
@@ -163,7 +165,7 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     ideas = lexicon.weight("rival_breadth")
     rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and not c.second_look
               and c.strength is not None
-              and c.version != UNRELEASED and (g := grounds(c)) is not None and g.own_text]
+              and c.version != UNRELEASED and (g := grounds(c)) is not None and _its_own(g)]
     rivals = [(c, customers) for c in held_pool if not c.objected and c.strength is not None
               and grounds(c) is not None] + rivals
     found: list[tuple[R, R]] = []
@@ -174,10 +176,34 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
         rival = next((r for r, (least, rare) in rivals if math.isfinite(least)
                       and release_order(r) < release_order(high)
                       and _shared_subject(named, grounds(r) or Grounds(), rare)
-                      and ((r.strength or 0.0) >= least * high.strength or _as_broad(r, high, ideas))), None)
+                      and (first_match(grounds(r)) or (r.strength or 0.0) >= least * high.strength
+                           or _as_broad(r, high, ideas))), None)
         if rival is not None:
             found.append((high, rival))
     return found
+
+
+def _its_own(grounds: Grounds) -> bool:
+    """Whether a scanned line brings evidence of its own to rival with: the run read its PR (`own_text`), or the line
+    cites a commit and no PR (`commit_line`), so the note is the change's own record (its commit subject, as in
+    changelogs generated from commits), judged as its only text the way a PR's title is.
+
+    Why the commit line: a project that cites commits has no PR to read, so its lines could never hold back a later
+    ✓ of the same subject, and the right, older commit line (capped at MEDIUM: `objections.more_than_the_note`)
+    lost to the later HIGH. A PR line whose PR could not be read stays out: its PR exists and was not seen."""
+    return grounds.own_text or grounds.commit_line
+
+
+def first_match(grounds: Grounds | None) -> bool:
+    """Whether a line was the first confirmed match of its subject: its own words made it a HIGH the second check
+    confirmed, and only a cap (`Grounds.capped`: a line citing only a commit, `objections.more_than_the_note`)
+    kept it MEDIUM. Such a line rivals a later HIGH of its subject without measuring which names more of the problem.
+
+    Why: the scan goes oldest first and stops at the first confirmed HIGH, so an older PR line so confirmed would
+    have been the ✓ and the later line never judged; the cap (no PR to confirm the note) lets the scan go on, and a
+    later line of the same subject naming more of the problem's words ("handle empty JSON response body" against
+    "avoid serializing null optional bodies") reached ✓ over the fix the scan had already found."""
+    return grounds is not None and grounds.capped
 
 
 def _as_broad(rival: Ranked, high: Ranked, least: float) -> bool:

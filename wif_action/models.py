@@ -184,12 +184,17 @@ class Score:
 
 @dataclass(frozen=True)
 class Grounds:
-    """What a candidate's level rests on, beyond its level: the problem's ideas its headline names (`Score.subjects`)
-    and whether the run read its PR (`own_text`: False for a line whose PR details were unavailable, or that cites
-    only a commit — the release line is then its only evidence). Read by `candidate_order.older_rivals`."""
+    """What a candidate's level rests on, beyond its level: the problem's ideas its headline names (`Score.subjects`),
+    whether the run read its PR (`own_text`: False for a line whose PR details were unavailable — the release line
+    is then its only evidence) and whether the line cites a commit and no PR (`commit_line`: the note is then the
+    change's own record, its commit subject, judged as its only text), and whether its level is MEDIUM only by a cap
+    (`capped`: the engine scored it HIGH, the second check confirmed it, nothing objected, and a cap of
+    `objections.CAPS` lowered it). Read by `candidate_order.older_rivals`."""
 
     subjects: tuple[str, ...] = ()
     own_text: bool = False
+    commit_line: bool = False
+    capped: bool = False
     shares: tuple[float, ...] = ()  # per subject (`Score.shares`): how everyday its term is in the repository's notes
 
 

@@ -149,14 +149,17 @@ class PrEvaluator:
             return None
         strength, breadth = score.strength, score.breadth  # the engine's measures; the checks below may lower
         # the level, not the evidence
-        key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
-        self._grounds[key] = Grounds(subjects=score.subjects, own_text=not degraded and pull.commit is None,
-                                     shares=score.shares)
+        subjects, shares = score.subjects, score.shares
         if score.confidence == Confidence.HIGH:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
             score = Score(confidence=Confidence.MEDIUM, reason=score.reason + " (PR details unavailable)")
+        confirmed = score.confidence == Confidence.HIGH
         score, objected = weighed(score, pull, entry, self.question)
+        key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
+        self._grounds[key] = Grounds(subjects=subjects, own_text=not degraded and pull.commit is None, shares=shares,
+                                     commit_line=pull.commit is not None,
+                                     capped=confirmed and not objected and score.confidence != Confidence.HIGH)
         via = _via(entry)
         where = display_version(release.tag) + (f", bundling {via.repo.split('/')[-1]} {via.version}" if via else "")
         self.journal.note(f"{_change_name(pull, self.repo)} ({where}): {score.confidence.value} — {score.reason}")

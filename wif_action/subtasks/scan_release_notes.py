@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
-from wif_action import lexicon
+from wif_action import candidate_order, lexicon
 from wif_action.candidate_order import older_rivals
 from wif_action.models import Candidate, Confidence, Entry, Grounds, NearMiss, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
@@ -136,21 +136,42 @@ def _held_lines(scan: _Scan, repo: str, user_release: Release) -> list[Candidate
 def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None],
                                 note: Callable[[str], None] = lambda line: None) -> None:
     """A HIGH an older MEDIUM rivals (`candidate_order.older_rivals`; `grounds`: `PrEvaluator.grounds`) becomes
-    MEDIUM, its reason naming the rival: the answer lists both, oldest first. `note`: the trace's line for each."""
-    _demote(result, dict((id(high), rival) for high, rival in older_rivals(result.candidates, grounds)), note)
+    MEDIUM, its reason naming the rival: the answer lists both, oldest first. `note`: the trace's line for each.
+    A rival that was the first confirmed match of the subject (`candidate_order.first_match`) leads: the HIGH it
+    demotes is marked `objected` too (`behind_first_match`)."""
+    pairs = older_rivals(result.candidates, grounds)
+    firsts = {id(rival) for _, rival in pairs if behind_first_match(grounds(rival))}
+    _demote(result, dict((id(high), rival) for high, rival in pairs), note, firsts)
 
 
-def _demote(result: ScanResult, demoted: dict[int, Candidate], note: Callable[[str], None]) -> None:
-    """Each candidate `demoted` names (by id) made MEDIUM behind its rival; `note`: the trace's line for each."""
+def behind_first_match(rival: Grounds | None) -> bool:
+    """Whether a HIGH demoted behind this rival is also marked `objected`, so it cannot lead as the clear match
+    (`candidate_order.clear_leader`): the rival was the first confirmed match of the subject
+    (`candidate_order.first_match`).
+
+    Why: such a rival holds the later line back without naming as much of the problem (a PR line so confirmed would
+    have ended the scan as the ✓), so the later line, naming more of the problem's words, would otherwise still lead
+    as the clear match over the fix the scan found first — the ✓ taken away, the later line still on top."""
+    return candidate_order.first_match(rival)  # read at each use: bench/ablate.py switches it off
+
+
+def _demote(result: ScanResult, demoted: dict[int, Candidate], note: Callable[[str], None],
+            firsts: set[int] | None = None) -> None:
+    """Each candidate `demoted` names (by id) made MEDIUM behind its rival; `note`: the trace's line for each;
+    `firsts`: the ids of rivals that were the first confirmed match of their subject (`behind_first_match`)."""
+    firsts = firsts or set()
     for high in result.candidates:
         if id(high) in demoted:
-            note(f"{_change(high)} ({high.version}) lowered to medium: {_rival_clause(demoted[id(high)])}.")
-    result.candidates = [_demoted(c, demoted[id(c)]) if id(c) in demoted else c for c in result.candidates]
+            rival = demoted[id(high)]
+            note(f"{_change(high)} ({high.version}) lowered to medium: {_rival_clause(rival, id(rival) in firsts)}.")
+    result.candidates = [_demoted(c, demoted[id(c)], id(demoted[id(c)]) in firsts) if id(c) in demoted else c
+                         for c in result.candidates]
 
 
-def _demoted(high: Candidate, rival: Candidate) -> Candidate:
+def _demoted(high: Candidate, rival: Candidate, first: bool = False) -> Candidate:
     """The HIGH as a MEDIUM behind its rival. A bundled SDK's line demoted by an older line of the customer's own SDK
-    is also `objected` when `behind_own` (lexicon.toml [weight]) is on: the rival's line is the reason against it.
+    is also `objected` when `behind_own` (lexicon.toml [weight]) is on: the rival's line is the reason against it;
+    so is one demoted behind the first confirmed match of its subject (`first`: `behind_first_match`).
 
     Why: each line's strength is measured against its own repository's notes, so a bundled line's is not on the
     customer's SDK's scale; without the mark the demoted line, its words rare in its own notes, could still lead as
@@ -159,15 +180,19 @@ def _demoted(high: Candidate, rival: Candidate) -> Candidate:
     doubt = "so this may be another fix in the same area" if rival.source == HELD else "so neither is certain"
     behind_own = (high.via is not None and rival.via is None and rival.source != HELD
                   and lexicon.weight("behind_own") > 0)
-    return replace(high, confidence=Confidence.MEDIUM, reason=f"{high.reason} But {_rival_clause(rival)}, {doubt}.",
-                   objected=high.objected or behind_own)
+    return replace(high, confidence=Confidence.MEDIUM,
+                   reason=f"{high.reason} But {_rival_clause(rival, first)}, {doubt}.",
+                   objected=high.objected or behind_own or first)
 
 
-def _rival_clause(rival: Candidate) -> str:
-    """Why a HIGH was lowered; a line the customer already runs is named as theirs, never as a fix to take."""
+def _rival_clause(rival: Candidate, first: bool = False) -> str:
+    """Why a HIGH was lowered; a line the customer already runs is named as theirs, never as a fix to take; a rival
+    that was the first confirmed match of the subject (`first`) as the match found first."""
     if rival.source == HELD:
         return (f"your version already includes {rival.version}, whose line for {_change(rival)} names the problem "
                 "about as well")
+    if first:
+        return f"{_change(rival)} of the older {rival.version} is about the same thing and matched the problem first"
     return f"{_change(rival)} of the older {rival.version} is about the same thing and names the problem about as well"
 
 
