@@ -118,6 +118,26 @@ def test_json_names_the_commit_and_no_pr(commit_cache, capsys, monkeypatch) -> N
     assert top["url"] == f"https://github.com/{REPO}/commit/{STREAM_SHA}"
 
 
+def test_the_run_record_names_the_commit_the_answer_led_with(commit_cache, capsys, monkeypatch, tmp_path) -> None:
+    """`top_pr` is null for a line citing only a commit; `top_commit` (m003) names it, and `wif runs list`/`show`
+    show it where they show a PR."""
+    path, fake = commit_cache
+    monkeypatch.setenv("GITHUB_API_URL", fake.url)
+    runs = tmp_path / "runs.db"
+    assert main(["ask", "--quiet", "--db", str(path), "--engine", "offline", "--repo", REPO, "--version", "1.0.0",
+                 "--problem", "The client drops the query params of base_url.", "--runs-db", str(runs)]) == 0
+    with sqlite3.connect(runs) as conn:
+        version, pr, commit, confidence = conn.execute(
+            "select top_version, top_pr, top_commit, top_confidence from runs").fetchone()
+    conn.close()
+    assert (version, pr, commit) == ("1.2.0", None, QUERY_SHA)
+    capsys.readouterr()
+    assert main(["runs", "list", "--runs-db", str(runs)]) == 0
+    assert "1.2.0 commit 92e109c" in capsys.readouterr().out
+    assert main(["runs", "show", "last", "--runs-db", str(runs)]) == 0
+    assert f"top candidate 1.2.0 commit 92e109c ({confidence})" in capsys.readouterr().out
+
+
 def test_a_commit_the_run_never_read_is_dropped() -> None:
     journal = Journal()
     journal.read_version("1.2.0")

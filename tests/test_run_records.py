@@ -21,7 +21,7 @@ from wif_action.ports import ToolError
 from wif_action.run_records.proxies import RecordingProxy
 from wif_action.run_records.query import connect
 from wif_action.run_records.recorder import RunContext, RunRecorder
-from wif_action.run_records.schema import m001_run_records, open_runs
+from wif_action.run_records.schema import m001_run_records, m002_llm_token_details, open_runs
 from wif_action.run_records.store import RunStore
 from wif_action.tools.progress import RecordingProgress
 
@@ -350,3 +350,28 @@ def test_a_file_an_older_wif_wrote_is_still_read_and_migrated_by_the_next_writer
     assert ask(example_cache_path, runs) == 0
     assert "m002_llm_token_details" in {name for (name,) in rows(runs, "select name from _sqlite_migrations")}
     assert rows(runs, "select count(*) from runs") == [(2,)]
+
+
+def test_a_file_written_before_top_commit_is_read_and_then_migrated(env, capsys, tmp_path, example_cache_path):
+    """A file an older WIF wrote with the migrations it had (m001, m002: the same functions it ran): `wif runs`
+    reads it as it is (no `top_commit` column: list and show still name its top PR), and the next writer adds
+    `top_commit` (m003), the old row's left empty, the new row's top PR recorded as before."""
+    runs = tmp_path / "older-runs.db"
+    older = MigrationSet("wif-runs")
+    older.steps.extend([m001_run_records, m002_llm_token_details])
+    db = Database(runs)
+    older.apply(db)
+    db["runs"].insert({"id": 1, "started_at": "2026-01-01T00:00:00Z", "status": "complete", "inputs": "{}",
+                       "outcome": "high", "top_version": "8.52.0", "top_pr": 5242, "top_confidence": "high"})
+    db.conn.close()
+    assert main(["runs", "list", "--runs-db", str(runs)]) == 0
+    assert "8.52.0 #5242" in capsys.readouterr().out
+    assert main(["runs", "show", "1", "--runs-db", str(runs)]) == 0
+    assert "top candidate 8.52.0 #5242 (high)" in capsys.readouterr().out
+    assert "top_commit" not in {name for (_, name, *_) in rows(runs, "pragma table_info(runs)")}
+    assert ask(example_cache_path, runs) == 0
+    assert "m003_top_commit" in {name for (name,) in rows(runs, "select name from _sqlite_migrations")}
+    assert rows(runs, "select id, top_pr, top_commit from runs order by id") == [(1, 5242, None), (2, 5242, None)]
+    capsys.readouterr()
+    assert main(["runs", "list", "--runs-db", str(runs)]) == 0
+    assert capsys.readouterr().out.count("8.52.0 #5242") == 2

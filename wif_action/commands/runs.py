@@ -24,9 +24,11 @@ from wif_action.run_records.tables import format_table
 from wif_action.run_records.timeline import load_run, render_run
 
 LIST_SQL = """select id, started_at, source, repo, version, outcome,
-  case when top_pr is not null then top_version || ' #' || top_pr end as top,
+  case when top_pr is not null then top_version || ' #' || top_pr{commit} end as top,
   round(duration_ms / 1000.0, 2) as seconds, github_requests, llm_calls, status
 from runs order by id desc limit ?"""
+# a run led by a release line citing only a commit (m003's `top_commit`; a file an older WIF wrote has no such column)
+COMMIT_TOP = "\n    when top_commit is not null then top_version || ' commit ' || substr(top_commit, 1, 7)"
 EXAMPLES = """examples:
   wif runs list --runs-db runs.db
   wif runs show last --runs-db runs.db
@@ -81,7 +83,9 @@ def _print_rows(headers: list[str], rows: list[tuple], as_json: bool) -> None:
 
 
 def _list(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
-    headers, rows = select(conn, LIST_SQL, [max(1, args.limit)])
+    columns, _ = select(conn, "select * from runs limit 0")
+    sql = LIST_SQL.format(commit=COMMIT_TOP if "top_commit" in columns else "")
+    headers, rows = select(conn, sql, [max(1, args.limit)])
     _print_rows(headers, rows, args.json)
     return EXIT_ANSWERED
 

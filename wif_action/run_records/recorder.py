@@ -151,6 +151,7 @@ class RunRecorder:
         return {
             "repo": answer.repo, "version": answer.user_version, "outcome": answer.outcome.value,
             "top_version": top.version if top else None, "top_pr": top.pr if top else None,
+            "top_commit": top.commit if top else None,
             "top_confidence": top.confidence.value if top else None,
             "llm_calls": len(recorded) if recorded is not None else usage.llm_calls,
             "prompt_tokens": sum(c["prompt_tokens"] for c in recorded) if recorded is not None else usage.prompt_tokens,

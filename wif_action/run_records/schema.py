@@ -16,8 +16,9 @@ from indexer.schema import BUSY_TIMEOUT_MS, MigrationSet, migration, open_migrat
 if TYPE_CHECKING:  # sqlite-utils loads when a run-records file is opened
     from sqlite_utils import Database
 
-# m002's columns are read when present: `wif runs` still reads a file an older WIF wrote (an Action artifact).
-MIGRATIONS = MigrationSet("wif-runs", reader_optional=frozenset({"m002_llm_token_details"}))
+# m002's and m003's columns are read when present: `wif runs` still reads a file an older WIF wrote (an Action
+# artifact).
+MIGRATIONS = MigrationSet("wif-runs", reader_optional=frozenset({"m002_llm_token_details", "m003_top_commit"}))
 LABEL = "WIF run-records file"
 
 
@@ -72,6 +73,13 @@ def m002_llm_token_details(db: Database) -> None:
     db.table("llm_calls").add_column("cached_tokens", int)
     db.table("llm_calls").add_column("reasoning_tokens", int)
     db.table("llm_calls").add_column("mode", str)
+
+
+@migration(MIGRATIONS)
+def m003_top_commit(db: Database) -> None:
+    """The commit the answer led with when its release line cites a commit and no PR (`top_pr` is then null), so
+    a run record names the change it answered with either way."""
+    db.table("runs").add_column("top_commit", str)
 
 
 def hint(path: Path, *, create: bool = False) -> str:

@@ -32,9 +32,18 @@ def render_run(record: dict[str, Any]) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
+def top_change(run: dict[str, Any]) -> str | None:
+    """The change a run's answer led with: "#12", or "commit 92e109c" for a release line citing only a commit
+    (`top_commit`, absent from a file an older WIF wrote); None without a top candidate."""
+    if run.get("top_pr"):
+        return f"#{run['top_pr']}"
+    return f"commit {str(run['top_commit'])[:7]}" if run.get("top_commit") else None
+
+
 def _header(run: dict[str, Any]) -> str:
     inputs = json.loads(run["inputs"] or "{}")
-    top = f"{run['top_version']} #{run['top_pr']} ({run['top_confidence']})" if run["top_pr"] else "none"
+    change = top_change(run)
+    top = f"{run['top_version']} {change} ({run['top_confidence']})" if change else "none"
     lines = [
         f"Run {run['id']} — {run['status']} — started {run['started_at']} ({run['source']}, engine {run['engine']},"
         f" cache {run['cache']}, wif {run['wif_version']})",
