@@ -1,4 +1,4 @@
-"""GitHub references, parsed and written one way: issue/PR URLs, `owner/repo#N`, PR mentions.
+"""GitHub references, parsed and written one way: issue/PR URLs, `owner/repo#N`, PR and commit mentions.
 
 Why one home: the extractor, the link checker, the OpenAI engine's claim check and the
 offline extractor each had a regex for "a GitHub issue or PR URL" that disagreed on case,
@@ -18,6 +18,17 @@ ISSUE_OR_PR_URL = re.compile(rf"https?://(?:www\.)?github\.com/({_OWNER_REPO})/(
 GITHUB_URL = re.compile(r"^https?://(?:www\.)?github\.com/\S+$", re.IGNORECASE)
 # A PR or issue number as notes and reasons write it: #123, PR 123, PR #123, /pull/123, /issues/123.
 PR_MENTION = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
+# A commit hash as notes, reasons and links write it: 7 to 40 hex characters standing alone ("92e109c",
+# "/commit/92e109c…"); `commit_mentions` keeps those that look like a hash.
+_HEX_TOKEN = re.compile(r"(?<![0-9a-z])([0-9a-f]{7,40})(?![0-9a-z])", re.IGNORECASE)
+
+
+def commit_mentions(text: str) -> list[str]:
+    """The commit hashes `text` names, lower-cased: a full 40-hex SHA, or a shorter run with a digit and a letter
+    ("92e109c"; "deadbeef" is a word, "1234567" a number), as the release-note parser reads them."""
+    tokens = (match.group(1).lower() for match in _HEX_TOKEN.finditer(text))
+    return [token for token in tokens
+            if len(token) == 40 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))]
 
 
 @dataclass(frozen=True)

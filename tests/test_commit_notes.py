@@ -4,6 +4,7 @@ answered with the release and the commit (linked), never with a PR the notes do 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
@@ -14,12 +15,14 @@ from indexer.registry import Registry
 from indexer.release_notes import parse_release_notes
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, requested_schema
 from tests.workflow_helpers import ask
+from wif_action.app import AppConfig, build_workflow
 from wif_action.candidate_order import candidate_order
 from wif_action.cli import main
 from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.journal import Journal
-from wif_action.models import AskInput, Candidate, Confidence, PullRequest, Score
+from wif_action.models import Answer, AskInput, Candidate, Confidence, PullRequest, Score
 from wif_action.objections import more_than_the_note, weighed
 from wif_action.ports import AnalysisTools
 from wif_action.question import analyse_question
@@ -202,3 +205,55 @@ def test_the_commit_cap_objects_to_nothing_so_the_line_keeps_its_place_among_the
     later = Candidate(version="1.9.0", tag="v1.9.0", pr=41, url="v", confidence=Confidence.MEDIUM,
                       reason="It shares an everyday word.", strength=14.4)
     assert candidate_order([later, found])[0] is found
+
+
+INVENTED_SHA = "5d6e7f8a9b0c"
+
+
+def _llm_naming(commit: str):
+    """A scripted model that finds the query-params line and scores it HIGH, its reason naming `commit`."""
+    def respond(request: dict) -> object:
+        schema, _ = requested_schema(request)
+        user = request["messages"][-1]["content"]
+        if schema == "RelevantEntries":
+            ids = [int(m.group(1)) for m in re.finditer(r"^\[(\d+)\] .*query params.*$", user, re.M)]
+            return {"entries": [{"id": i, "pr": None, "relevance": 0.9, "reason": "query params"} for i in ids]}
+        if schema == "PRScore":
+            return {"confidence": "high", "reason": f"Commit {commit} (https://github.com/{REPO}/commit/{commit}) "
+                                                    "preserves the query params of base_url."}
+        if schema == "PRVerdict":
+            return {"objection": None, "confirmed": True, "reason": "It keeps the query params."}
+        return None
+    return respond
+
+
+def _ask_openai(path: Path, github_url: str, openai: FakeOpenAI) -> Answer:
+    env = {"GITHUB_API_URL": github_url, "OPENAI_API_KEY": "sk-test-key", "OPENAI_BASE_URL": openai.url + "/v1",
+           "WIF_LLM_MAX_RETRIES": "0", "WIF_MODEL": "gpt-test"}
+    workflow = build_workflow(AppConfig(db=path, engine="openai", env=env, github_timeout=30), RecordingProgress())
+    workflow.tools.fallback = None  # the model's answer alone, no offline engine behind it
+    return workflow.run(AskInput(repo=REPO, version="1.0.0", problem="The client drops the query params of base_url."))
+
+
+def test_an_llm_reason_naming_a_commit_it_was_not_shown_is_rejected(commit_cache, openai_fake) -> None:
+    """Every commit reported must come from the data read: a reason naming another commit than the line's is
+    rejected like an unread PR or version (its words never shown, the score no more than MEDIUM); the answer
+    still names the line's own commit, linked to it."""
+    path, fake = commit_cache
+    openai_fake.responder = _llm_naming(INVENTED_SHA)
+    answer = _ask_openai(path, fake.url, openai_fake)
+    assert any(f"commit {INVENTED_SHA}" in claim for claim in answer.rejected_claims), answer.rejected_claims
+    assert INVENTED_SHA[:7] not in answer.message
+    top = answer.candidates[0]
+    assert (top.version, top.pr, top.commit, top.confidence) == ("1.2.0", None, QUERY_SHA, Confidence.MEDIUM)
+    assert f"[commit 92e109c](https://github.com/{REPO}/commit/{QUERY_SHA})" in answer.message
+
+
+def test_an_llm_reason_naming_the_lines_own_commit_is_kept(commit_cache, openai_fake) -> None:
+    """The commit the line cites, by its short hash, is data the run read: the reason stands."""
+    path, fake = commit_cache
+    openai_fake.responder = _llm_naming("92e109c")
+    answer = _ask_openai(path, fake.url, openai_fake)
+    assert not any("commit" in claim for claim in answer.rejected_claims), answer.rejected_claims
+    top = answer.candidates[0]
+    assert top.commit == QUERY_SHA and "Commit 92e109c" in top.reason and "preserves the query params" in top.reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.github_refs import PR_MENTION, GitHubLink, find_links, format_ref, parse_link, pr_url
+from indexer.github_refs import PR_MENTION, GitHubLink, commit_mentions, find_links, format_ref, parse_link, pr_url
 from indexer.versions import VERSION_IN_TEXT
 
 
@@ -63,3 +63,27 @@ def test_reasons_are_scrubbed_of_versions_and_prs_the_run_never_read():
     shown = journal.scrub_unread(reason, allowed_prs=(77,))
     assert "99.0.0" not in shown and "#1," not in shown and "PR #1" not in shown
     assert "#5242" in shown and "v8.52.0" in shown and "#77" in shown
+
+
+@pytest.mark.parametrize(("text", "commits"), [
+    ("fixed by commit 92e109c.", ["92e109c"]),
+    ("see https://github.com/acme/x/commit/92E109C4e5f60718293a4b5c6d7e8f9012345678", [
+        "92e109c4e5f60718293a4b5c6d7e8f9012345678"]),
+    ("(a3f5c7e) and `4c5d6e7`", ["a3f5c7e", "4c5d6e7"]),
+    ("deadbeef 1234567 0x1f2e3d4 v1.2.3 #5242 92e10", []),  # a word, a number, a literal, too short
+    ("id 550e8400e29b", ["550e8400e29b"]),
+])
+def test_commit_mentions(text, commits):
+    assert commit_mentions(text) == commits
+
+
+def test_a_commit_the_run_never_read_is_an_unread_claim():
+    """A commit is read by any length of its hash; one the evidence cites is exempt like a PR it cites."""
+    from wif_action.journal import Journal
+
+    journal = Journal()
+    journal.read_commit("92e109c4e5f60718293a4b5c6d7e8f9012345678", "https://github.com/acme/x/commit/92e109c")
+    journal.read_commit("4c5d6e7", "https://github.com/acme/x/commit/4c5d6e7")
+    assert journal.unread_claims("Commit 92e109c and 4c5d6e7f0a1b2c3d4e5f60718293a4b5c6d7e8f9 fix it.") == []
+    assert journal.unread_claims("Fixed by a1b2c3d, not 92e109c.") == ["commit a1b2c3d"]
+    assert journal.unread_claims("Fixed by a1b2c3d.", quoted="the note cites (a1b2c3d4)") == []

@@ -11,7 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from indexer.github_refs import PR_MENTION
+from indexer.github_refs import PR_MENTION, commit_mentions
 from indexer.versions import VERSION_IN_TEXT
 from wif_action.models import Skipped
 
@@ -55,6 +55,12 @@ class Journal:
         self.commits_read.add(sha)
         self.urls_read.add(url)
 
+    def commit_read(self, sha: str) -> bool:
+        """Whether the run read this commit, by any length of its hash: "92e109c" names the read full SHA, and a
+        full SHA the one a line cites by its short hash."""
+        sha = sha.lower()
+        return any(read.lower().startswith(sha) or sha.startswith(read.lower()) for read in self.commits_read)
+
     def scrub_unread(self, text: str, allowed_prs: tuple[int, ...] = ()) -> str:
         """`text` with every version and PR number the run never read blanked to "…".
 
@@ -70,13 +76,17 @@ class Journal:
         return PR_MENTION.sub(pr, VERSION_IN_TEXT.sub(version, text))
 
     def unread_claims(self, text: str, quoted: str = "") -> list[str]:
-        """Versions or PR numbers named in `text` that the run never read (an engine made them up).
+        """Versions, PR numbers or commit hashes named in `text` that the run never read (an engine made them up).
 
-        `quoted` is short evidence the text may cite verbatim (a PR title, the release-note line).
+        `quoted` is short evidence the text may cite verbatim (a PR title, the release-note line, the PRs and
+        commits it cites).
         """
         quoted_versions = set(VERSION_IN_TEXT.findall(quoted))
         quoted_prs = set(PR_MENTION.findall(quoted))
+        quoted_commits = commit_mentions(quoted)
         claims = [f"version {v}" for v in VERSION_IN_TEXT.findall(text)
                   if v.lstrip("vV") not in self.versions_read and v not in quoted_versions]
         claims += [f"PR #{n}" for n in PR_MENTION.findall(text) if int(n) not in self.prs_read and n not in quoted_prs]
+        claims += [f"commit {sha}" for sha in dict.fromkeys(commit_mentions(text)) if not self.commit_read(sha)
+                   and not any(cited.startswith(sha) or sha.startswith(cited) for cited in quoted_commits)]
         return claims

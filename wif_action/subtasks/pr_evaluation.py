@@ -191,12 +191,13 @@ class PrEvaluator:
         return self._checked(score, pull, entry)
 
     def _unread(self, reason: str, pull: PullRequest, entry: Entry | None) -> list[str]:
-        """Versions and PRs the reason names that the run never read. Verbatim quotes of the PR title
-        or release note, and PRs the note cites, are exempt; the same numbers outside quotes are
+        """Versions, PRs and commits the reason names that the run never read. Verbatim quotes of the PR title
+        or release note, and PRs and commits the note cites, are exempt; the same numbers outside quotes are
         claims (a note saying "fixed in 99.0.0" must not let an engine repeat that as its own)."""
         evidence = pull.title + " " + (entry.text if entry else "")
         unquoted = _QUOTE.sub(lambda m: " " if m.group(1) in evidence else m.group(0), reason)
-        cited = " ".join(f"#{number}" for number in (entry.prs if entry else []))
+        prs, commits = (entry.prs, entry.commits) if entry else ([], [])
+        cited = " ".join([*(f"#{number}" for number in prs), *commits])
         return self.journal.unread_claims(unquoted, quoted=cited)
 
     def _shown(self, reason: str, entry: Entry | None) -> str:
