@@ -15,7 +15,7 @@ from wif_action.delivery.github_event import comment_trigger
 from wif_action.delivery.slack_progress import SlackDelivery, SlackProgress
 from wif_action.delivery.slack_thread import thread_text
 from wif_action.delivery.throttle import ThrottledLines
-from wif_action.models import Answer, Candidate, Confidence, Outcome, Skipped
+from wif_action.models import Answer, Candidate, Confidence, NearMiss, Outcome, Skipped
 from wif_action.ports import ToolError
 from wif_action.rendering import render
 from wif_action.tools.github_issues import IssueThread
@@ -299,3 +299,35 @@ def test_a_dripping_slack_is_cut_off_by_the_wall_clock_bound(slack):
         broken.post(CHANNEL, "hello")
     with pytest.raises(ToolError, match="skipped"):
         broken.update(CHANNEL, TS, "hello")
+
+
+# ------------------------------------------------------------------------- a line citing only a commit
+SHA = "92e109c4e5f60718293a4b5c6d7e8f9012345678"
+
+
+def commit_answer(outcome: Outcome = Outcome.MEDIUM) -> Answer:
+    """An answer led by a release line citing a commit and no PR (or, for no_result, listing one as a near miss)."""
+    url = f"https://github.com/o/r/commit/{SHA}"
+    if outcome == Outcome.NO_RESULT:
+        answer = Answer(outcome=outcome, repo="o/r", user_version="1.0.0",
+                        near_misses=[NearMiss(version="1.2.0", pr=None, url=url, reason="weak", commit=SHA)])
+    else:
+        answer = Answer(outcome=outcome, repo="o/r", user_version="1.0.0", candidates=[Candidate(
+            version="1.2.0", tag="v1.2.0", pr=None, commit=SHA, url=url, confidence=Confidence.MEDIUM,
+            reason='Release note "client: preserve query params on base_url (92e109c)" matches "query params".')])
+    answer.message = render(answer)
+    return answer
+
+
+@pytest.mark.parametrize("outcome", [Outcome.MEDIUM, Outcome.NO_RESULT])
+def test_a_commit_only_answer_links_its_commit_in_slack_and_the_issue_comment(slack, github, outcome):
+    link = f"[commit 92e109c](https://github.com/o/r/commit/{SHA})"
+    text = AnswerText.of(commit_answer(outcome))
+    delivery = SlackDelivery(client(slack), CHANNEL, TS, Skips(), interval=0.0)
+    assert delivery.post_answer(text.markdown("<!subteam^S0MAINT>", slack_group="S0MAINT"))
+    assert link in slack.messages[-1]["markdown_text"] and "PR #" not in slack.messages[-1]["markdown_text"]
+    comment = comment_delivery(github)
+    comment.start()
+    assert comment.post_answer(text.markdown("@o/team", github_team="o/team"), outcome, Confidence.MEDIUM)
+    bot = [c for c in github.comments[("acme/support", 3)] if c["user"]["type"] == "Bot"][-1]
+    assert link in bot["body"] and "PR #" not in bot["body"]
