@@ -122,7 +122,7 @@ def test_a_commit_line_is_its_own_text_and_a_capped_one_rivals_by_its_subject(le
     """`older_rivals`: a line citing only a commit rivals as a PR line whose PR was read (here at 0.9 of the later
     HIGH's strength); weaker, it rivals only when it was a confirmed HIGH a cap lowered (`Grounds.capped`), and
     then by the HIGH's subject alone. A line whose PR could not be read still rivals nothing; neither does a
-    capped line about another subject, nor any with the rule off (older_rival inf)."""
+    capped line of the HIGH's own release, one about another subject, nor any with the rule off (older_rival inf)."""
     use_weights(older_rival=0.8, rival_breadth=float("inf"))
     high = _candidate("7.5.0", Confidence.HIGH, 22.8, pr=1998)
     strong = _candidate("6.45.0", Confidence.MEDIUM, 20.5, commit="e4ddff6")
@@ -133,6 +133,8 @@ def test_a_commit_line_is_its_own_text_and_a_capped_one_rivals_by_its_subject(le
     assert older_rivals([weak, high], _grounds({"1998": LATER_GROUNDS, "e4ddff6": COMMIT_LINE})) == []
     capped = replace(COMMIT_LINE, capped=True)
     assert older_rivals([weak, high], _grounds({"1998": LATER_GROUNDS, "e4ddff6": capped})) == [(high, weak)]
+    same_release = replace(weak, version="7.5.0", tag="7.5.0")  # one of a 300-line release's lines: no rival
+    assert older_rivals([same_release, high], _grounds({"1998": LATER_GROUNDS, "e4ddff6": capped})) == []
     elsewhere = replace(capped, subjects=("null", "serial"))
     assert older_rivals([weak, high], _grounds({"1998": LATER_GROUNDS, "e4ddff6": elsewhere})) == []
     use_weights(older_rival=float("inf"))
