@@ -120,6 +120,7 @@ def ablations() -> list[Ablation]:
 RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_another_failure", lambda evidence: False),  # the kind-of-failure check
     (scoring, "_quoted_unique_fix", lambda evidence: False),  # a quoted code name no other entry names
+    (scoring, "_failure_left_unsaid", lambda evidence: False),  # ... by a `fix:` naming no failure: no ✓
     (scoring, "_symptom_class", lambda concept: False),  # symptom concepts cannot verify a HIGH
     (scoring, "_says_which_fix", lambda evidence, unnamed: True),  # a `fix:` commit type says which fix
     (evidence, "_named_things", lambda query, stats, repo: frozenset()),  # "frozen frames" is no hang

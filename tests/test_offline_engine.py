@@ -611,6 +611,32 @@ def test_a_quoted_method_named_only_on_another_owner_is_not_the_customers(quoted
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
 
 
+@pytest.mark.parametrize(("title", "high"), [
+    ("fix: Remove `SentrySystemEventBreadcrumbs` observers with the most specific detail", False),  # no failure named
+    ("Fix crash in `SentrySystemEventBreadcrumbs` observers", True),  # the failure asked, named
+    ("fix: `SentrySystemEventBreadcrumbs` observers missing after a restart", True),  # a failure named
+    ("Prevent `SentrySystemEventBreadcrumbs` observers from outliving the app", True),  # says with a verb it fixes
+])
+def test_a_quoted_stack_frame_named_by_a_fix_that_names_no_failure_is_no_high(title: str, high: bool) -> None:
+    """`scoring._failure_left_unsaid`: a class copied from a crash's stack trace is where it failed, not a setting
+    only one change ever touched; the one note naming it that names no failure and says only by its `fix:` type
+    that it fixes something may be another change of that class (near-cordova-bundled-cocoa-battery-breadcrumb-crash:
+    a wrong ✓ on sentry-cocoa #2489 while #3582 "Fix rare battery breadcrumbs crash" is the fix)."""
+    problem = "A few iOS users crash and the stack trace ends in `SentrySystemEventBreadcrumbs getBatteryStatus`."
+    question = analyse_question(problem, "")
+    texts = [title, "Fix app start spans", "Fix session replay masking", "Improve user data scrubbing",
+             "Fix build on Xcode 15"] + ["release health"] * 30
+    stats = RepositoryStats(BatchStatistics(texts))
+    stats.load("r", list(question.terms.values()))
+    release = Release(id=1, repo="r", tag="8.0.0", version="8.0.0", version_key="k")
+    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
+    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+    evidence = gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r", question.quoted,
+                      question.alternatives, question.quoted_code)
+    assert evidence.quoted_unique
+    assert (scoring.confidence(evidence) == Confidence.HIGH) is high
+
+
 def test_device_makers_a_question_names_are_one_idea() -> None:
     """`Question.alternatives` groups the device makers and lines a message names (lexicon `devices`): "for Samsung
     and Xiaomi users but never on a Pixel" asks about which device, so a note naming "Pixel" and "Xiaomi" (another

@@ -67,7 +67,17 @@ def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
 def _quoted_unique_fix(evidence: Evidence) -> bool:
     """A fix that names, verbatim, a code name the customer quoted ('http_ssl_verify_peer') that no other entry
     of the repository names: the one change that ever touched what they copied from their setup."""
-    return evidence.quoted_unique and evidence.says_fix and evidence.section_weight >= 1.0 and evidence.ships
+    return evidence.quoted_unique and evidence.says_fix and evidence.section_weight >= 1.0 and evidence.ships \
+        and not _failure_left_unsaid(evidence)
+
+
+def _failure_left_unsaid(evidence: Evidence) -> bool:
+    """The problem names its kind of failure ("crash"), the headline names no failure at all and says only by its
+    commit type that it fixes something ("fix: Remove `SentrySystemEventBreadcrumbs` observers …" for a crash in
+    `SentrySystemEventBreadcrumbs getBatteryStatus`): a code name copied from a stack trace is where it failed, and
+    the one note naming it may be another change of that code (`_says_which_fix`'s reading of a `fix:` type). A
+    headline naming a failure ("fix: add missing HttpStatusCode" for a TypeError) says what it fixes."""
+    return bool(evidence.symptoms_asked) and not evidence.symptoms_named and not evidence.fix_verb
 
 
 def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
