@@ -311,6 +311,8 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "Fixed truecolor to eight bit color conversion", "8bit", "a 256 MB color buffer"),
     ("true_color", "hex colours look right on a true-colour terminal", "Fixed truecolor to eight bit color conversion",
      "truecolor", "a true statement about colour"),
+    ("versioned_acronym", "Set environment from SentryOptions if none persisted in ANRv2",
+     "ANR events reported at the next app start", "anr", "the uv2 build of ANRV2X"),
 ])
 def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str, note: str, term: str,
                                                         not_it: str) -> None:
