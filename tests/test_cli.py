@@ -3,9 +3,11 @@ exit code tells a script what happened (0 answered, 1 failed, 2 usage) — docum
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -56,6 +58,30 @@ def test_every_help_states_its_own_exit_codes(command, capsys):
         assert "an answer was given" not in out, "only `wif ask` exits 0 for an answer"
     if command[:1] in (["runs"], ["eval"], ["action"], ["slack"]):
         assert "\n  1  " not in codes, "these commands never exit 1"
+
+
+def _parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Every (sub)command's parser under `parser`, with its command words."""
+    found = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += _parsers(sub, (*path, name))
+    return found
+
+
+@pytest.mark.parametrize("command", ["ask", "index", "eval", "runs", "dispatch", "action", "slack"])
+def test_every_option_and_argument_says_what_it_is_in_help(command):
+    """`--help` explains every option and positional argument of every command (`wif eval --engine` and `wif runs
+    query SQL` were listed bare), and every subcommand says what it does."""
+    from wif_action.cli import build_parser
+
+    for path, parser in _parsers(build_parser([command])):
+        if path and path != (command,) and not parser.description:
+            pytest.fail(f"wif {' '.join(path)}: no description")
+        bare = [action.option_strings or action.dest for action in parser._actions
+                if not isinstance(action, argparse._SubParsersAction) and not action.help]
+        assert not bare, f"wif {' '.join(path)}: {bare} without help"
 
 
 def test_ask_help_has_the_ask_exit_codes(capsys):

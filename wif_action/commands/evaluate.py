@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("cases", help="cases file, one JSON case per line (see tests/data/eval/README.md)")
     parser.add_argument("--db", required=True, help="release cache built by `wif index`")
-    parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto")
+    parser.add_argument("--engine", choices=("auto", "openai", "offline"), default="auto",
+                        help="auto (default) uses OpenAI when OPENAI_API_KEY is set, else the offline engine")
     parser.add_argument("--input", choices=("fields", "message"), default="fields",
                         help="fields: repo/sdk, version, problem, links (workflow_dispatch); "
                              "message: the free text (a /wif comment or Slack thread)")

@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        return actions.add_parser(name, help=help_text, parents=[common], epilog=EXIT_CODES,
+        return actions.add_parser(name, help=help_text, description=help_text[:1].upper() + help_text[1:] + ".",
+                                  parents=[common], epilog=EXIT_CODES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
 
     listing = action("list", "recent runs, newest first")
@@ -57,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = action("show", "the timeline of one run")
     show.add_argument("run_id", metavar="RUN_ID", help="a run id, or `last`")
     query = action("query", "a read-only SELECT over the records")
-    query.add_argument("sql", metavar="SQL")
+    query.add_argument("sql", metavar="SQL", help="one read-only SELECT over the tables runs, subtasks, tool_calls "
+                       "and llm_calls (anything that writes is refused)")
 
 
 def run(args: argparse.Namespace) -> int:
