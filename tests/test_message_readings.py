@@ -71,6 +71,10 @@ READINGS = [
     ("words:question_noise",
      "sentry-python 2.3.1: celery spans are missing. Has this been addressed in a newer version?",
      (PYTHON, "2.3.1"), "celery spans are missing."),
+    # what else goes wrong because of it is no part of the failure (off: "the breadcrumbs are not sent either" stays,
+    # and a fix of sending breadcrumbs matches it; near-dartplugin-already-fixed-missing-web-build)
+    ("pattern:knock_on", "sentry-python 2.3.1: the celery worker crashes at start, so the breadcrumbs are not sent "
+     "either.", (PYTHON, "2.3.1"), "the celery worker crashes at start."),
 ]
 IDS = [entry for entry, *_ in READINGS]
 
@@ -206,3 +210,10 @@ def test_a_clause_saying_what_works_stays_when_it_complains_too() -> None:
     assert _reading("@sentry/nextjs 10.46.0: with withSentryConfig, prod pages are broken. Building without "
                     "withSentryConfig works.")[1] == ("with withSentryConfig, prod pages are broken. Building without "
                                                       "withSentryConfig works.")
+
+
+def test_a_consequence_that_is_the_symptom_stays_in_the_problem() -> None:
+    """`pattern.knock_on` drops only what also goes wrong ("… either", "too", "as well"): ", so events are lost" is
+    what the customer sees, and stays."""
+    assert _reading("sentry-python 2.3.1: the transport times out, so events are lost.")[1] == \
+        "the transport times out, so events are lost."

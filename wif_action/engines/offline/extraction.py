@@ -264,6 +264,7 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(without_what_works(sentence).split()))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"")
         cleaned = lexicon.pattern("reported_speech").sub("", lexicon.pattern("aside").sub("", cleaned))
+        cleaned = lexicon.pattern("knock_on").sub("", cleaned)
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
         if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned) \
                 and not lexicon.pattern("courtesy").fullmatch(cleaned):
