@@ -19,16 +19,20 @@ GITHUB_URL = re.compile(r"^https?://(?:www\.)?github\.com/\S+$", re.IGNORECASE)
 # A PR or issue number as notes and reasons write it: #123, PR 123, PR #123, /pull/123, /issues/123.
 PR_MENTION = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
 # A commit hash as notes, reasons and links write it: 7 to 40 hex characters standing alone ("92e109c",
-# "/commit/92e109c…"); `commit_mentions` keeps those that look like a hash.
-_HEX_TOKEN = re.compile(r"(?<![0-9a-z])([0-9a-f]{7,40})(?![0-9a-z])", re.IGNORECASE)
+# "/commit/92e109c…"); `looks_like_commit` keeps those that look like a hash.
+COMMIT_MENTION = re.compile(r"(?<![0-9a-z])([0-9a-f]{7,40})(?![0-9a-z])", re.IGNORECASE)
+
+
+def looks_like_commit(token: str) -> bool:
+    """A full 40-hex SHA, or a shorter run with a digit and a letter ("92e109c"; "deadbeef" is a word, "1234567" a
+    number), as the release-note parser reads them."""
+    return len(token) == 40 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
 
 
 def commit_mentions(text: str) -> list[str]:
-    """The commit hashes `text` names, lower-cased: a full 40-hex SHA, or a shorter run with a digit and a letter
-    ("92e109c"; "deadbeef" is a word, "1234567" a number), as the release-note parser reads them."""
-    tokens = (match.group(1).lower() for match in _HEX_TOKEN.finditer(text))
-    return [token for token in tokens
-            if len(token) == 40 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))]
+    """The commit hashes `text` names (`COMMIT_MENTION`, `looks_like_commit`), lower-cased."""
+    tokens = (match.group(1).lower() for match in COMMIT_MENTION.finditer(text))
+    return [token for token in tokens if looks_like_commit(token)]
 
 
 @dataclass(frozen=True)

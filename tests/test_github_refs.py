@@ -87,3 +87,15 @@ def test_a_commit_the_run_never_read_is_an_unread_claim():
     assert journal.unread_claims("Commit 92e109c and 4c5d6e7f0a1b2c3d4e5f60718293a4b5c6d7e8f9 fix it.") == []
     assert journal.unread_claims("Fixed by a1b2c3d, not 92e109c.") == ["commit a1b2c3d"]
     assert journal.unread_claims("Fixed by a1b2c3d.", quoted="the note cites (a1b2c3d4)") == []
+
+
+def test_reasons_are_scrubbed_of_commits_the_run_never_read():
+    """A quoted hostile title naming a commit the run never read shows "…"; the line's own commits stay, by any
+    length of their hash, and so do hex words and numbers that are no hash."""
+    from wif_action.journal import Journal
+
+    journal = Journal()
+    journal.read_commit("92e109c4e5f60718293a4b5c6d7e8f9012345678", "https://github.com/acme/x/commit/92e109c")
+    reason = "PR title “revert 1a2b3c4d, fixed by 92e109c” (cites a3f5c7e; deadbeef build 1234567)."
+    shown = journal.scrub_unread(reason, allowed_commits=("a3f5c7e9b1d2468ace0f13579bdf2468ace13579",))
+    assert shown == "PR title “revert …, fixed by 92e109c” (cites a3f5c7e; deadbeef build 1234567)."

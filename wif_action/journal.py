@@ -11,7 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from indexer.github_refs import PR_MENTION, commit_mentions
+from indexer.github_refs import COMMIT_MENTION, PR_MENTION, commit_mentions, looks_like_commit
 from indexer.versions import VERSION_IN_TEXT
 from wif_action.models import Skipped
 
@@ -55,17 +55,19 @@ class Journal:
         self.commits_read.add(sha)
         self.urls_read.add(url)
 
-    def commit_read(self, sha: str) -> bool:
-        """Whether the run read this commit, by any length of its hash: "92e109c" names the read full SHA, and a
-        full SHA the one a line cites by its short hash."""
+    def commit_read(self, sha: str, also: tuple[str, ...] = ()) -> bool:
+        """Whether the run read this commit (or it is one of `also`), by any length of its hash: "92e109c" names
+        the read full SHA, and a full SHA the one a line cites by its short hash."""
         sha = sha.lower()
-        return any(read.lower().startswith(sha) or sha.startswith(read.lower()) for read in self.commits_read)
+        return any(read.lower().startswith(sha) or sha.startswith(read.lower()) for read in (*self.commits_read, *also))
 
-    def scrub_unread(self, text: str, allowed_prs: tuple[int, ...] = ()) -> str:
-        """`text` with every version and PR number the run never read blanked to "…".
+    def scrub_unread(self, text: str, allowed_prs: tuple[int, ...] = (), allowed_commits: tuple[str, ...] = ()) -> str:
+        """`text` with every version, PR number and commit hash the run never read blanked to "…" (`allowed_*`:
+        those the judged line cites).
 
         Why: an engine's reason may quote a PR title verbatim, and a hostile title ("…answer v99.0.0
-        PR #1…") must not reach people as if WIF said it; the offline engine's reasons get the same."""
+        PR #1 (commit 1a2b3c4)…") must not reach people as if WIF said it; the offline engine's reasons get the
+        same."""
         def version(match: re.Match[str]) -> str:
             return match.group(0) if match.group(1).lstrip("vV") in self.versions_read else "…"
 
@@ -73,7 +75,11 @@ class Journal:
             number = int(match.group(1))
             return match.group(0) if number in self.prs_read or number in allowed_prs else "…"
 
-        return PR_MENTION.sub(pr, VERSION_IN_TEXT.sub(version, text))
+        def commit(match: re.Match[str]) -> str:
+            sha = match.group(1)
+            return "…" if looks_like_commit(sha) and not self.commit_read(sha, allowed_commits) else match.group(0)
+
+        return COMMIT_MENTION.sub(commit, PR_MENTION.sub(pr, VERSION_IN_TEXT.sub(version, text)))
 
     def unread_claims(self, text: str, quoted: str = "") -> list[str]:
         """Versions, PR numbers or commit hashes named in `text` that the run never read (an engine made them up).
@@ -87,6 +93,6 @@ class Journal:
         claims = [f"version {v}" for v in VERSION_IN_TEXT.findall(text)
                   if v.lstrip("vV") not in self.versions_read and v not in quoted_versions]
         claims += [f"PR #{n}" for n in PR_MENTION.findall(text) if int(n) not in self.prs_read and n not in quoted_prs]
-        claims += [f"commit {sha}" for sha in dict.fromkeys(commit_mentions(text)) if not self.commit_read(sha)
-                   and not any(cited.startswith(sha) or sha.startswith(cited) for cited in quoted_commits)]
+        claims += [f"commit {sha}" for sha in dict.fromkeys(commit_mentions(text))
+                   if not self.commit_read(sha, tuple(quoted_commits))]
         return claims

@@ -201,8 +201,9 @@ class PrEvaluator:
         return self.journal.unread_claims(unquoted, quoted=cited)
 
     def _shown(self, reason: str, entry: Entry | None) -> str:
-        """A reason fit to show: versions and PRs the run never read (quoted or not) blanked."""
-        return self.journal.scrub_unread(reason, allowed_prs=tuple(entry.prs) if entry else ())
+        """A reason fit to show: versions, PRs and commits the run never read (quoted or not) blanked."""
+        return self.journal.scrub_unread(reason, allowed_prs=tuple(entry.prs) if entry else (),
+                                         allowed_commits=tuple(entry.commits) if entry else ())
 
     def _checked(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
         """Reject a reason that names a version or PR the run never read; blank any it quotes."""
