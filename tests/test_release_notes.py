@@ -133,6 +133,10 @@ def test_classify_heading_unknown(heading: str) -> None:
         ("**fix(node): Avoid double-wrapping**", "fix"),
         ("(sidekiq) Fix retry limit", "fix"),
         ("Apache Spark: Fix spark driver integration", "fix"),
+        # a label naming a kind of change is the line's own heading (guzzle 6.x: "Bug fix: rewind seekable …")
+        ("Bug fix: rewind seekable request bodies before dispatching to cURL. #1422", "fix"),
+        ("Improvement: Always include the Content-Length", "improvement"),
+        ("Changed: the default timeout", None),  # a generic heading's word decides nothing
         ("Add `origin` to spans", "feature"),
         ("Deprecate `enable_tracing`", "deprecation"),
         ("Reset `DedupeIntegration`'s last-seen", None),

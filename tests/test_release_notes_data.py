@@ -233,7 +233,8 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   7: "4644edd2b7aee01bc3fba88d9d434b2b8a246a823340a84c0465d9780f2c280a",  # 7: prose bodies
                   8: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf",  # 8: older changesets
                   # 9: the entries are 8's; bump lines are read in more wordings, so bundle_bumps are rebuilt
-                  9: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf"}
+                  9: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf",
+                  10: "45b9cd8caea841981ae934bb42f65783aa864e23fe528afe638333f5244c1040"}  # 10: kind labels
 
 
 @pytest.mark.slow

@@ -58,7 +58,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 9  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 10  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
@@ -66,6 +66,7 @@ PARSER_VERSION = 9  # 3: commits a line cites (entries.commits); 4: ``literal`` 
 # are dependency lines;
 # 9: bundled-SDK bump lines in more wordings (bumps.py: "Update"/"Upgrade" with both ends, any commit prefix, "to
 # version X", "Update from vA to vB of JavaScript SDKs"): the entries are 8's, bundle_bumps are rebuilt with them
+# 10: a line's label naming a kind of change ("Bug fix: …", "Improvement: …", as a heading would) is its section
 
 _log = logging.getLogger(__name__)
 

@@ -190,6 +190,8 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     for prefix in (_SCOPE_PREFIX, _LABEL_PREFIX):
         match = prefix.match(core)
         if match:
+            if prefix is _LABEL_PREFIX and (labelled := _kind_label(match.group(1))):
+                return labelled  # "Bug fix: rewind …", "Improvement: …": the label is the line's own heading
             core = core[match.end() :]
             found = _classify_conventional(core)
             if found:
@@ -201,6 +203,14 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     if word in _bullet_words("strong"):
         return _bullet_words("strong")[word]
     return _bullet_words("weak").get(word) if weak else None
+
+
+def _kind_label(label: str) -> str | None:
+    """The section a line's label names when it is a kind of change ("Bug fix", "Improvement", "Feature"), as a
+    heading would; a label naming a platform or a package ("Python", "NLog") or a generic heading ("Changed") names
+    none."""
+    rule = _heading_rule(label)
+    return rule.section if rule is not None and not (rule.reset or rule.skip or rule.generic) else None
 
 
 # The one conventional-commit prefix grammar ("fix(celery)!:"): `commit_prefix` reads it, and the judge's lexicon
