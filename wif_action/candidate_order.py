@@ -206,6 +206,29 @@ def first_match(grounds: Grounds | None) -> bool:
     return grounds is not None and grounds.capped
 
 
+def later_rival(high: R, later: Iterable[R], grounds: Callable[[R], Grounds | None]) -> R | None:
+    """The first of `later` (lines of later releases the scan passed over once it had `high`) that rivals the HIGH:
+    MEDIUM or better, nothing objecting, not a second look, its own evidence (`_its_own`), naming the HIGH's
+    first subject (or a rare one, `_shared_subject`; unless `later_subject` is 0) and covering the problem at least
+    `later_rival` (lexicon.toml [weight]; inf: off) times as well (`strength`). None when none does.
+
+    Why: `older_rivals`' twin for the lines after the HIGH within its batch: the filter ranked them above the HIGH's
+    line, and one naming the same thing at least as well says the earlier ✓ may be another bug of that part."""
+    named, least = grounds(high), lexicon.weight("later_rival")
+    if named is None or not high.strength or not math.isfinite(least):
+        return None
+    same = lexicon.weight("later_subject") > 0
+    for rival in later:
+        theirs = grounds(rival)
+        if (rival.confidence in ("high", "medium") and not rival.objected and not rival.second_look
+                and rival.strength is not None and theirs is not None and _its_own(theirs)
+                and release_order(rival) > release_order(high)
+                and (not same or _shared_subject(named, theirs, lexicon.weight("rival_share")))
+                and rival.strength >= least * high.strength):
+            return rival
+    return None
+
+
 def _as_broad(rival: Ranked, high: Ranked, least: float) -> bool:
     """Whether the rival names at least `least` (lexicon.toml [weight] `rival_breadth`; inf: off) times as many of
     the problem's ideas as the HIGH, each idea counted once (`breadth`).
@@ -226,11 +249,22 @@ def _shared_subject(high: Grounds, rival: Grounds, rare: float) -> bool:
     library, whichever of the problem's ideas weighs most in each; an everyday word they share ("thread", "file")
     says nothing about that — the repository's own term counts tell which is which, not a global list. A rare
     subject of the rival that is a part of one of the HIGH's subjects counts too (`_rare_part`)."""
-    if rival.subjects and any(_same_name(high.subjects[0], subject) for subject in rival.subjects):
+    if rival.subjects and any(_same_name(high.subjects[0], subject) or _within(high.subjects[0], subject)
+                              for subject in rival.subjects):
         return True
     shares = high.shares or (1.0,) * len(high.subjects)
     return any(subject in rival.subjects and share < rare
                for subject, share in zip(high.subjects[1:], shares[1:], strict=False)) or _rare_part(high, rival, rare)
+
+
+def _within(subject: str, phrase: str) -> bool:
+    """Whether the HIGH's first subject is a word of a longer phrase the rival names ("header" of "header name"),
+    when `subject_in_phrase` (lexicon.toml [weight]; 0: off) is on.
+
+    Why: a concept is named by its longest phrase, so an older line saying "header name" is about the header the
+    HIGH names; comparing terms alone sees two subjects."""
+    return (lexicon.weight("subject_in_phrase") > 0 and " " not in subject and " " in phrase
+            and subject in phrase.split())
 
 
 def _same_name(one: str, other: str) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from indexer.versions import display_version
 from wif_action import candidate_order, lexicon
-from wif_action.candidate_order import older_rivals
+from wif_action.candidate_order import later_rival, older_rivals
 from wif_action.models import Candidate, Confidence, Entry, Grounds, NearMiss, Release, RelevantEntry
 from wif_action.ports import Judge, ToolError, ToolUnavailable
 from wif_action.run_context import Run
@@ -49,10 +49,22 @@ class _Scan:
     result: ScanResult
     names: dict[str, str]
     lines: dict[int, Entry] = field(default_factory=dict)  # id of a candidate → the release line it was judged on
+    passed: list[_Passed] = field(default_factory=list)  # lines the filter ranked above a HIGH the scan stopped at
 
     def confirmed_high(self) -> bool:
         """As many HIGHs as the run asks for (`max_high`): the scan stops."""
         return _confirmed_high(self.result) >= self.run.options.max_high
+
+
+@dataclass
+class _Passed:
+    """The lines of a batch the scan never judged because it stopped at `high`, each ranked above the HIGH's own
+    line by the filter (`relevance`), with what `_consider` needs to judge them."""
+
+    high: Candidate
+    items: list[RelevantEntry]
+    by_id: dict[int, Entry]
+    first: dict[tuple[str, int], Release]
 
 
 def scan_release_notes(run: Run, repo: str, user_release: Release, releases: list[Release],
@@ -81,6 +93,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     bundles.report()
     _demote_behind_held_lines(scan, repo, user_release)
     _demote_behind_older_rivals(result, evaluator.grounds, journal.note)
+    _demote_behind_later_lines(scan)
     result.candidates = no_answer_of_second_looks(result.candidates, evaluator.near_misses)
     return result
 
@@ -131,6 +144,62 @@ def _held_lines(scan: _Scan, repo: str, user_release: Release) -> list[Candidate
     by_id = {entry.id: entry for entry in entries}
     lines = (scan.evaluator.held(by_id[item.entry.id]) for item in relevant if item.entry.id in by_id)
     return [line for line in lines if line is not None and line.confidence == Confidence.HIGH]
+
+
+def _pass_over(scan: _Scan, last: RelevantEntry | None, rest: list[RelevantEntry], by_id: dict[int, Entry],
+               first: dict[tuple[str, int], Release]) -> None:
+    """Remember the lines of the batch the filter ranked above the line the scan stopped at (`last`, whose PR
+    was the HIGH), for `_demote_behind_later_lines`."""
+    high = scan.result.candidates[-1] if scan.result.candidates else None
+    if last is None or high is None or high.confidence != Confidence.HIGH or scan.lines.get(id(high)) is None:
+        return
+    if scan.lines[id(high)].id != last.entry.id:
+        return
+    above = [item for item in rest if item.relevance > last.relevance and not item.second_look]
+    if above and math.isfinite(lexicon.weight("later_rival")):
+        scan.passed.append(_Passed(high, above, by_id, first))
+
+
+def _demote_behind_later_lines(scan: _Scan) -> None:
+    """A HIGH the scan stopped at becomes MEDIUM when a line of a later release of its batch, which the filter
+    ranked above the HIGH's own line and the scan therefore never judged, is judged now and rivals it
+    (`candidate_order.later_rival`): both are listed, as MEDIUMs, oldest first.
+
+    Why: the scan stops at the first HIGH, oldest first; when the batch's best line is a later fix of the same
+    part of the code ("Fix Timeout middleware Context propagation" after "Fix timeout middleware not sending
+    status code"), the earlier HIGH is often another bug of that part, and a ✓ on it is the worst answer. The
+    later line is judged in full (its PR read) so the answer can name it; nothing is judged past the batch."""
+    result, evaluator = scan.result, scan.evaluator
+    for passed in scan.passed:
+        if passed.high not in result.candidates or passed.high.confidence != Confidence.HIGH:
+            continue
+        judged_lines = (_judge_line(scan, item, passed) for item in passed.items)
+        rival = later_rival(passed.high, [c for c in judged_lines if c is not None], evaluator.grounds)
+        if rival is None:
+            continue
+        scan.run.journal.note(f"{_change(passed.high)} ({passed.high.version}) lowered to medium: the later "
+                              f"{_change(rival)} ({rival.version}) names the problem as well.")
+        index = next(i for i, c in enumerate(result.candidates) if c is passed.high)
+        result.candidates[index] = replace(
+            passed.high, confidence=Confidence.MEDIUM,
+            reason=f"{passed.high.reason} But {_change(rival)} of the later {rival.version} is about the same "
+                   "thing and names the problem at least as well, so neither is certain.")
+        result.candidates.append(replace(rival, confidence=Confidence.MEDIUM) if rival.confidence == Confidence.HIGH
+                                 else rival)
+
+
+def _judge_line(scan: _Scan, item: RelevantEntry, passed: _Passed) -> Candidate | None:
+    """A passed-over line judged as the scan would have (its PR read; a commit line on its words), or None."""
+    entry = passed.by_id.get(item.entry.id)
+    if entry is None or (item.pr is not None and item.pr not in entry.prs):
+        return None
+    pr = item.pr if item.pr is not None else (entry.prs[0] if entry.prs else None)
+    if pr is None:
+        return scan.evaluator.evaluate_commit(entry, _shipped_in(entry)) if entry.commits else None
+    if any(c.pr == pr and (c.repo or entry.release.repo) == entry.release.repo for c in scan.result.candidates):
+        return None
+    release = passed.first.get((entry.release.repo, pr)) or _shipped_in(entry)
+    return scan.evaluator.evaluate(pr, entry, release, source="scan", repo=entry.release.repo)
 
 
 def _demote_behind_older_rivals(result: ScanResult, grounds: Callable[[Candidate], Grounds | None],
@@ -221,8 +290,10 @@ def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None
     result.entries_reviewed += len(entries)  # judged, not merely read: all batches failing is not "no result"
     by_id = {entry.id: entry for entry in entries}
     first = _first_shipped(entries)
-    for item in _oldest_first(relevant, by_id):
+    ordered = _oldest_first(relevant, by_id)
+    for index, item in enumerate(ordered):
         if scan.confirmed_high():
+            _pass_over(scan, ordered[index - 1] if index else None, ordered[index:], by_id, first)
             break  # early exit: no candidate is processed after the last needed high-confidence match
         entry = by_id.get(item.entry.id)
         if entry is None or (item.pr is not None and item.pr not in entry.prs):

@@ -1,0 +1,120 @@
+"""A later line of the HIGH's batch that the filter ranked above it rivals the ✓ (`scan_release_notes.
+_demote_behind_later_lines`, `candidate_order.later_rival`, issue 21), and a rival naming the HIGH's subject inside
+a longer phrase names it (`candidate_order._within`). Real cache (SQLite), real workflow, offline engine, fake
+GitHub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cache_helpers import write_releases
+from tests.fakes.github_server import FakeGitHub
+from tests.workflow_helpers import ask
+from wif_action import lexicon
+from wif_action.candidate_order import later_rival, older_rivals
+from wif_action.models import AskInput, Candidate, Confidence, Grounds, Outcome
+
+REPO = "acme/sockets"
+PROBLEM = "Large WebSocket messages that arrive in masked fragments are read corrupted."
+OTHER = "Fixed control frames breaking fragmented WebSocket messages"  # 1.1.0: the same part, another trigger
+FIX = "Fixed reading fragmented WebSocket messages when the payload was masked"  # 1.2.0: what the customer sees
+FILLER = ["Update the docs footer", "Bump the test matrix", "Tidy the changelog script", "Rename an internal helper"]
+LINES = {"1.0.0": FILLER[0], "1.1.0": OTHER, "1.2.0": FIX, "1.3.0": FILLER[1]}
+PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
+
+
+@pytest.fixture
+def lexicon_restored():
+    yield
+    lexicon.use(None)
+
+
+def use_weights(**weights: float) -> None:
+    tables = lexicon.data()
+    tables["weight"].update(weights)
+    lexicon.use(tables)
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        fake.add_repo(REPO, pulls=[{"number": PRS[tag], "title": LINES[tag], "merged": True, "body": ""}
+                                   for tag in LINES])
+        yield fake
+
+
+def cache_with(path: Path) -> Path:
+    return write_releases(path, REPO, {tag: "### Fixes\n\n" + "".join(f"- {line} (#{PRS[tag] * 10 + i})\n"
+                                                                   for i, line in enumerate(FILLER[1:], 1))
+                                       + f"- {LINES[tag]} (#{PRS[tag]})\n" for tag in LINES})
+
+
+def test_a_later_line_the_filter_ranked_above_the_high_makes_both_medium(tmp_path, github, lexicon_restored) -> None:
+    """Customer on 1.0.0: 1.1.0's fix of another trigger of the same part is a ✓ on its own, and the scan stops
+    there; 1.2.0's line, ranked above it in the same batch and naming the problem better, is judged too: both are
+    listed as MEDIUM, the earlier one's reason naming the later one. With the rule off (inf) 1.1.0 is the ✓."""
+    path = cache_with(tmp_path / "cache.db")
+    question = AskInput(repo=REPO, version="1.0.0", problem=PROBLEM)
+    use_weights(later_rival=0.7, held_releases=0)
+    answer, _ = ask(path, github.url, question)
+    assert answer.outcome == Outcome.MEDIUM, answer.message
+    by_pr = {c.pr: c for c in answer.candidates}
+    assert sorted(by_pr) == [11, 12] and all(c.confidence == Confidence.MEDIUM for c in answer.candidates)
+    assert "PR #12 of the later 1.2.0 is about the same thing" in by_pr[11].reason
+    use_weights(later_rival=float("inf"))
+    answer, _ = ask(path, github.url, question)
+    assert answer.outcome == Outcome.HIGH and [c.pr for c in answer.candidates] == [11], answer.message
+
+
+def candidate(version: str, pr: int, confidence: Confidence, strength: float, objected: bool = False) -> Candidate:
+    return Candidate(version=version, tag=version, pr=pr, url="", confidence=confidence, reason="",
+                     strength=strength, objected=objected)
+
+
+def test_a_later_rival_needs_the_strength_the_subject_and_a_later_release(lexicon_restored) -> None:
+    """echo: "Fix timeout middleware not sending status code …" (4.2.2, strength 19.0) against the later "Fix
+    Timeout middleware Context propagation" (4.4.0, 14.9, the same first subject): a rival at 0.7, not at 0.8; not
+    when objected, of an older release, about another subject or with its PR unread."""
+    use_weights(later_rival=0.7, later_subject=1)
+    high = candidate("4.2.2", 1805, Confidence.HIGH, 19.0)
+    rival = candidate("4.4.0", 1910, Confidence.HIGH, 14.9)
+    grounds = {1805: Grounds(subjects=("timeout middlewar", "error"), own_text=True),
+               1910: Grounds(subjects=("timeout middlewar", "context"), own_text=True),
+               1: Grounds(subjects=("context",), own_text=True),
+               2: Grounds(subjects=("timeout middlewar",), own_text=False)}
+    named = lambda c: grounds.get(c.pr)  # noqa: E731
+    assert later_rival(high, [rival], named) is rival
+    assert later_rival(high, [candidate("4.4.0", 1910, Confidence.MEDIUM, 14.9, objected=True)], named) is None
+    assert later_rival(high, [candidate("4.2.1", 1910, Confidence.MEDIUM, 30.0)], named) is None
+    assert later_rival(high, [candidate("4.4.0", 1, Confidence.MEDIUM, 30.0)], named) is None
+    assert later_rival(high, [candidate("4.4.0", 2, Confidence.MEDIUM, 30.0)], named) is None
+    use_weights(later_subject=0)  # any subject
+    assert later_rival(high, [candidate("4.4.0", 1, Confidence.MEDIUM, 30.0)], named) is not None
+    use_weights(later_rival=0.8)
+    assert later_rival(high, [rival], named) is None
+    use_weights(later_rival=float("inf"))
+    assert later_rival(high, [candidate("4.4.0", 1910, Confidence.HIGH, 100.0)], named) is None
+
+
+def test_a_rival_naming_the_highs_subject_in_a_longer_phrase_names_it(lexicon_restored) -> None:
+    """opentelemetry-java: the customer's own "Fix OpenTracing header name issue" (subject "header name") is about
+    the "header" a later "Fix `JaegerPropagator` baggage header key case sensitivity" names first; a word of the
+    phrase that is not the HIGH's subject ("name") or a phrase the subject only starts ("headers") does not count,
+    nor anything with `subject_in_phrase` 0."""
+    use_weights(older_rival=0.8, subject_in_phrase=1)
+    high = candidate("1.65.0", 8496, Confidence.HIGH, 19.9)
+    rival = candidate("1.32.0", 5840, Confidence.MEDIUM, 37.9)
+
+    def grounds(*subjects: str) -> dict[int, Grounds]:
+        return {8496: Grounds(subjects=("header", "baggag"), own_text=True),
+                5840: Grounds(subjects=subjects, own_text=True)}
+
+    by = grounds("opentracing", "header name")
+    assert older_rivals([high, rival], lambda c: by.get(c.pr)) == [(high, rival)]
+    for other in (("name",), ("headers name",), ("opentracing",)):
+        theirs = grounds(*other)
+        assert older_rivals([high, rival], lambda c, g=theirs: g.get(c.pr)) == []  # type: ignore[misc]
+    use_weights(subject_in_phrase=0)
+    assert older_rivals([high, rival], lambda c: by.get(c.pr)) == []
