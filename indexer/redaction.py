@@ -3,8 +3,9 @@
 Run records, answers, outputs, job logs and error messages can all carry a token
 (pasted into a Slack message, echoed by an upstream in an error). Everything
 written passes through a `Redactor`: the configured secrets' exact values (so a
-token of any shape is caught) and anything shaped like a GitHub, OpenAI or Slack
-token or an Authorization header. The indexer and the action use this one module.
+token of any shape is caught; the password of a configured URL, `URL_ENV`, too) and
+anything shaped like a GitHub, OpenAI or Slack token, an Authorization header or a
+URL's password (`https://user:pw@host`). The indexer and the action use this one module.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ import logging
 import os
 import re
 import sys
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 SECRET_ENV = ("GITHUB_TOKEN", "GH_TOKEN", "OPENAI_API_KEY", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN",
               "SLACK_SIGNING_SECRET")
+# URLs WIF (or the HTTP clients under it) connects through: a password in one (`https://user:pw@proxy/v1`) is a
+# secret too, by value, in whatever form an error quotes it.
+URL_ENV = ("OPENAI_BASE_URL", "GITHUB_API_URL", "SLACK_API_URL", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY",
+           "https_proxy", "http_proxy", "all_proxy")
 MARK = "[redacted]"
 _MIN_SECRET_LEN = 6  # shorter env values would redact ordinary words
 # Each token shape with the strings a match must contain: a text without them skips that regex (most release notes
@@ -34,6 +40,8 @@ _PATTERNS = (
 _BEARER = re.compile(r"\b(Bearer|Basic|token)\s+(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{6,}", re.IGNORECASE)
 _BEARER_WORDS = ("bearer", "basic", "token")
 _AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*[:=]\s*)[^\r\n,;]+")
+# the password of a URL's user info ("https://bob:pw@proxy.example"), whatever URL a message quotes
+_URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@")
 # the only characters IGNORECASE matches to a letter of those words that `str.lower` does not turn into it
 _CASE_EXCEPTIONS = ("\u0130", "\u0131", "\u017f")  # İ, ı (i), ſ (s)
 
@@ -43,7 +51,7 @@ class Redactor:
 
     def __init__(self, env: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()):
         source = os.environ if env is None else env
-        values = [source.get(name, "") for name in SECRET_ENV] + list(extra)
+        values = [source.get(name, "") for name in SECRET_ENV] + _url_passwords(source) + list(extra)
         self._secrets = sorted({v.strip() for v in values if len(v.strip()) >= _MIN_SECRET_LEN}, key=len,
                                reverse=True)
 
@@ -56,6 +64,8 @@ class Redactor:
         exceptions = any(char in value for char in _CASE_EXCEPTIONS)
         if exceptions or "authorization" in lower:
             value = _AUTH_HEADER.sub(lambda m: m.group(1) + MARK, value)
+        if "://" in value and "@" in value:
+            value = _URL_PASSWORD.sub(lambda m: m.group(1) + MARK + "@", value)
         if exceptions or any(word in lower for word in _BEARER_WORDS):
             value = _BEARER.sub(lambda m: f"{m.group(1)} {MARK}", value)
         for pattern, needles in _PATTERNS:
@@ -72,6 +82,19 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
+
+
+def _url_passwords(env: Mapping[str, str]) -> list[str]:
+    """The passwords in the URLs of `URL_ENV`, as written and decoded ("p%40ss" and "p@ss")."""
+    found = []
+    for name in URL_ENV:
+        try:
+            password = urllib.parse.urlsplit(env.get(name) or "").password
+        except ValueError:  # a malformed URL (a bad port): no password to read
+            continue
+        if password:
+            found += [password, urllib.parse.unquote(password)]
+    return found
 
 
 def redact(text: str, *secrets: str | None) -> str:

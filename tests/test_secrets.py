@@ -265,6 +265,7 @@ def test_a_secret_pasted_into_the_question_never_reaches_the_action_outputs(tmp_
     "key sk-abc1****wxyz here", "rk-live_1234567", "pk-x*y*z*1", "xoxb-123456-abcdef", "xoxp-aaaaaa",
     "ghp_abcdefghijkl", "(gho_1234567890_x)", "github_pat_11ABCDEFG_0123456789", "v1." + "0a" * 20,
     "plain notes: fix the token refresh, bump basic-auth, sk-learn 1.2", "", "a_b gh k- xox v1. ordinary words",
+    "HTTPS://U:pw-1234@h.example", "see https://h.example and mail a@b.c",
 ])
 def test_redaction_skips_a_regex_only_when_its_text_cannot_match(text):
     """The redactor runs a token regex only over text containing the strings a match needs (indexing redacts
@@ -273,7 +274,26 @@ def test_redaction_skips_a_regex_only_when_its_text_cannot_match(text):
 
     everything = text
     everything = redaction._AUTH_HEADER.sub(lambda m: m.group(1) + redaction.MARK, everything)
+    everything = redaction._URL_PASSWORD.sub(lambda m: m.group(1) + redaction.MARK + "@", everything)
     everything = redaction._BEARER.sub(lambda m: f"{m.group(1)} {redaction.MARK}", everything)
     for pattern, _ in redaction._PATTERNS:
         everything = pattern.sub(redaction.MARK, everything)
     assert redaction.Redactor({}).text(text) == (everything or text)
+
+
+def test_a_password_in_a_configured_url_is_redacted_by_value_and_in_any_url():
+    """`OPENAI_BASE_URL=https://bob:…@proxy/v1` (an OpenAI-compatible gateway behind basic auth) or a proxy URL with
+    a password: an error quoting the URL, or the password alone, percent-encoded or not, never shows it; a password
+    in any other URL's user info is redacted too; a URL without one, an e-mail address and a path with "@" stay."""
+    from indexer.redaction import Redactor
+
+    env = {"OPENAI_BASE_URL": "https://bob:s3cr%40t-pw1@gateway.example/v1",
+           "HTTPS_PROXY": "http://proxyuser:proxy-pass-99@proxy.example:8080", "GITHUB_API_URL": "https://[bad"}
+    redactor = Redactor(env)
+    text = ("POST https://bob:s3cr%40t-pw1@gateway.example/v1/chat failed (pw s3cr@t-pw1); proxy-pass-99 refused; "
+            "retry via ftp://x:other-pw-7@mirror.example; mail ops@example.com; see https://example.com/@team")
+    shown = redactor.text(text) or ""
+    for secret in ("s3cr%40t-pw1", "s3cr@t-pw1", "proxy-pass-99", "other-pw-7"):
+        assert secret not in shown, shown
+    assert "https://bob:[redacted]@gateway.example/v1/chat" in shown
+    assert "ops@example.com" in shown and "https://example.com/@team" in shown
