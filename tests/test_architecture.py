@@ -156,3 +156,15 @@ def test_the_checks_catch_what_they_claim_to() -> None:
     assert ("wif_action.engines.offline.judge", "wif_action.engines.offline.scoring") in edges
     assert ("wif_action.engines.offline.judge", "wif_action.engines.offline") not in edges
     assert ("wif_action.workflow", "wif_action.subtasks.scan_release_notes") in edges
+
+
+def test_the_map_names_every_migration_a_run_records_reader_may_lack() -> None:
+    """ARCHITECTURE.md's schema line says which run-records migrations `wif runs` copes without; m003_top_commit
+    was added to `reader_optional` while the map still named m002 alone."""
+    from wif_action.run_records.schema import MIGRATIONS
+
+    line = next(line for line in (ROOT / "ARCHITECTURE.md").read_text().splitlines() if "run_records/schema.py" in line
+                and "reader_optional" in line)
+    assert MIGRATIONS.reader_optional
+    for name in MIGRATIONS.reader_optional:
+        assert f"`{name.split('_')[0]}`" in line, (name, line)
