@@ -590,7 +590,7 @@ def test_the_words_of_change_kinds_have_one_home_both_layers_read() -> None:
     sections = set(shared["sections"])
     named = {record["section"] for record in shared["heading"]} | set(shared["commit_type"])
     named |= {section for table in shared["bullet_word"].values() for section in table}
-    assert named | set(shared["words"]["feature_sections"]) <= sections
+    assert named | set(shared["words"]["feature_sections"]) | set(shared["fix_type_overrides"]) <= sections
     assert set(lexicon.section_weights()) == sections
 
 

@@ -193,9 +193,39 @@ def test_colon_line_inside_paragraph_is_not_a_heading() -> None:
     assert only(body).section == "feature"
 
 
-def test_specific_heading_wins_over_wording() -> None:
-    body = "### Features\n\n- Fix typo in the new API (#1)\n- fix: also this (#2)\n"
-    assert [e.section for e in parse(body)] == ["feature", "feature"]
+def test_specific_heading_wins_over_wording_but_not_over_a_fix_type() -> None:
+    """A verb does not refile a line, its own conventional-commit type "fix" does (echo's generated notes file
+    "fix(middleware/proxy): …" under **Enhancements** by its labels); "fix(deps)" is no fix."""
+    body = ("### Features\n\n- Fix typo in the new API (#1)\n- fix: also this (#2)\n- chore: tidy (#3)\n"
+            "- fix(deps): bump x (#4)\n")
+    assert [e.section for e in parse(body)] == ["feature", "fix", "feature", "feature"]
+    echo = ("**Enhancements**\n\n* fix(middleware/proxy): append RealIP to X-Forwarded-For for WebSocket requests by "
+            "@kawaway in https://github.com/labstack/echo/pull/2994\n"
+            "* Fix proxy panic when balancer has no targets by @shblue21 in https://github.com/labstack/echo/pull/2977\n")
+    assert [e.section for e in parse(echo)] == ["fix", "improvement"]
+
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("* Bug fix: rewind seekable request bodies before dispatching to cURL.", "fix"),  # guzzle 6.x
+        ("* Bug fix: Fixed a bug where the ProgressHandler was not called", "fix"),
+        ("* Bugfix: handle empty bodies", "fix"),
+        ("* Bug fixes: handle empty bodies", "fix"),
+        ("* Fixed: handle empty bodies", "fix"),
+        ("* Security fix: strip the Authorization header on cross-origin redirects", "fix"),
+        ("* Improvement: Added the ability to disable the proxy", "improvement"),
+        ("* Feature: Added `TransferStats`", "feature"),
+        ("* BC break: removed the `Client::sendAll` method", "breaking"),
+        ("* Deprecation: `Utils::defaultUserAgent`", "deprecation"),
+        ("* Android: Fix a crash on start", "fix"),  # a label that names no kind: the words after it decide
+        ("* Android: Add a new option", "other"),
+        ("* Features and fixes: many", "other"),  # names several kinds
+    ],
+)  # fmt: skip
+def test_a_kind_label_files_a_line_like_a_heading(line: str, section: str) -> None:
+    """Heading-less changelogs state each line's kind as a label ("Bug fix: …"); it is read with the heading words."""
+    assert only("Changelog\n\n" + line + "\n").section == section
 
 
 def test_generic_heading_defers_to_wording() -> None:
@@ -373,8 +403,8 @@ def test_details_summary_internal_changes() -> None:
         ("- Enums use name ([##1506](https://github.com/getsentry/sentry-demo/pull/#1506))", (1506,), "#1506"),
         ("- Fix leftover call ([#2722](https://github.com/getsentry/sentry-demo/2722)", (2722,), "#2722"),
         ("- Fix X ([#2564] https://github.com/getsentry/sentry-demo/pull/2564)", (2564,), "#2564"),
-        ("- Release lock (#6148) by @v in [#6159](https://github.com/getsentry/sentry-demo/pull/6159)",
-         (6148, 6159), "(#6148)"),
+        ("- feat(core): IPv6 hosts ([#2996](https://github.com/getsentry/sentry-demo/pull/2996)) (#17708)",
+         (2996, 17708), "(#17708)"),  # a backport: the later bare number is its PR
         ("- fix(nextjs): Match only numbers (#9416) (CVE-2023-46729)", (9416,), "(CVE-2023-46729)"),
     ],
 )  # fmt: skip
@@ -383,6 +413,28 @@ def test_pr_reference_forms(bullet: str, prs: tuple[int, ...], text_part: str) -
     assert entry.prs == prs
     assert entry.issues == ()
     assert text_part in entry.text
+
+
+@pytest.mark.parametrize(
+    ("bullet", "prs", "issues"),
+    [
+        ("* fix(middleware/static): don't double-unescape request path (#2599) by @vishr in "
+         "https://github.com/getsentry/sentry-demo/pull/3006", (3006,), (2599,)),  # echo's generated notes
+        ("- Release lock (#6148) by @v in [#6159](https://github.com/getsentry/sentry-demo/pull/6159)",
+         (6159,), (6148,)),
+        ("- Add hint to breadcrumb for GraphQL (#3413) ([#3431](https://github.com/getsentry/sentry-demo/pull/3431))",
+         (3431,), (3413,)),
+        ("* Ensure proxy connection is closed in proxyRaw function(#2837) by @k in "
+         "https://github.com/getsentry/sentry-demo/pull/2838", (2838,), (2837,)),
+        ("- Fix a crash (#41)", (41,), ()),  # no explicit pull link: the bare number is the PR
+        ("- Fix a crash (#41, #40)", (41, 40), ()),
+    ],
+)  # fmt: skip
+def test_bare_number_next_to_an_explicit_pull_link_is_its_issue(
+        bullet: str, prs: tuple[int, ...], issues: tuple[int, ...]) -> None:
+    """Only an explicit ``/pull/N`` link makes a lower bare ``#N`` on its line the issue the PR is about."""
+    entry = only(bullet)
+    assert (entry.prs, entry.issues) == (prs, issues)
 
 
 def test_release_please_issue_link_is_a_pr_and_commit_is_not() -> None:

@@ -224,6 +224,11 @@ FORMAT_SAMPLES = (
     "### Patch Changes\n\n- [`fdd46bd`](https://github.com/acme/widget/commit/fdd46bd) [#21](https://github.com/"
     "acme/widget/pull/21) Thanks [@a](https://github.com/a)! - Fixed tree shaking\n\n- Updated dependencies "
     "[[`8dc1a6d`](https://github.com/acme/widget/commit/8dc1a6d)]:\n  - @acme/cache@1.2.0\n",  # older changesets
+    "* Bug fix: rewind seekable request bodies before dispatching to cURL.\n  https://github.com/acme/widget/pull/1422\n"
+    "* Improvement: added a `stream` option.\n* BC break: removed `Client::sendAll`.\n",  # guzzle 6.x kind labels
+    "**Enhancements**\n\n* fix(binder): include field name in bind conversion errors (#2629) by @vishr in "
+    "https://github.com/acme/widget/pull/3005\n* docs: typos by @x in https://github.com/acme/widget/pull/3001\n",
+    # echo: GitHub's generated notes pasted into the CHANGELOG
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
@@ -234,7 +239,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   8: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf",  # 8: older changesets
                   # 9: the entries are 8's; bump lines are read in more wordings, so bundle_bumps are rebuilt
                   9: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf",
-                  10: "45b9cd8caea841981ae934bb42f65783aa864e23fe528afe638333f5244c1040"}  # 10: kind labels
+                  10: "45b9cd8caea841981ae934bb42f65783aa864e23fe528afe638333f5244c1040",  # 10: kind labels
+                  # 11: a fix type over feature-like headings, an issue before an explicit PR link
+                  11: "761ea59d43a0440107ecd66100ceba828a10645d371f20bc3c281de7fb50c2db"}
 
 
 @pytest.mark.slow

@@ -21,6 +21,10 @@ Reference rules (chosen so that a PR number is only claimed when the notes reall
   (``Title #1048: details``). A mid-sentence ``#N`` ("reverting … from #6380 (#6491)") is
   ambiguous between an issue and an earlier PR and is not counted; it stays in the text.
 * ``Fixes/Closes/Resolves #N`` (also ``GH-N``, ``owner/repo#N``, issue URLs) → issue ``N``.
+* A bare ``#N`` that would cite a PR is an issue when its line links a higher-numbered PR explicitly
+  (``… (#2599) by @x in https://…/pull/3006``: generated notes print the PR's title, which names its issue; an
+  issue predates the PR that fixes it). A higher bare ``#N`` stays a PR (a backport: ``([#17357](…/pull/17357))
+  (#17359)``).
 * With ``repo`` given, links and URLs to other repositories are never counted.
 * Commits (``commits``): a ``…/commit/<sha>`` URL of the same repository, a hash in parentheses, backticks
   or brackets (``… base_url (92e109c)``) with a digit and a letter, a full 40-hex SHA, and a leading credit
@@ -58,7 +62,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 10  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 11  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
@@ -67,6 +71,9 @@ PARSER_VERSION = 10  # 3: commits a line cites (entries.commits); 4: ``literal``
 # 9: bundled-SDK bump lines in more wordings (bumps.py: "Update"/"Upgrade" with both ends, any commit prefix, "to
 # version X", "Update from vA to vB of JavaScript SDKs"): the entries are 8's, bundle_bumps are rebuilt with them
 # 10: a line's label naming a kind of change ("Bug fix: …", "Improvement: …", as a heading would) is its section
+# 11: a line's own conventional-commit type "fix" wins over a feature-like heading ("fix(proxy): …" under
+# "Enhancements"); a bare #N below an explicit /pull/N link of its line is that PR's issue ("… (#2599) by @x in
+# …/pull/3006")
 
 _log = logging.getLogger(__name__)
 

@@ -305,6 +305,11 @@ def _resolve_refs(renderer: _Renderer) -> tuple[list[int], list[int]]:
     tail = _tail_start(text)
     prs: list[int] = []
     issues: list[int] = []
+    # A line that links its PR explicitly ("… (#2599) by @x in https://…/pull/3006") cites a bare #N below that
+    # number as the issue it is about (generated notes print the PR's title, which often names its issue; issues and
+    # PRs share one counter and an issue predates the PR that fixes it). A higher bare #N is a later PR: the backport
+    # of the linked one ("… ([#17357](…/pull/17357)) (#17359)").
+    explicit_pull = max((ref.number for ref in renderer.refs if ref.kind == "pr"), default=0)
     previous: _Ref | None = None
     for ref in renderer.refs[:_MAX_REFS_PER_UNIT]:
         before = text[max(0, ref.start - 40) : ref.start]
@@ -322,7 +327,7 @@ def _resolve_refs(renderer: _Renderer) -> tuple[list[int], list[int]]:
         elif ref.kind in ("issue", "pr-or-issue") or ref.keyword:
             issues.append(ref.number)
         elif ref.kind == "bare" and _is_citation(text, ref, tail):
-            prs.append(ref.number)
+            (issues if ref.number < explicit_pull else prs).append(ref.number)
     return prs, issues
 
 

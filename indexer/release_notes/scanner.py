@@ -20,7 +20,7 @@ from indexer.release_notes.references import (
     _without_credit_prefix,
     commit_refs,
 )
-from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule
+from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule, own_fix_type
 from indexer.words import alternation, words
 
 # --------------------------------------------------------------------------- line scanner
@@ -128,9 +128,12 @@ def _context(stack: list[_Head]) -> _Context:
 
 
 def _section(context: _Context, head_text: str) -> str:
-    """Specific headings win; generic ones defer to the bullet's wording."""
+    """Specific headings win, except a feature-like one over a line whose own conventional-commit type says fix
+    ("fix(proxy): …" under "Enhancements", words.toml `fix_type_overrides`); generic ones defer to the bullet's
+    wording."""
     if not context.generic:
-        return context.section
+        overridden = context.section in words("fix_type_overrides") and own_fix_type(head_text)
+        return "fix" if overridden else context.section
     return _classify_wording(head_text, weak=False) or context.section
 
 

@@ -177,6 +177,25 @@ def _dependency_list() -> re.Pattern[str]:
     return re.compile(whole_words(sorted(words("dependency_list_openers"))), re.IGNORECASE)
 
 
+def _conventional_kind(core: str) -> str | None:
+    """Section of the conventional-commit type a bullet's core starts with, also after a ``(scope)`` or ``Label:``
+    that leads it ("**client:** fix: …")."""
+    found = _classify_conventional(core)
+    for prefix in (_SCOPE_PREFIX, _LABEL_PREFIX):
+        match = None if found else prefix.match(core)
+        if match:
+            core = core[match.end() :]
+            found = _classify_conventional(core)
+    return found
+
+
+def own_fix_type(text: str) -> bool:
+    """Whether a bullet's own conventional-commit type says it fixes something ("fix(binder): …", "fix: …"), which
+    holds under any heading: generated notes file a line by its PR's labels ("fix(proxy): …" under
+    "Enhancements"), the author's type says what the change is. A dependency scope ("fix(deps): …") does not."""
+    return _conventional_kind(_bullet_core(text[:_MAX_TEXT])) == "fix"
+
+
 def _classify_wording(text: str, weak: bool) -> str | None:
     """Section implied by the bullet's own words; ``weak`` also trusts verbs like "Add"."""
     core = _bullet_core(text)
