@@ -134,13 +134,26 @@ def _note_says_it_fixes(note: str) -> bool:
 
 def a_fix_for_a_bug(score: Score, _pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
     """A feature entry answers a request for missing functionality; for a broken behaviour it is at most
-    MEDIUM, and listed after the fixes (the spec's "prioritize Fixes")."""
-    if score.confidence == Confidence.LOW or entry is None or entry.section not in feature_sections():
+    MEDIUM, and listed after the fixes (the spec's "prioritize Fixes"). So is an entry of any other section too
+    light to make a HIGH of a bug report (`_below_fixes`: a breaking change, a performance note, a deprecation), so
+    it never leads the older fixes as the clear match."""
+    if score.confidence == Confidence.LOW or entry is None or question.wants_functionality:
         return None
-    if question.wants_functionality:
+    if entry.section in feature_sections():
+        why = "it adds functionality"
+    elif _below_fixes(entry.section):
+        why = f"it is filed under {entry.section} changes, not fixes"
+    else:
         return None
     return Score(confidence=Confidence.MEDIUM,
-                 reason=f"{score.reason} But it adds functionality, and the problem is a broken behaviour.")
+                 reason=f"{score.reason} But {why}, and the problem is a broken behaviour.")
+
+
+def _below_fixes(section: str) -> bool:
+    """Whether a release-note section weighs less for a bug report (lexicon.toml [section_weight]) than a line
+    needs to be a HIGH (`min_section_for_high`): what the maintainers filed there is not what they call a fix."""
+    weights = lexicon.section_weights()
+    return weights.get(section, weights["other"]) < lexicon.weight("min_section_for_high")
 
 
 def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry: Entry | None,
