@@ -313,6 +313,9 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "truecolor", "a true statement about colour"),
     ("versioned_acronym", "Set environment from SentryOptions if none persisted in ANRv2",
      "ANR events reported at the next app start", "anr", "the uv2 build of ANRV2X"),
+    ("redirect_status", "their gateway answered one request with a `307` to a different host",
+     "security: prevent Bedrock bearer credential disclosure across redirects", "redirect",
+     "Fix the crash of #307 in 3.0.7"),
 ])
 def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str, note: str, term: str,
                                                         not_it: str) -> None:
