@@ -39,6 +39,7 @@ from indexer.release_notes import PARSER_VERSION
 from indexer.schema import MIGRATIONS, open_cache
 from tests.fakes.github_server import FakeGitHub, available_repos
 from tests.fakes.openai_server import FakeOpenAI
+from wif_action import lexicon
 from wif_action.tools.term_index import counter, refresh
 
 GITHUB_REPOS: list[str] = available_repos()
@@ -69,6 +70,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def github_repos() -> list[str]:
     """owner/name of every fixture repository (11)."""
     return list(GITHUB_REPOS)
+
+
+@pytest.fixture
+def lexicon_restored() -> Iterator[None]:
+    """The shipped lexicon again after a test that judged with other tables (tests.lexicon_helpers.use_weights)."""
+    yield
+    lexicon.use(None)
 
 
 @pytest.fixture

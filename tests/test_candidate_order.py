@@ -12,6 +12,7 @@ import pytest
 
 from indexer.redaction import Redactor
 from indexer.registry import Registry
+from tests.lexicon_helpers import use_weights
 from wif_action import lexicon
 from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
 from wif_action.engines.offline.judge import OfflineJudge
@@ -108,17 +109,6 @@ def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_stre
     assert clear_leader([older, at, medium("1.2.0", 12, 10.0 * margin - 1)]) is None
 
 
-def use_weights(**weights: float) -> None:
-    """Judge with these `[weight]` values from now on, the rest as they are (`lexicon_restored` puts all back)."""
-    tables = lexicon.data()
-    tables["weight"].update(weights)
-    lexicon.use(tables)
-
-
-@pytest.fixture
-def lexicon_restored():
-    yield
-    lexicon.use(None)
 
 
 def test_the_margin_is_the_weight_tables(lexicon_restored) -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from tests.conftest import build_cache
 from tests.fakes.github_server import FakeGitHub
+from tests.lexicon_helpers import use_weights
 from tests.workflow_helpers import ask
-from wif_action import lexicon
 from wif_action.candidate_order import older_rivals, top_candidate
 from wif_action.models import AskInput, Candidate, Confidence, Grounds
 from wif_action.subtasks.scan_release_notes import ScanResult, _demote_behind_older_rivals
@@ -65,16 +65,6 @@ def commit_rival_cache(tmp_path_factory) -> Iterator[tuple[Path, FakeGitHub]]:
         yield path, fake
 
 
-@pytest.fixture
-def lexicon_restored() -> Iterator[None]:
-    yield
-    lexicon.use(None)
-
-
-def use_weights(**weights: float) -> None:
-    tables = lexicon.data()
-    tables["weight"].update(weights)
-    lexicon.use(tables)
 
 
 def test_an_older_commit_line_holds_back_a_later_tick_of_its_subject(commit_rival_cache, lexicon_restored) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from tests.cache_helpers import write_releases
 from tests.fakes.github_server import FakeGitHub
+from tests.lexicon_helpers import use_weights
 from tests.workflow_helpers import ask
-from wif_action import lexicon
 from wif_action.models import AskInput, Confidence, Outcome
 from wif_action.tools.cache import SqliteReleaseCache
 
@@ -31,11 +31,6 @@ def cache_with(path: Path) -> Path:
                                        + f"- {LINES[tag]} (#{PRS[tag]})\n" for tag in LINES})
 
 
-@pytest.fixture
-def lexicon_restored():
-    yield
-    lexicon.use(None)
-
 
 @pytest.fixture
 def github():
@@ -54,9 +49,7 @@ def test_a_fix_in_the_customers_own_release_rivals_a_later_high(tmp_path, github
     assert answer.outcome == Outcome.MEDIUM, answer.message
     assert [c.pr for c in answer.candidates] == [12]
     assert "your version already includes 1.1.0, whose line for PR #11 names the problem" in answer.candidates[0].reason
-    tables = lexicon.data()
-    tables["weight"]["held_releases"] = 0  # the rule off: the later line is a ✓
-    lexicon.use(tables)
+    use_weights(held_releases=0)  # the rule off: the later line is a ✓
     answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 12, answer.message
 
@@ -66,13 +59,10 @@ def test_a_held_line_naming_as_many_of_the_problems_ideas_rivals_by_breadth(tmp_
     `rival_breadth` weighs it too: with the strength route out of reach (held_rival 1000), 1.1.0's line naming at
     least as many of the ideas as 1.2.0's still demotes that ✓; with `rival_breadth` off it does not."""
     path = cache_with(tmp_path / "cache.db")
-    tables = lexicon.data()
-    tables["weight"].update(held_rival=1000.0, rival_breadth=1.0)
-    lexicon.use(tables)
+    use_weights(held_rival=1000.0, rival_breadth=1.0)
     answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
     assert answer.outcome == Outcome.MEDIUM and [c.pr for c in answer.candidates] == [12], answer.message
-    tables["weight"]["rival_breadth"] = float("inf")
-    lexicon.use(tables)
+    use_weights(rival_breadth=float("inf"))
     answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
     assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 12, answer.message
 

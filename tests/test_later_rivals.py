@@ -11,8 +11,8 @@ import pytest
 
 from tests.cache_helpers import write_releases
 from tests.fakes.github_server import FakeGitHub
+from tests.lexicon_helpers import use_weights
 from tests.workflow_helpers import ask
-from wif_action import lexicon
 from wif_action.candidate_order import later_rival, older_rivals
 from wif_action.models import AskInput, Candidate, Confidence, Grounds, Outcome
 
@@ -25,16 +25,6 @@ LINES = {"1.0.0": FILLER[0], "1.1.0": OTHER, "1.2.0": FIX, "1.3.0": FILLER[1]}
 PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
 
 
-@pytest.fixture
-def lexicon_restored():
-    yield
-    lexicon.use(None)
-
-
-def use_weights(**weights: float) -> None:
-    tables = lexicon.data()
-    tables["weight"].update(weights)
-    lexicon.use(tables)
 
 
 @pytest.fixture
