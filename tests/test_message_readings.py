@@ -11,14 +11,17 @@ is dead and goes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from importlib import resources
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexer.registry import Registry, load_registry
 from wif_action import lexicon
-from wif_action.engines.offline.extraction import extract
+from wif_action.engines.offline.extraction import _without_knock_on, extract
 from wif_action.lexicon.names import distinctive_part
 
 REGISTRY = load_registry()
@@ -217,3 +220,38 @@ def test_a_consequence_that_is_the_symptom_stays_in_the_problem() -> None:
     what the customer sees, and stays."""
     assert _reading("sentry-python 2.3.1: the transport times out, so events are lost.")[1] == \
         "the transport times out, so events are lost."
+
+
+def _knock_on_single_branch() -> re.Pattern[str]:
+    """`pattern.knock_on` as it was before its second branch (", so" up to the last "either"/"too"/"as well" of the
+    sentence, nothing else): the reference its two-branch form must remove exactly as."""
+    two_branch = lexicon.pattern("knock_on")
+    single = two_branch.pattern.replace(r"|[^.;!?]*)", ")")
+    assert single != two_branch.pattern
+    return re.compile(single, two_branch.flags)
+
+
+# Pieces of a message that exercise `pattern.knock_on`: several ", so" per sentence, its words before and after them
+# (in any case, as parts of longer words), sentence ends, line breaks. Keywords are read from the lexicon's own regex.
+_KNOCK_ON_PIECES = [", so ", ",  so\n", ", so", ",so ", " SO ", "so ", ", ", ",", " ", "\n", "a", "x", "sox",
+                    ".", ";", "!", "?", "either", "Either", "too", "TOO", "tool", "as well", "as  well", "wellas"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_KNOCK_ON_PIECES), max_size=40))
+def test_knock_on_removes_what_its_single_branch_form_removed(pieces: list[str]) -> None:
+    """The second branch (the rest of a clause after a ", so" that is no knock-on, kept) only stops the scan from
+    restarting at every later ", so" of the sentence (quadratic: 20,000 characters of ", so a" took 1.5 s): what it
+    removes is what the single-branch pattern removed."""
+    text = "".join(pieces)
+    assert lexicon.pattern("knock_on").sub(_without_knock_on, text) == _knock_on_single_branch().sub("", text)
+
+
+def test_a_long_run_of_so_clauses_reads_as_before() -> None:
+    """The message that was quadratic reads as with the single-branch pattern: the ", so a" clauses with nothing after
+    them stay; a knock-on after a ", so" that is none still goes."""
+    assert _reading("sentry-python 1.2.0 crashes" + ", so a" * 3300)[1].startswith("crashes, so a, so a, so a")
+    assert _reading("sentry-python 1.2.0 crashes" + ", so a" * 3300 + " too")[1] == "crashes"
+    first = "the worker stops, so a b c, so spans are lost too."
+    assert _knock_on_single_branch().sub("", first) == "the worker stops."
+    assert _reading(f"sentry-python 1.2.0: {first}")[1] == "the worker stops."

@@ -264,7 +264,7 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
         cleaned = re.sub(r"\s+([.,;:!?])(?=\s|$)", r"\1", " ".join(without_what_works(sentence).split()))
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"")
         cleaned = lexicon.pattern("reported_speech").sub("", lexicon.pattern("aside").sub("", cleaned))
-        cleaned = lexicon.pattern("knock_on").sub("", cleaned)
+        cleaned = lexicon.pattern("knock_on").sub(_without_knock_on, cleaned)
         cleaned = cleaned.lstrip(" -–—:;,.+)'\"").rstrip(" -–—:;,(")
         if re.search(r"[A-Za-z]", cleaned) and not _is_bare_question(cleaned) and not _is_status(cleaned) \
                 and not lexicon.pattern("courtesy").fullmatch(cleaned):
@@ -274,6 +274,11 @@ def condense(text: str, sdk_mentions: list[AliasMention], version: VersionMentio
 
 
 
+
+
+def _without_knock_on(match: re.Match[str]) -> str:
+    """Nothing for a knock-on clause (`pattern.knock_on`'s group `consequence` set), the clause itself otherwise."""
+    return "" if match.group("consequence") is not None else match.group(0)
 
 
 def _is_status(sentence: str) -> bool:
