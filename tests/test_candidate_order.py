@@ -109,8 +109,6 @@ def test_a_later_medium_leads_only_at_lead_margin_times_every_other_mediums_stre
     assert clear_leader([older, at, medium("1.2.0", 12, 10.0 * margin - 1)]) is None
 
 
-
-
 def test_the_margin_is_the_weight_tables(lexicon_restored) -> None:
     """lead_margin is read at each use (lexicon.toml [weight]), so calibration's --set/--grid reach it."""
     older, later = medium("1.1.0", 11, 10.0), medium("1.3.0", 13, 25.0)

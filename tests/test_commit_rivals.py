@@ -65,8 +65,6 @@ def commit_rival_cache(tmp_path_factory) -> Iterator[tuple[Path, FakeGitHub]]:
         yield path, fake
 
 
-
-
 def test_an_older_commit_line_holds_back_a_later_tick_of_its_subject(commit_rival_cache, lexicon_restored) -> None:
     """The commit line (confirmed HIGH on its words, capped at MEDIUM) demotes the later PR line's ✓ although it
     names less of the problem (strength 13 against 23; the breadth path is off here so only this rule can act), and

@@ -31,7 +31,6 @@ def cache_with(path: Path) -> Path:
                                        + f"- {LINES[tag]} (#{PRS[tag]})\n" for tag in LINES})
 
 
-
 @pytest.fixture
 def github():
     with FakeGitHub() as fake:

@@ -25,8 +25,6 @@ LINES = {"1.0.0": FILLER[0], "1.1.0": OTHER, "1.2.0": FIX, "1.3.0": FILLER[1]}
 PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
 
 
-
-
 @pytest.fixture
 def github():
     with FakeGitHub() as fake:
