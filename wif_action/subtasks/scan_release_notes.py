@@ -190,10 +190,10 @@ def _demote_behind_later_lines(scan: _Scan) -> None:
 
 def _judge_line(scan: _Scan, item: RelevantEntry, passed: _Passed) -> Candidate | None:
     """A passed-over line judged as the scan would have (its PR read; a commit line on its words), or None."""
-    entry = passed.by_id.get(item.entry.id)
-    if entry is None or (item.pr is not None and item.pr not in entry.prs):
+    line = _named_line(item, passed.by_id)
+    if line is None:
         return None
-    pr = item.pr if item.pr is not None else (entry.prs[0] if entry.prs else None)
+    entry, pr = line
     if pr is None:
         return scan.evaluator.evaluate_commit(entry, _shipped_in(entry)) if entry.commits else None
     if any(c.pr == pr and (c.repo or entry.release.repo) == entry.release.repo for c in scan.result.candidates):
@@ -295,13 +295,22 @@ def _scan_batch(scan: _Scan, batch: list[Release], entries: list[Entry]) -> None
         if scan.confirmed_high():
             _pass_over(scan, ordered[index - 1] if index else None, ordered[index:], by_id, first)
             break  # early exit: no candidate is processed after the last needed high-confidence match
-        entry = by_id.get(item.entry.id)
-        if entry is None or (item.pr is not None and item.pr not in entry.prs):
+        line = _named_line(item, by_id)
+        if line is None:
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
-        pr = item.pr if item.pr is not None else (entry.prs[0] if entry.prs else None)
+        entry, pr = line
         _consider(scan, entry, item.pr, item.second_look,
                   first.get((entry.release.repo, pr)) if pr is not None else None)
+
+
+def _named_line(item: RelevantEntry, by_id: dict[int, Entry]) -> tuple[Entry, int | None] | None:
+    """The batch's entry the filter named and the PR it is judged by (the one named, else the line's first; None
+    for a line citing only a commit), or None when the filter named an entry or PR the batch does not have."""
+    entry = by_id.get(item.entry.id)
+    if entry is None or (item.pr is not None and item.pr not in entry.prs):
+        return None
+    return entry, item.pr if item.pr is not None else (entry.prs[0] if entry.prs else None)
 
 
 def _first_shipped(entries: list[Entry]) -> dict[tuple[str, int], Release]:
