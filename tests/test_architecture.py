@@ -63,7 +63,10 @@ def imports(modules: dict[str, Path]) -> set[tuple[str, str]]:
     edges = set()
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        anchors = {id(argument) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Attribute) and node.func.attr == "files" for argument in node.args}
+        for node in ast.walk(tree):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -74,6 +77,9 @@ def imports(modules: dict[str, Path]) -> set[tuple[str, str]]:
                     base = ".".join([*parent, base] if base else parent)
                 targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                            for alias in node.names]
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules \
+                    and id(node) not in anchors:  # `resources.files("wif_action")` reads data, not code
+                targets = [node.value]  # `importlib.import_module("wif_action.api")`, SUBCOMMANDS' module names
             for target in targets:
                 found = resolve(target)
                 if found and found != name:
@@ -149,6 +155,62 @@ def test_the_indexer_stands_alone() -> None:
                   if edge[0].startswith("indexer") and edge[1].startswith("wif_action")) == []
 
 
+OUTSIDE_THE_PRODUCT = re.compile(r"(bench|tests)(\.\w+)*")
+
+
+def outside_imports(source: str) -> list[str]:
+    """The bench/ or tests/ modules `source` imports: by statement, or by name (`import_module("bench.labelled")`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module or "")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            found.append(node.value)
+    return [name for name in found if OUTSIDE_THE_PRODUCT.fullmatch(name)]
+
+
+def test_the_product_never_imports_the_bench_or_the_tests() -> None:
+    """bench/ and tests/ import the product; the product (what ships) imports neither, not even lazily."""
+    assert outside_imports('import bench.labelled\nfrom tests.fakes import x\nimport_module("bench.ablate")\n'
+                           'import benchmark\n"see tests.md"') == ["bench.labelled", "tests.fakes", "bench.ablate"]
+    assert [f"{name} imports {target}" for name, path in tree_modules().items()
+            for target in outside_imports(path.read_text())] == []
+
+
+def layer_table() -> list[tuple[str, str]]:
+    """(layer, where) of each row of ARCHITECTURE.md's "## Layers" table, top to bottom."""
+    text = (ROOT / "ARCHITECTURE.md").read_text().split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("|")]
+    return [(row[0], row[1]) for row in rows[2:]]
+
+
+def test_the_layer_table_is_the_module_lists_layers_in_order() -> None:
+    """The one-page table at the top and the module list below it name the same layers in the same order (the
+    table once put the engine-independent checks above the tools, the list below them), and each module the
+    table's "Where" names by its path lives under that layer in the list."""
+    layers, named = mapped_layers()
+    table = layer_table()
+    assert [layer for layer, _where in table] == layers
+    modules = tree_modules()
+    misplaced = []
+    for at, (layer, where) in enumerate(table):
+        for token in re.findall(r"`([\w/]+\.py)`", where):
+            path = token if token.startswith(PACKAGES) else f"wif_action/{token}"
+            name = module_name(path)
+            if name in modules and named.get(name) != at:
+                misplaced.append(f"{token} in the table's {layer} row")
+    assert misplaced == []
+
+
+def test_string_imports_are_edges() -> None:
+    """`importlib.import_module` by name is an import like any other: the entry point's subcommands are edges."""
+    assert ("wif_action.cli", "wif_action.commands.ask") in project_imports()
+    assert ("wif_action", "wif_action.api") in project_imports()
+
+
 def test_the_checks_catch_what_they_claim_to() -> None:
     """The checker itself: a cycle is found, and `from package import module` points at the module."""
     assert cycles(["a", "b", "c"], {("a", "b"), ("b", "a"), ("b", "c")}) == [["a", "b"]]
@@ -168,3 +230,35 @@ def test_the_map_names_every_migration_a_run_records_reader_may_lack() -> None:
     assert MIGRATIONS.reader_optional
     for name in MIGRATIONS.reader_optional:
         assert f"`{name.split('_')[0]}`" in line, (name, line)
+
+
+# Who each port is for: a method no module of its users calls is shaped for someone else (issue 21: the cache
+# port carried `term_statistics` for the offline engine alone; `Judge.summarize` was the OpenAI engine's own).
+PORT_USERS = {
+    "ReleaseCache": ("wif_action/subtasks/", "wif_action/workflow.py", "wif_action/rendering.py"),
+    "GitHub": ("wif_action/subtasks/",),
+    "Judge": ("wif_action/subtasks/", "wif_action/workflow.py"),
+    "PullRequestCache": ("wif_action/tools/github.py", "wif_action/tools/deadline.py"),
+    "TermStatistics": ("wif_action/engines/offline/",),
+    "NoteStatistics": ("wif_action/engines/offline/",),
+    "Progress": ("wif_action/workflow.py", "wif_action/subtasks/"),
+}
+
+
+def port_methods() -> dict[str, list[str]]:
+    """Each Protocol class of ports.py → the methods and properties it declares itself."""
+    tree = ast.parse((ROOT / "wif_action" / "ports.py").read_text())
+    return {node.name: [item.name for item in node.body if isinstance(item, ast.FunctionDef)]
+            for node in tree.body if isinstance(node, ast.ClassDef)
+            and any(isinstance(base, ast.Name) and base.id == "Protocol" for base in node.bases)}
+
+
+def test_every_port_method_is_called_by_the_ports_users() -> None:
+    methods = port_methods()
+    assert set(methods) == set(PORT_USERS), "name the users of each port in PORT_USERS"
+    unused = []
+    for port, names in methods.items():
+        text = "\n".join(path.read_text() for path in sorted(ROOT.glob("wif_action/**/*.py"))
+                         if path.relative_to(ROOT).as_posix().startswith(PORT_USERS[port]))
+        unused += [f"{port}.{name}" for name in names if not re.search(rf"\.{name}\b", text)]
+    assert unused == []

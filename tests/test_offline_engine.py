@@ -17,7 +17,6 @@ from wif_action.engines.offline import evidence as evidence_module
 from wif_action.engines.offline.change_kind import ships_to_users
 from wif_action.engines.offline.evidence import Concept, Evidence, gather, key_concepts
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
-from wif_action.engines.offline.summary import MAX_SUMMARY_CHARS
 from wif_action.lexicon.stemmer import stem
 from wif_action.lexicon.terms import Term, alternatives, analyse
 from wif_action.models import Confidence, Entry, PullRequest, Release, Usage
@@ -280,7 +279,6 @@ def test_huge_problem_and_pr_body_complete(cache, judge) -> None:
     assert judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(problem, problem))
     assert judge.score_pr_confidence(big, entry_with(cache, 110), asked(problem, problem)).reason
     assert judge.verify_pr_match(big, entry_with(cache, 110), asked(problem, problem)).reason
-    assert len(judge.summarize(big.body, problem)) <= MAX_SUMMARY_CHARS
 
 
 def test_without_cache_statistics_the_batch_is_used() -> None:
@@ -290,16 +288,6 @@ def test_without_cache_statistics_the_batch_is_used() -> None:
                for i, text in enumerate(["Fix crash with AVAssetDownloadTask", "Fix tags", "Fix user context"])]
     found = judge.filter_relevant_entries(entries, asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert found and found[0].pr == 0
-
-
-def test_summary_keeps_the_opening_and_related_sentences() -> None:
-    judge = OfflineJudge(None, load_registry())
-    body = ("This PR fixes the crash in setState.\n\n```\n" + "code line\n" * 500 + "```\n\n"
-            + "Unrelated sentence about docs and styling. " * 200 + "\n\nThe AVAssetDownloadTask state crash is gone.")
-    summary = judge.summarize(body, AVASSET_PROBLEM)
-    assert summary.startswith("This PR fixes the crash in setState.")
-    assert "AVAssetDownloadTask state crash" in summary and "code line" not in summary
-    assert len(summary) <= MAX_SUMMARY_CHARS
 
 
 def test_name_and_usage() -> None:

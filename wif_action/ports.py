@@ -27,8 +27,16 @@ from wif_action.models import (
 from wif_action.question import Question
 
 
-class ReleaseCache(Protocol):
-    """Read-only queries over the release cache (tools/cache.py)."""
+class PullRequestCache(Protocol):
+    """PR details the release cache holds: what the GitHub tools read before (and, past the deadline, instead of)
+    the API (`tools/github.CachedPullRequests`, `tools/deadline.GitHubUntilDeadline`); no subtask reads it."""
+
+    def cached_pull(self, repo: str, number: int) -> PullRequest | None: ...
+
+
+class ReleaseCache(PullRequestCache, Protocol):
+    """Read-only queries over the release cache (tools/cache.py) that the subtasks make; it is also the
+    `PullRequestCache` the run's GitHub tools are handed (`tools/deadline.until_deadline`)."""
 
     def has_repository(self, repo: str) -> bool: ...
 
@@ -80,8 +88,6 @@ class ReleaseCache(Protocol):
 
     def stable_releases(self, repo: str) -> list[Release]:
         """All stable releases, oldest first (for compare-based binary search)."""
-
-    def cached_pull(self, repo: str, number: int) -> PullRequest | None: ...
 
 
 class TermStatistics(Protocol):
@@ -142,8 +148,6 @@ class Judge(Protocol):
     def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: Question) -> Score: ...
 
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict: ...
-
-    def summarize(self, text: str, purpose: str) -> str: ...
 
     def usage(self) -> Usage: ...
 

@@ -17,7 +17,7 @@ from typing import TypeVar
 from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.journal import Journal
 from wif_action.models import Entry, IssueResolution, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
-from wif_action.ports import AnalysisTools, GitHub, Judge, ReleaseCache, ToolUnavailable
+from wif_action.ports import AnalysisTools, GitHub, Judge, PullRequestCache, ToolUnavailable
 from wif_action.question import Question
 
 DEADLINE_REASON = "not attempted: the run's deadline was reached"
@@ -65,7 +65,7 @@ def _bounded_judge(judge: Judge, journal: Journal) -> Judge:
 class GitHubUntilDeadline:
     """GitHub until the deadline, each call bounded; after it, PR details only from the release cache."""
 
-    def __init__(self, github: GitHub, cache: ReleaseCache, journal: Journal):
+    def __init__(self, github: GitHub, cache: PullRequestCache, journal: Journal):
         self._github, self._cache, self._journal = github, cache, journal
         self._clock = WallClock("github", journal)
 
@@ -115,9 +115,6 @@ class JudgeUntilDeadline:
 
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
         return self._clock.call(lambda: self._judge.verify_pr_match(pr, entry, question))
-
-    def summarize(self, text: str, purpose: str) -> str:
-        return self._clock.call(lambda: self._judge.summarize(text, purpose))
 
     def usage(self) -> Usage:
         return self._judge.usage()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from wif_action.models import IssueResolution, PullRequest
-from wif_action.ports import ToolError, ToolUnavailable
+from wif_action.ports import PullRequestCache, ToolError, ToolUnavailable
 
 if TYPE_CHECKING:  # PyGithub, requests, PyJWT and cryptography load at the first lookup (most answers make none)
     from github import Github
@@ -200,7 +200,7 @@ def _github_html_url(url: object, repo: str, kind: str, number: int) -> str:
 class CachedPullRequests:
     """PR details from the release cache's `pulls` table first, the API on a miss."""
 
-    def __init__(self, github: GitHubClient, cache: Any):
+    def __init__(self, github: GitHubClient, cache: PullRequestCache):
         self._github = github
         self._cache = cache
 

@@ -18,7 +18,6 @@ from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.reasons import quote_title, term_list
 from wif_action.engines.offline.relevance import rank_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
-from wif_action.engines.offline.summary import summarize
 from wif_action.lexicon.names import alias_kind_weight
 from wif_action.lexicon.terms import Term, analyse
 from wif_action.models import Confidence, Entry, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
@@ -142,9 +141,6 @@ class OfflineJudge:
                                                f"({missing or 'the rest'}).")
 
     # --- helpers ------------------------------------------------------------------------
-
-    def summarize(self, text: str, purpose: str) -> str:
-        return summarize(text, purpose)
 
     def usage(self) -> Usage:
         return Usage()
