@@ -1,0 +1,69 @@
+"""bench/fit_confidence.py's fit: the fast column-wise Newton fit is the row-by-row one, and each set of held-out
+repositories is fitted once."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from bench.fit_confidence import Fitter, _solve, out_of_fold
+from wif_action.engines.offline import features
+
+NAMES = ["flag", "value", "rare"]
+
+
+def _rows() -> list[dict]:
+    draw = random.Random(21)
+    rows = []
+    for index in range(120):
+        x = {"flag": float(draw.random() < 0.4), "value": round(draw.random(), 3), "rare": float(index % 17 == 0)}
+        z = -1.5 + 2.0 * x["flag"] + 1.0 * x["value"] + 1.5 * x["rare"]
+        rows.append({"repo": f"r{index % 4}", "case": f"c{index // 3}", "mode": "fields", "x": x,
+                     "label": int(draw.random() < 1 / (1 + math.exp(-z)))})
+    return rows
+
+
+def _row_by_row(rows: list[dict], l2: float, iterations: int) -> list[float]:
+    """The textbook IRLS loop over rows (the script's fit before it summed by columns)."""
+    xs = [[1.0] + [r["x"][n] for n in NAMES] for r in rows]
+    w = [0.0] * (len(NAMES) + 1)
+    for _ in range(iterations):
+        grad = [0.0] * len(w)
+        hess = [[0.0] * len(w) for _ in w]
+        for x, r in zip(xs, rows, strict=True):
+            p = 1 / (1 + math.exp(-sum(a * b for a, b in zip(w, x, strict=True))))
+            for i in range(len(w)):
+                grad[i] += (r["label"] - p) * x[i]
+                for j in range(len(w)):
+                    hess[i][j] += max(p * (1 - p), 1e-9) * x[i] * x[j]
+        for i in range(1, len(w)):
+            grad[i] -= l2 * w[i]
+            hess[i][i] += l2
+        w = [a + b for a, b in zip(w, _solve(hess, grad), strict=True)]
+    return w
+
+
+def test_the_column_fit_is_the_row_by_row_fit_on_the_rows_left_in() -> None:
+    rows = _rows()
+    model = Fitter(rows, NAMES, 1.0).fit(frozenset({"r1"}), iterations=6)
+    expected = _row_by_row([r for r in rows if r["repo"] != "r1"], 1.0, 6)
+    assert abs(model["intercept"] - expected[0]) < 1e-9
+    for name, value in zip(NAMES, expected[1:], strict=True):
+        assert abs(model["coefficients"][name] - value) < 1e-9
+    assert model["coefficients"]["flag"] > 0.5  # it learned something: a wrong sum would not
+
+
+def test_a_pair_of_held_out_repositories_is_fitted_once_whichever_is_held_out_first() -> None:
+    fitter = Fitter(_rows(), NAMES, 1.0)
+    first = fitter.fit(frozenset({"r0"}) | {"r2"}, iterations=6)
+    assert fitter.fit(frozenset({"r2"}) | {"r0"}, iterations=6) is first
+    assert fitter.fit(frozenset({"r0", "r2"}), iterations=8) is not first
+
+
+def test_out_of_fold_probabilities_come_from_the_model_fitted_without_the_rows_repository() -> None:
+    rows = _rows()
+    fitter = Fitter(rows, NAMES, 1.0)
+    kept = [r for r in rows if r["repo"] != "r3"]
+    probabilities = out_of_fold(kept, fitter, frozenset({"r3"}))
+    for r, p in zip(kept, probabilities, strict=True):
+        assert p == features.probability(fitter.fit(frozenset({"r3", r["repo"]}), iterations=6), r["x"])
