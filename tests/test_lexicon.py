@@ -30,8 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 STRUCTURE = ("wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
              "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py",
              "wif_action/slack_manifest.py")
-# three English words alternated, each maybe with an optional plural ("secs?|seconds?|mins?")
-_ENGLISH_ALTERNATION = re.compile(r"(?<![\\\w])([a-z]{3,})s?\??\|([a-z]{3,})s?\??\|([a-z]{3,})s?\??(?![\w])")
+# Regex syntax between the words of a cue phrase ("\bcrash(?:es)?\b|\bhangs?\b|\bfreez(?:e|ing)\b"), taken out
+# before looking for words alternated.
+_REGEX_SYNTAX = re.compile(r"\\[bBsSwWdDAZ]|\(\?(?::|<?[=!]|P?<\w+>)|[()?*+^$]|\{\d*,?\d*\}|\[[^\]]*\]")
+_ALTERNATED_WORDS = re.compile(r"(?<![\w\\])[a-z]{3,}(?:\|[a-z]{3,}){2,}(?!\w)")
+
+
+def _english_alternation(source: str) -> bool:
+    """Three English words alternated in a regex source, whatever syntax sits between them ("secs?|seconds?")."""
+    return bool(_ALTERNATED_WORDS.search(_REGEX_SYNTAX.sub("", source)))
 
 
 @pytest.fixture(autouse=True)
@@ -423,11 +430,35 @@ def test_the_judges_weights_live_in_one_table() -> None:
     assert not offenders, "numeric weights belong in lexicon.toml [weight]:\n" + "\n".join(offenders)
 
 
+# Numbers of a formula or a bound, not weights: BM25's +0.5 smoothing (ranking.idf), the fitted model's feature caps
+# (its coefficients were fitted on them) and the logistic's overflow guard (features.py).
+NOT_A_WEIGHT = {("wif_action/engines/offline/ranking.py", 0.5), ("wif_action/engines/offline/features.py", 2.0),
+                ("wif_action/engines/offline/features.py", 60.0)}
+
+
+def _weight_literals(path: Path, relative: str) -> list[str]:
+    """Fractional numbers written in a judge module's code, anywhere (`score += 3.0`, `return -4.0`,
+    `max(x, 0.5)`): a weight written where it is used. 0.0 and 1.0 are an identity, not a weight."""
+    return [f"{relative}:{node.lineno}: {node.value}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Constant) and type(node.value) is float and node.value not in (0.0, 1.0)
+            and (relative, node.value) not in NOT_A_WEIGHT]
+
+
+def test_no_judge_module_writes_a_weight_in_its_code() -> None:
+    """A weight in a function body escapes the constant check above as easily as a module constant would
+    escape `lexicon.use()`: every fractional number of the judge's code is a `[weight]` read by name."""
+    offenders = [found for path in _python_files() if (relative := path.relative_to(ROOT).as_posix()).startswith(JUDGE)
+                 for found in _weight_literals(path, relative)]
+    assert not offenders, "numeric weights belong in lexicon.toml [weight]:\n" + "\n".join(offenders)
+
+
 def test_the_weight_check_catches_a_constant_and_a_copy(tmp_path: Path) -> None:
     module = tmp_path / "judge.py"
     module.write_text('HEADLINE = 300\nK1 = lexicon.weight("k1")\nN = int(lexicon.weight("n"))\nMAX_CHARS = 10\n'
                       'FLAG = True\nNAME = "x"\n')
     assert _weight_constants(module) == ["HEADLINE", "K1", "N"]
+    module.write_text("def score(x):\n    if x:\n        return -4.0\n    return max(x, 0.5) + 1.0 + 0.0\n")
+    assert [line.split(": ")[1] for line in _weight_literals(module, "judge.py")] == ["4.0", "0.5"]
 
 
 def _python_files() -> list[Path]:
@@ -472,16 +503,40 @@ def _words_listed(value: ast.AST) -> list[str]:
             and re.fullmatch(r"[a-z][a-z' -]{1,30}", item.value)]
 
 
+# Collections of three or more words written in code that name things of the code, not words of the judge (by
+# their first word): the engines, the `--json` keys, the confidence levels, HTTP auth schemes, Sphinx roles.
+NAMES_OF_THE_CODE = {("wif_action/api.py", "auto"), ("wif_action/engines/__init__.py", "auto"),
+                     ("wif_action/models.py", "outcome"), ("wif_action/engines/openai_engine.py", "customer"),
+                     ("wif_action/engines/openai_engine.py", "high"), ("indexer/store.py", "id"),
+                     ("indexer/redaction.py", "bearer"), ("indexer/release_notes/references.py", "pr")}
+
+
+def _inline_word_lists(tree: ast.AST) -> list[tuple[int, list[str]]]:
+    """(line, words) of every set, list or tuple literal anywhere — a function's `in ("crash", "hang", "freeze")`
+    too — that holds three or more lower-case words."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Set | ast.List | ast.Tuple):
+            words = [item.value for item in node.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
+                     and re.fullmatch(r"[a-z][a-z' -]{1,30}", item.value)]
+            if len(words) >= 3:
+                found.append((node.lineno, words))
+    return found
+
+
 def test_no_judge_module_defines_a_word_list() -> None:
-    """A module or class constant listing five or more lower-case words, outside the lexicon, is a word list.
-    (Names of the code listed inside a function — `include={"sdk", "repo", …}` — are not looked at.)"""
+    """A module or class constant listing five or more lower-case words, outside the lexicon, is a word list; so
+    is a collection of three or more written anywhere in the code (a function's membership test)."""
     offenders = []
     for path in filter(_judge_module, _python_files()):
         relative = path.relative_to(ROOT).as_posix()
-        for name, value in _constants(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for name, value in _constants(tree):
             words = _words_listed(value)
             if len(words) >= 5 and (relative, name) not in NOT_VOCABULARY:
                 offenders.append(f"{relative}: {name} = {words[:5]}…")
+        offenders += [f"{relative}:{line}: {words}" for line, words in _inline_word_lists(tree)
+                      if (relative, words[0]) not in NAMES_OF_THE_CODE]
         text = path.read_text(encoding="utf-8")
         if re.search(r'_words\("""', text):
             offenders.append(f"{path.relative_to(ROOT)}: a triple-quoted word list")
@@ -505,10 +560,42 @@ def test_no_judge_module_writes_a_vocabulary_regex() -> None:
     for path in filter(_judge_module, _python_files()):
         for node in _string_constants(ast.parse(path.read_text(encoding="utf-8"))):
             relative = path.relative_to(ROOT).as_posix()
-            if _ENGLISH_ALTERNATION.search(node.value) and not any(
+            if _english_alternation(node.value) and not any(
                     where == relative and words in node.value for where, words in GRAMMAR):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:70]!r}")
     assert not offenders, "vocabulary regexes belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
+
+
+# Substring tests of the code's own: a cheap check before a structural regex runs (terms.clean: a URL needs "http",
+# a GitHub reference "GH-").
+PREFILTERS = {("wif_action/lexicon/terms.py", "http"), ("wif_action/lexicon/terms.py", "GH-")}
+
+
+def _word_tests(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, word) of every test of a text for a word written in code: `.startswith("un")`,
+    `.endswith(("on ", "for "))`, `"sentry" in alias`."""
+    found = []
+    for node in ast.walk(tree):
+        tested: list[ast.expr] = []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("startswith", "endswith"):
+            for argument in node.args:
+                tested += argument.elts if isinstance(argument, ast.Tuple) else [argument]
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+            tested.append(node.left)
+        found += [(node.lineno, item.value) for item in tested if isinstance(item, ast.Constant)
+                  and isinstance(item.value, str) and re.search(r"[A-Za-z]{2}", item.value)]
+    return found
+
+
+def test_no_judge_module_tests_a_text_for_a_word_in_code() -> None:
+    """A prefix, suffix or substring test for a word (`alias.endswith(" sdk")`, `"sentry" in alias`) is a word
+    list of one written beside the code: the judge's modules read such words from the lexicon."""
+    offenders = [f"{relative}:{line}: {word!r}" for path in _python_files()
+                 if (relative := path.relative_to(ROOT).as_posix()).startswith(JUDGE)
+                 for line, word in _word_tests(ast.parse(path.read_text(encoding="utf-8")))
+                 if (relative, word) not in PREFILTERS]
+    assert not offenders, "words belong in wif_action/lexicon/lexicon.toml:\n" + "\n".join(offenders)
 
 
 def _fix_lemmas(text: str) -> set[str]:
@@ -593,7 +680,8 @@ def test_the_words_of_change_kinds_have_one_home_both_layers_read() -> None:
     sections = set(shared["sections"])
     named = {record["section"] for record in shared["heading"]} | set(shared["commit_type"])
     named |= {section for table in shared["bullet_word"].values() for section in table}
-    assert named | set(shared["words"]["feature_sections"]) | set(shared["fix_type_overrides"]) <= sections
+    assert named | set(shared["words"]["feature_sections"]) | set(shared["words"]["symptom_sections"]) \
+        | set(shared["fix_type_overrides"]) <= sections
     assert set(lexicon.section_weights()) == sections
 
 
@@ -623,7 +711,14 @@ def test_the_vocabulary_checks_catch_what_they_are_for() -> None:
            'CRASH = re.compile(r"\\b(?:crash|hang|freeze)\\b")\n'
     tree = ast.parse(code)
     assert next((name, len(_words_listed(value))) for name, value in _constants(tree)) == ("WORDS", 5)
-    assert any(_ENGLISH_ALTERNATION.search(node.value) for node in _string_constants(tree))
+    assert any(_english_alternation(node.value) for node in _string_constants(tree))
+    evasive = ast.parse('def judged(word, alias):\n    if word in ("crash", "hang", "freeze"):\n        return 1\n'
+                        '    return alias.endswith(" sdk") or "sentry" in alias\n'
+                        'PATTERN = r"\\bcrash(?:es)?\\b|\\bhangs?\\b|\\bfreez(?:e|ing)\\b"\n')
+    assert _inline_word_lists(evasive) == [(2, ["crash", "hang", "freeze"])]
+    assert _word_tests(evasive) == [(4, " sdk"), (4, "sentry")]
+    assert any(_english_alternation(node.value) for node in _string_constants(evasive))
+    assert not _english_alternation(r"(?P<kind>pull|issues)/\d+") and not _english_alternation(r"v?\d+\.\d+")
     assert _judge_module(ROOT / "indexer" / "release_notes" / "sections.py")  # the indexer is checked too
 
 

@@ -33,7 +33,7 @@ def named_platforms(text: str) -> set[str]:
     named: list[tuple[str, re.Match[str]]] = []
     for match in _platform_word(frozenset(platform_of)).finditer(text):
         word = match.group(0).lower()
-        if word == "web" and not _web_as_platform(text, match):
+        if word in lexicon.words("platform_only_as_one") and not _used_as_platform(text, match):
             continue
         after, before = text[match.end():match.end() + 60], text[max(0, match.start() - 30):match.start()]
         if works_after.search(after) or works_before.search(before) or layout.in_control_statement(match):
@@ -136,11 +136,13 @@ def _control_statement(statement: str) -> bool:
     return control_statement(statement)
 
 
-def _web_as_platform(text: str, match: re.Match[str]) -> bool:
-    """"web" as a platform ("on web", "web, linux and windows"), not "web vitals" or "webhook"."""
-    before = text[max(0, match.start() - 4):match.start()].lower()
+def _used_as_platform(text: str, match: re.Match[str]) -> bool:
+    """"web" as a platform ("on web", "web, linux and windows", the text's last word), not "web vitals" or
+    "webhook" (lexicon `platform_only_as_one`, `pattern.platform_before`, `pattern.platform_list_after`)."""
+    before = text[max(0, match.start() - 4):match.start()]
     after = text[match.end():match.end() + 2]
-    return before.endswith(("on ", "for ")) or after.startswith((",", " a", ")")) or after == ""
+    return bool(lexicon.pattern("platform_before").search(before) or lexicon.pattern("platform_list_after").match(after)
+                or after == "")
 
 
 MAX_API_LEVEL = 99
@@ -152,8 +154,6 @@ def as_api_levels(text: str) -> str:
 
     Why: customers name the Android release their users run, release notes the API level a fix is for ("crash on
     Android API levels 23 and below"); both name the same devices."""
-    if "ndroid" not in text:
-        return text
     return lexicon.pattern("android_version").sub(_api_level_of, text)
 
 

@@ -28,9 +28,9 @@ def alias_kind_weight(alias: str, repo: str) -> tuple[float, bool]:
     "Android" or "iOS" also describe where a React Native or Flutter app runs.
     """
     name = repo.split("/", 1)[-1].lower()
-    if looks_like_package(alias) or "sentry" in alias or alias == name:
+    if looks_like_package(alias) or any(word in alias for word in lexicon.words("vendor_words")) or alias == name:
         return lexicon.weight("alias_package"), True
-    if alias.endswith(" sdk"):
+    if lexicon.pattern("sdk_phrase_alias").search(alias):
         return lexicon.weight("alias_sdk_phrase"), True
     if alias in name and alias not in lexicon.words("version_named"):
         return lexicon.weight("alias_sdk_phrase"), True

@@ -15,15 +15,11 @@ from dataclasses import dataclass, field
 from indexer.registry import package_key
 from indexer.release_notes import line_scopes
 from indexer.versions import display_version
+from wif_action import lexicon
 from wif_action.models import BundleBump, Entry, Release
 from wif_action.platforms import repository_platforms
 from wif_action.problem_kind import feature_sections
 from wif_action.run_context import Run
-
-# Sections a bundled release contributes: what could fix a symptom. Features only when the customer
-# asks for missing functionality; never internal, dependency or docs entries (a bump spanning twenty
-# releases must not flood the judge).
-SYMPTOM_SECTIONS = frozenset({"fix", "performance", "other"})
 
 
 @dataclass
@@ -127,7 +123,8 @@ class BundleFollower:
         return has is not None and release.version_key <= has
 
     def _sections(self) -> frozenset[str]:
-        return SYMPTOM_SECTIONS | feature_sections() if self.features else SYMPTOM_SECTIONS
+        symptom_sections = lexicon.words("symptom_sections")  # indexer/data/words.toml, with why
+        return symptom_sections | feature_sections() if self.features else symptom_sections
 
 
 def _start(from_key: str | None, shipped_before: str | None) -> str | None:

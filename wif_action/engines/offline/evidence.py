@@ -160,11 +160,12 @@ def _without_negation(query: dict[str, Term], stats: RepositoryStats, repo: str)
     notes never use stands for the idea without "un" when they know that one. Returns key → (term, the un-word's
     key)."""
     found: dict[str, tuple[Term, str]] = {}
+    prefixes = tuple(lexicon.words("negating_prefix"))
     for key, term in query.items():
-        if term.kind == "word" and term.surface.lower().startswith("un") and len(term.surface) >= 7 \
-                and stats.df(repo, key) == 0:
+        prefix = next((p for p in prefixes if term.surface.lower().startswith(p)), None)
+        if term.kind == "word" and prefix is not None and len(term.surface) >= 7 and stats.df(repo, key) == 0:
             found.update({t.key: (Term(t.key, t.surface, term.weight, "word"), key)
-                          for t in analyse(term.surface[2:]) if t.kind == "word" and t.key not in query})
+                          for t in analyse(term.surface[len(prefix):]) if t.kind == "word" and t.key not in query})
     if found:
         stats.load(repo, [term for term, _ in found.values()])
     return {key: value for key, value in found.items() if stats.df(repo, key) > 0}

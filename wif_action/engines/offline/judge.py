@@ -52,7 +52,7 @@ class OfflineJudge:
                 scores[repo] += alias_kind_weight(alias, repo)[0]
         for repo in choices:
             if re.search(rf"(?<![\w-]){re.escape(repo.split('/')[-1])}(?![\w-])", context or "", re.IGNORECASE):
-                scores[repo] += 3.0
+                scores[repo] += lexicon.weight("own_name")
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         if not ranked or ranked[0][1] <= 0 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
             return self._only_one_knows(context or "", choices)

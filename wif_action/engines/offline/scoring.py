@@ -33,6 +33,8 @@ class Thresholds:
     verify_rarest: int
     medium_mass: float
     medium_concepts: int
+    medium_named: float
+    medium_section_floor: float
     body_concepts: int
     min_section_for_high: float
     named_credit: float
@@ -58,8 +60,10 @@ def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
         return Confidence.HIGH
     if fixes and _quoted_unique_fix(evidence):
         return Confidence.HIGH
-    area = len(evidence.named(0.5)) >= weights.medium_concepts or evidence.body_concepts >= weights.body_concepts
-    if area and evidence.total_mass * max(evidence.section_weight, 0.5) >= weights.medium_mass * evidence.scale:
+    area = len(evidence.named(weights.medium_named)) >= weights.medium_concepts \
+        or evidence.body_concepts >= weights.body_concepts
+    section = max(evidence.section_weight, weights.medium_section_floor)
+    if area and evidence.total_mass * section >= weights.medium_mass * evidence.scale:
         return Confidence.MEDIUM
     return Confidence.LOW
 

@@ -61,26 +61,27 @@ def score_mention(before: str, after_sdk_name: bool, after_package: bool = False
     SDK itself), "package", "sdk" (a name that could also be a platform or framework: "React Native") or
     "other" ("okhttp", "Xcode"): an upgrade of something else is that thing's version, and a package name's
     own version beats an upgrade of an ambiguous name."""
+    weight = lexicon.weight
     if lexicon.pattern("fixed_in").search(before):
-        return -4.0
+        return weight("mention_fixed_in")
     if lexicon.pattern("upgrade_proposed").search(before):
-        return -3.0
+        return weight("mention_proposed")
     if upgrade_object is not None:
-        return {"generic": 6.0, "package": 6.0, "sdk": 5.0}.get(upgrade_object, 0.5)
+        return weight(f"mention_upgrade_{upgrade_object}")
     if lexicon.pattern("upgraded_from").search(before):
-        return 1.0
+        return weight("mention_upgraded_from")
     if lexicon.pattern("later_version").search(before) or lexicon.pattern("worked_in").search(before):
-        return -3.0
+        return weight("mention_later")
     if after_package:
-        return 5.5
+        return weight("mention_after_package")
     if lexicon.pattern("sentry_before").search(before) or lexicon.pattern("sdk_word_before").search(before):
-        return 4.0
+        return weight("mention_sdk_cue")
     if after_sdk_name:
-        return 4.0
+        return weight("mention_after_sdk_name")
     word = _WORD_BEFORE.search(before)
     if word and word.group(1).lower() in lexicon.words("version_named"):
-        return -3.0
-    return 2.0 if lexicon.pattern("version_cue").search(before) else 0.0
+        return weight("mention_other_named")
+    return weight("mention_version_cue") if lexicon.pattern("version_cue").search(before) else 0.0
 
 
 def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkName]) -> str | None:
