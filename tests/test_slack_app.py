@@ -475,3 +475,84 @@ def test_stop_from_another_thread_closes_the_sockets_in_the_loop_thread():
     early.stop()
     early.run()  # returns at once
     assert early.closed_in == [threading.current_thread().name]
+
+
+# -- payload fields of another JSON type than Slack sends -------------------------------------------
+def _shortcut(**fields: Any) -> dict[str, Any]:
+    return {**json.loads(urllib.parse.parse_qs(message_action("Android 8.39.0: ANR on start").decode())["payload"][0]),
+            **fields}
+
+
+def _step(event: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+    body = json.loads(function_executed(STEP_INPUTS))
+    body["event"].update(event or {})
+    return {**body, **fields}
+
+
+SHORTCUT_SHAPES = [({"channel": "C0SUPPORT"}, "`channel` is a string"), ({"user": "U0SUPPORT"}, "`user` is a string"),
+                   ({"user": [1]}, "`user` is a list"), ({"channel": None}, "without `channel.id`"),
+                   ({"user": {}}, "without `user.id`"), ({"message": "hi"}, "`message` is a string"),
+                   ({"message": {"text": 5, "ts": "1.2"}}, "`message.text` is a number"),
+                   ({"message": {"text": "hi", "ts": {"a": 1}}}, "`message.ts` is an object"),
+                   ({"team": "T0FAKE"}, "`team` is a string"), ({"trigger_id": ["x"]}, "`trigger_id` is a list")]
+STEP_SHAPES = [({"event": {"inputs": "x"}}, "`event.inputs` is a string"),
+               ({"event": {"inputs": None}}, "without `event.inputs`"),
+               ({"event": {"inputs": {**STEP_INPUTS, "channel_id": ["C1"]}}}, "`event.inputs.channel_id` is a list"),
+               ({"event": {"function": "ask_wif"}}, "`event.function` is a string"),
+               ({"event": {"function_execution_id": {"id": 1}}}, "`event.function_execution_id` is an object"),
+               ({"event": {"function_execution_id": None}}, "without `event.function_execution_id`"),
+               ({"event": {"bot_access_token": 5}}, "`event.bot_access_token` is a number"),
+               ({"event": {"user": 7}}, "`event.user` is a number"),
+               ({"authorizations": "x"}, "`authorizations` is a string"),
+               ({"authorizations": [{"team": 3}]}, "`authorizations[0].team` is a number"),
+               ({"team_id": {"id": "T"}}, "`team_id` is an object")]
+
+
+@pytest.mark.parametrize(("fields", "said"), [*SHORTCUT_SHAPES, ({"event": "x"}, "`event` is a string"),
+                                                ({"event": [1]}, "`event` is a list")])
+def test_a_shortcut_field_of_the_wrong_type_is_a_400_naming_it(app, github, slack, caplog, fields, said):
+    """A 500 with an AttributeError was what a string `channel` or `user` got; now one line says which field."""
+    with caplog.at_level("WARNING", logger="wif.slack"):
+        code = app.post(urllib.parse.urlencode({"payload": json.dumps(_shortcut(**fields))}).encode(), FORM)
+    assert code == 400
+    (line,) = [r.getMessage() for r in caplog.records if r.name in ("wif.slack", "slack_bolt.App")]
+    assert said in line and "Traceback" not in caplog.text
+    assert app.post(message_action("iOS 8.1.0: crash on launch"), FORM) == 200  # still serving
+    wait_for(lambda: slack.ephemerals)
+    assert [d["inputs"]["message"] for d in github.dispatches] == ["iOS 8.1.0: crash on launch"]
+
+
+@pytest.mark.parametrize(("fields", "said"), STEP_SHAPES)
+def test_a_step_field_of_the_wrong_type_is_a_400_naming_it(app, github, slack, caplog, fields, said):
+    with caplog.at_level("WARNING", logger="wif.slack"):
+        assert app.post(json.dumps(_step(fields.get("event"), **{k: v for k, v in fields.items() if k != "event"})
+                                   ).encode(), JSON) == 400
+    (line,) = [r.getMessage() for r in caplog.records if r.name in ("wif.slack", "slack_bolt.App")]
+    assert said in line
+    assert app.post(function_executed(STEP_INPUTS, execution="Fx0009"), JSON) == 200
+    wait_for(lambda: slack.completions)
+    assert [c["function_execution_id"] for c in slack.completions] == ["Fx0009"] and len(github.dispatches) == 1
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (_shortcut(channel="C0SUPPORT"), "`channel` is a string"), (_shortcut(user=None), "without `user.id`"),
+    (_step({"inputs": [1]}), "`event.inputs` is a list"),
+])
+def test_socket_mode_refuses_the_same_shapes_in_the_listener(github, slack, state, caplog, body, said):
+    """Socket Mode has no request guard: Bolt hands the payload to the listener, which refuses it the same way
+    (one line, nothing recorded or dispatched) instead of raising AttributeError."""
+    from slack_bolt.request import BoltRequest
+
+    env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": slack.url + "/api/",
+           "GITHUB_API_URL": github.url, "GITHUB_TOKEN": GITHUB_TOKEN, "WIF_REPOSITORY": REPO}
+    bolt, jobs = build(env, str(state))
+    try:
+        with caplog.at_level("WARNING"):
+            response = bolt.dispatch(BoltRequest(body=body, mode="socket_mode"))
+        assert response.status == 200
+        assert any(said in r.getMessage() for r in caplog.records if r.name == "wif.slack")
+        assert not any(r.levelname == "ERROR" for r in caplog.records), caplog.text
+        assert jobs.requests.states() == {}
+    finally:
+        jobs.close()
+    assert not github.dispatches

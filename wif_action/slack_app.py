@@ -24,11 +24,11 @@ from slack_sdk import WebClient
 from indexer.redaction import Redactor
 from indexer.wall_clock import run_within
 from wif_action.slack_jobs import JobRunner
+from wif_action.slack_payload import FIELDS, payload_problem, text_at
 from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
 
 FUNCTION_ID = "ask_wif"
 SHORTCUT_ID = "ask_wif_message"
-FIELDS = ("sdk", "version", "problem", "links")
 MAX_MESSAGE_CHARS = 20_000  # what the Action reads of a request anyway
 REPLY_SECONDS = 15.0  # total bound on the step's completion or the shortcut's notice
 log = logging.getLogger("wif.slack")
@@ -36,14 +36,13 @@ log = logging.getLogger("wif.slack")
 
 def function_key(body: Mapping[str, Any]) -> str:
     """One key per function execution: Slack's retries of it carry the same execution id."""
-    event = body.get("event") or {}
-    execution = event.get("function_execution_id") or body.get("event_id")
+    execution = text_at(body, "event.function_execution_id") or text_at(body, "event_id")
     return f"fn:{execution}" if execution else f"fn:body:{_digest(body)}"
 
 
 def shortcut_key(body: Mapping[str, Any]) -> str:
     """One key per use of the shortcut: its trigger_id, else the whole payload (who, where, when)."""
-    trigger = body.get("trigger_id")
+    trigger = text_at(body, "trigger_id")
     return f"sc:{trigger}" if trigger else f"sc:body:{_digest(body)}"
 
 
@@ -96,20 +95,20 @@ class Dispatcher:
 
 
 def function_job(body: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[str, Any]:
-    event = body.get("event") or {}
-    return {"kind": "function", "message": str(inputs.get("message") or ""),
-            "channel": str(inputs.get("channel_id") or ""), "thread_ts": str(inputs.get("message_ts") or ""),
-            "fields": {name: str(inputs.get(name) or "") for name in FIELDS},
-            "execution": str(event.get("function_execution_id") or ""),
-            "token": str(event.get("bot_access_token") or "")}
+    """The step's request; a field of another type than Slack sends reads as absent (`slack_payload`)."""
+    inputs = inputs if isinstance(inputs, Mapping) else {}
+    return {"kind": "function", "message": text_at(inputs, "message"), "channel": text_at(inputs, "channel_id"),
+            "thread_ts": text_at(inputs, "message_ts"), "fields": {name: text_at(inputs, name) for name in FIELDS},
+            "execution": text_at(body, "event.function_execution_id"),
+            "token": text_at(body, "event.bot_access_token")}
 
 
 def shortcut_job(shortcut: Mapping[str, Any]) -> dict[str, Any]:
-    message = shortcut.get("message") or {}
-    return {"kind": "shortcut", "message": str(message.get("text") or ""),
-            "channel": str((shortcut.get("channel") or {}).get("id") or ""),
-            "thread_ts": str(message.get("thread_ts") or message.get("ts") or ""), "fields": {},
-            "user": str((shortcut.get("user") or {}).get("id") or "")}
+    """The shortcut's request; a field of another type than Slack sends reads as absent (`slack_payload`)."""
+    return {"kind": "shortcut", "message": text_at(shortcut, "message.text"),
+            "channel": text_at(shortcut, "channel.id"),
+            "thread_ts": text_at(shortcut, "message.thread_ts") or text_at(shortcut, "message.ts"), "fields": {},
+            "user": text_at(shortcut, "user.id")}
 
 
 def build_slack_app(env: Mapping[str, str], jobs: JobRunner, client: WebClient) -> App:
@@ -122,14 +121,26 @@ def build_slack_app(env: Mapping[str, str], jobs: JobRunner, client: WebClient) 
 
     @app.function(FUNCTION_ID)
     def ask_wif(body: dict[str, Any], inputs: dict[str, Any]) -> None:
-        accept(jobs, function_key(body), function_job(body, inputs))
+        if readable(body):
+            accept(jobs, function_key(body), function_job(body, inputs))
 
     @app.shortcut(SHORTCUT_ID)
     def ask_about_message(ack: Any, body: dict[str, Any], shortcut: dict[str, Any]) -> None:
-        accept(jobs, shortcut_key(body), shortcut_job(shortcut))
+        if readable(body):
+            accept(jobs, shortcut_key(body), shortcut_job(shortcut))
         ack()
 
     return app
+
+
+def readable(body: Mapping[str, Any]) -> bool:
+    """False (and one log line) for a payload WIF cannot read or answer: nothing is recorded or dispatched.
+
+    HTTP mode refuses such a body with 400 before Bolt (`slack_http.RequestGuard`); this holds for Socket Mode."""
+    problem = payload_problem(body)
+    if problem:
+        log.warning("slack request refused: %s", problem)
+    return problem is None
 
 
 def accept(jobs: JobRunner, key: str, job: dict[str, Any]) -> None:

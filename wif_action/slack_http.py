@@ -8,7 +8,8 @@ the same way. (gunicorn's sync workers are themselves blocked by slow clients un
 Every connection is closed after READ_SECONDS idle, and a request still arriving after READ_SECONDS is cut off.
 
 Why a guard: Bolt answers a garbage body with a dropped connection and a traceback, and a non-numeric
-X-Slack-Request-Timestamp with 500. The guard checks size, timestamp, signature and shape first, and answers
+X-Slack-Request-Timestamp with 500. The guard checks size, timestamp, signature and shape (down to each field's
+JSON type, `slack_payload`) first, and answers
 400/401/413 with one log line; only a signed, well-formed request reaches Bolt.
 """
 
@@ -33,6 +34,8 @@ from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
+
+from wif_action.slack_payload import payload_problem
 
 PATH = "/slack/events"
 HEALTH_PATH = "/health"
@@ -83,8 +86,9 @@ class RequestGuard:
             return (401, "X-Slack-Request-Timestamp is more than 5 minutes off"), b""
         if not self._signed(body, stamp, environ.get("HTTP_X_SLACK_SIGNATURE") or ""):
             return (401, "bad signature"), b""
-        if not _well_formed(body, environ.get("CONTENT_TYPE") or ""):
-            return (400, "signed, but not a Slack event or interaction payload"), b""
+        problem = _shape_problem(body, environ.get("CONTENT_TYPE") or "")
+        if problem:
+            return (400, f"signed, but not a Slack payload WIF can read: {problem}"), b""
         return None, body
 
 
@@ -95,19 +99,22 @@ class RequestGuard:
         return hmac.compare_digest(expected, signature)
 
 
-def _well_formed(body: bytes, content_type: str) -> bool:
-    """A JSON object (events) or a form whose `payload` is a JSON object (interactivity, shortcuts)."""
+def _shape_problem(body: bytes, content_type: str) -> str | None:
+    """A JSON object (events) or a form whose `payload` is a JSON object (interactivity, shortcuts), each field of
+    the type Slack sends (`slack_payload`); a slash command is a plain form. None when Bolt may read it."""
     try:
         text = body.decode("utf-8")
         if content_type.startswith("application/json"):
-            return isinstance(json.loads(text), dict)
+            return payload_problem(json.loads(text))
         form = urllib.parse.parse_qs(text, strict_parsing=True)
         payload = form.get("payload")
         if payload:
-            return isinstance(json.loads(payload[0]), dict)
-        return "command" in form  # a slash command is a plain form
-    except (ValueError, UnicodeDecodeError):
-        return False
+            return payload_problem(json.loads(payload[0]))
+        return None if "command" in form else "a form with neither `payload` nor `command`"
+    except UnicodeDecodeError:
+        return "the body is not UTF-8"
+    except ValueError as error:
+        return f"not JSON or a form ({type(error).__name__})"
 
 
 def _answer(start_response: StartResponse, status: int, text: str) -> list[bytes]:
