@@ -19,14 +19,20 @@ GITHUB_URL = re.compile(r"^https?://(?:www\.)?github\.com/\S+$", re.IGNORECASE)
 # A PR or issue number as notes and reasons write it: #123, PR 123, PR #123, /pull/123, /issues/123.
 PR_MENTION = re.compile(r"(?:#|\bPR\s*#?|/pull/|/issues/)(\d+)\b", re.IGNORECASE)
 # A commit hash as notes, reasons and links write it: 7 to 40 hex characters standing alone ("92e109c",
-# "/commit/92e109c…"); `looks_like_commit` keeps those that look like a hash.
-COMMIT_MENTION = re.compile(r"(?<![0-9a-z])([0-9a-f]{7,40})(?![0-9a-z])", re.IGNORECASE)
+# "/commit/92e109c…"), not a group of a UUID ("550e8400-e29b-…"); `looks_like_commit` keeps those that look like a hash.
+COMMIT_MENTION = re.compile(r"(?<![0-9a-z])(?<![0-9a-f]-)([0-9a-f]{7,40})(?![0-9a-z])(?!-[0-9a-f])", re.IGNORECASE)
+# How long an abbreviated hash is written: git's default 7 grows to ~12 in the largest repositories. Longer runs
+# short of 40 are other ids a question or a reason quotes: 16 (a span id), 32 (a Sentry event id, a trace id, MD5).
+MAX_ABBREVIATED = 12
 
 
 def looks_like_commit(token: str) -> bool:
-    """A full 40-hex SHA, or a shorter run with a digit and a letter ("92e109c"; "deadbeef" is a word, "1234567" a
-    number), as the release-note parser reads them."""
-    return len(token) == 40 or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
+    """A full 40-hex SHA, or an abbreviation (7 to 12) with a digit and a letter ("92e109c"; "deadbeef" is a word,
+    "1234567" a number), as the release-note parser reads them. Why not any length: a reason quoting the
+    customer's event id was read as a commit the run never read, so the verified answer was demoted."""
+    if len(token) == 40:
+        return True
+    return len(token) <= MAX_ABBREVIATED and any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
 
 
 def commit_mentions(text: str) -> list[str]:

@@ -9,6 +9,7 @@ and so do three failed calls in a row — shown by counting requests on the fake
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -160,6 +161,19 @@ def test_claims_the_run_never_read_are_rejected_not_shown(cache, github, openai_
     assert answer.rejected_claims
     assert all(c.pr != INVENTED_PR and c.version != INVENTED_VERSION for c in answer.candidates)
     assert all(c.confidence != Confidence.HIGH for c in answer.candidates), "an unchecked claim is never HIGH"
+
+
+def test_a_reason_quoting_the_customers_event_and_trace_ids_keeps_its_high(cache, github, openai_fake):
+    """The customer's Sentry event id (32 hex) and trace id (a UUID) are no commits: a reason quoting them is no
+    claim of data the run never read, so the verified fix stays HIGH and the ids reach people unblanked."""
+    event, trace = "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "550e8400-e29b-41d4-a716-44665544000a"
+    reason = f"The PR fixes watchdog tags; the customer's event {event} (trace {trace}) shows them empty."
+    openai_fake.responder = keyword_responder("watchdog", reason=reason)
+    inputs = dataclasses.replace(EXAMPLE_B, problem=f"{EXAMPLE_B.problem} Event {event}, trace {trace}.")
+    answer = ask_openai(cache, github.url, openai_fake.url, fallback=False, inputs=inputs)
+    assert not answer.rejected_claims, answer.rejected_claims
+    assert answer.outcome == Outcome.HIGH and answer.candidates[0].pr == 5242
+    assert answer.candidates[0].reason == reason
 
 
 def test_an_extracted_request_naming_things_not_in_the_message_is_not_echoed(cache, github, openai_fake):

@@ -72,6 +72,9 @@ def test_reasons_are_scrubbed_of_versions_and_prs_the_run_never_read():
     ("(a3f5c7e) and `4c5d6e7`", ["a3f5c7e", "4c5d6e7"]),
     ("deadbeef 1234567 0x1f2e3d4 v1.2.3 #5242 92e10", []),  # a word, a number, a literal, too short
     ("id 550e8400e29b", ["550e8400e29b"]),
+    # ids a question or a reason quotes that are no commit: a UUID, a span id (16), an event or trace id (32)
+    ("trace 550e8400-e29b-41d4-a716-44665544000a", []), ("span 4bf92f3577b34da6", []),
+    ("event 9f8e7d6c5b4a39281706f5e4d3c2b1a0 (92e109c)", ["92e109c"]),
 ])
 def test_commit_mentions(text, commits):
     assert commit_mentions(text) == commits
@@ -99,3 +102,24 @@ def test_reasons_are_scrubbed_of_commits_the_run_never_read():
     reason = "PR title “revert 1a2b3c4d, fixed by 92e109c” (cites a3f5c7e; deadbeef build 1234567)."
     shown = journal.scrub_unread(reason, allowed_commits=("a3f5c7e9b1d2468ace0f13579bdf2468ace13579",))
     assert shown == "PR title “revert …, fixed by 92e109c” (cites a3f5c7e; deadbeef build 1234567)."
+
+
+# ids that are no commit: what a customer pastes and a reason quotes
+EVENT_ID, SPAN_ID = "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "4bf92f3577b34da6"
+TRACE_ID = "550e8400-e29b-41d4-a716-44665544000a"
+READ_SHA = "92e109c4e5f60718293a4b5c6d7e8f9012345678"
+
+
+def test_event_trace_and_span_ids_are_no_commit_claims_and_are_never_blanked():
+    """A reason quoting the customer's Sentry event id, trace id or span id was read as naming commits the run
+    never read: the id shown as "…" and the verified answer demoted. Commits the run never read, abbreviated
+    or full, are still claims and still blanked; the one it read stays."""
+    from wif_action.journal import Journal
+
+    journal = Journal()
+    journal.read_commit(READ_SHA, "https://github.com/acme/x/commit/92e109c")
+    reason = (f"Event {EVENT_ID} (trace {TRACE_ID}, span {SPAN_ID}) matches; fixed by 92e109c, "
+              f"not a1b2c3d or {'e' * 39}1.")
+    assert journal.unread_claims(reason) == ["commit a1b2c3d", f"commit {'e' * 39}1"]
+    shown = journal.scrub_unread(reason)
+    assert shown == f"Event {EVENT_ID} (trace {TRACE_ID}, span {SPAN_ID}) matches; fixed by 92e109c, not … or …."

@@ -157,7 +157,9 @@ def test_wif_index_never_stores_a_secret_pasted_into_notes_or_a_pr(tmp_path, fak
     """Release notes and PR bodies that contain the run's secret values (plain ones: no token shape to
     match) are stored redacted: `index.yml` publishes this file as a release asset."""
     plain_token, plain_key = "0123456789abcdef0123456789abcdef01234567", "plain-openai-key-value-42"
-    body = f"### Fixes\n\n- Fix a crash when the token {plain_token} is set (#7)\n- Key {plain_key} (#8)\n"
+    sha = "92e109c4e5f60718293a4b5c6d7e8f9012345678"  # hex like the token: a commit the note cites is kept
+    body = (f"### Fixes\n\n- Fix a crash when the token {plain_token} is set (#7)\n- Key {plain_key} (#8)\n"
+            f"- Keep query params on base_url ({sha[:7]})\n- Retry on 502 {sha}\n")
     fake_github.add_repo("acme/leaky", releases=[{"tag_name": "1.0.1", "body": body, "name": f"1.0.1 {plain_key}"},
                                                   {"tag_name": "1.0.0", "body": "### Fixes\n\n- First (#1)\n"}],
                          pulls=[{"number": 7, "title": f"Fix {plain_token}", "body": f"Uses {plain_key}",
@@ -172,11 +174,25 @@ def test_wif_index_never_stores_a_secret_pasted_into_notes_or_a_pr(tmp_path, fak
     connection = sqlite3.connect(db)
     try:
         texts = [row[0] for row in connection.execute("select text from entries")]
+        commits = sorted(row[0] for row in connection.execute("select commits from entries where commits != '[]'"))
         pulls = connection.execute("select title, body from pulls where number = 7").fetchall()
     finally:
         connection.close()
     assert "Fix a crash when the token [redacted] is set" in "\n".join(texts)  # the rest of the line is kept
     assert pulls == [("Fix [redacted]", "Uses [redacted]")]
+    assert commits == [f'["{sha[:7]}"]', f'["{sha}"]'] and f"Retry on 502 {sha}" in texts
+
+
+def test_a_hex_token_is_redacted_by_value_while_commits_and_ids_beside_it_stay():
+    """A classic GitHub token is 40 hex, like a commit SHA: it goes by value, and the cited commit, the customer's
+    event id and trace id in the same text are no secret and stay."""
+    from indexer.redaction import Redactor
+
+    token = "0123456789abcdef0123456789abcdef01234567"
+    sha, event, trace = "92e109c4e5f60718293a4b5c6d7e8f9012345678", "9f8e7d6c5b4a39281706f5e4d3c2b1a0", \
+        "550e8400-e29b-41d4-a716-44665544000a"
+    text = f"Fixed by {sha} (92e109c); event {event}, trace {trace}; the run used {token}."
+    assert Redactor({"GITHUB_TOKEN": token}).text(text) == text.replace(token, "[redacted]")
 
 
 # --------------------------------------------------------------------------- the Action
