@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from tests.fakes.slack_server import FakeSlack
 from wif_action.models import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
+FAKE_GH = ROOT / "tests" / "fakes" / "gh"  # the GitHub CLI a run finds first on PATH once a test asks for it
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.DOTALL)
 SUPPORT_REPO = "acme/support"
@@ -119,6 +121,21 @@ class ActionRunner:
         self.bin.mkdir(exist_ok=True)
         for name in ("home", "temp", "workspace"):
             (tmp_path / name).mkdir(exist_ok=True)
+        self.gh_calls = tmp_path / "gh-calls"  # one line of arguments per call of the fake gh
+
+    def fake_gh(self, asset: Path | str | None = None) -> None:
+        """Put the fake gh on PATH (by default a run has none): `gh release download` delivers a copy of `asset`
+        (this test's own, no file another test shares), or finds no release. A link to a committed script, so
+        no executable is written and run at once (ETXTBSY while a process forked meanwhile holds it open)."""
+        gh = self.bin / "gh"
+        if not gh.is_symlink():
+            gh.symlink_to(FAKE_GH)
+        self.extra_env["WIF_TEST_GH_ARGS"] = str(self.gh_calls)
+        self.extra_env.pop("WIF_TEST_GH_ASSET", None)
+        if asset is not None:
+            copy = self.tmp / "release-asset.db"
+            shutil.copyfile(asset, copy)
+            self.extra_env["WIF_TEST_GH_ASSET"] = str(copy)
 
     def base_env(self, event_name: str, event_path: Path) -> dict[str, str]:
         return {
@@ -212,8 +229,8 @@ LATEST_PYTHON = {"sdk": "sentry-python", "version": "2.68.0", "problem": "Spans 
 
 def assert_answer_outputs(result: ActionResult) -> None:
     assert result.returncodes and result.returncodes[-1] == 0, result.logs
-    assert result.outputs["outcome"] in OUTCOMES
-    assert result.outputs["answer"].strip()
+    assert result.outputs["outcome"] in OUTCOMES, result.logs
+    assert result.outputs["answer"].strip(), result.logs
     data = result.json()
     assert data["outcome"] == result.outputs["outcome"]
     assert data["message"] == result.outputs["answer"]

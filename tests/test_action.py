@@ -224,26 +224,23 @@ def test_openai_engine_against_the_fake_server(runner, cache_db):
 
 
 def test_missing_cache_indexes_the_question_repository_on_the_spot(runner, tmp_path):
-    stub = runner.bin / "gh"
-    stub.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path / 'gh-args'}\necho 'release not found' >&2\nexit 1\n")
-    stub.chmod(0o755)
+    runner.fake_gh()  # no release asset
     result = runner.run({**LATEST_PYTHON, "engine": "offline"}, "workflow_dispatch", dispatch_event({}))
     assert_answer_outputs(result)
-    assert result.outputs["outcome"] == "already_latest"
-    assert "release download wif-cache -p cache.db -R acme/support" in (tmp_path / "gh-args").read_text()
+    assert result.outputs["outcome"] == "already_latest", result.logs
+    assert "release download wif-cache -p cache.db -R acme/support" in runner.gh_calls.read_text()
     assert (tmp_path / "home" / ".cache" / "wif" / "cache.db").stat().st_size > 0
 
 
 def test_release_asset_is_used_when_gh_downloads_it(runner, tmp_path, cache_db):
-    stub = runner.bin / "gh"
-    stub.write_text("#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -D ] && dir=$2; shift; done\n"
-                    f"cp {cache_db} \"$dir/cache.db\"\n")
-    stub.chmod(0o755)
+    """The fake gh (a committed script, never one written by the test) copies this test's own copy of the cache."""
+    runner.fake_gh(asset=cache_db)
     runner.github.add_fault(None, r"/releases", status=500, times=None)  # indexing would fail loudly
     result = runner.run({**LATEST_PYTHON, "engine": "offline", "cache-repo": "acme/wif"}, "workflow_dispatch",
                         dispatch_event({}))
     assert_answer_outputs(result)
-    assert result.outputs["outcome"] == "already_latest"
+    assert result.outputs["outcome"] == "already_latest", result.logs
+    assert runner.gh_calls.read_text().startswith("release download wif-cache -p cache.db -R acme/wif -D ")
 
 
 def test_configuration_error_exits_non_zero_but_writes_summary(runner):

@@ -340,9 +340,7 @@ def test_action_comment_writes_never_wait_out_a_long_retry_after(runner, github,
 @pytest.mark.slow
 def test_action_first_run_with_github_down_is_a_clear_configuration_failure(runner, github):
     github.add_fault(None, r"^/repos/", status=502, times=None)  # no cache given, none to download: index fails
-    stub = runner.bin / "gh"
-    stub.write_text("#!/bin/sh\necho 'release not found' >&2\nexit 1\n")  # never the real gh (network)
-    stub.chmod(0o755)
+    runner.fake_gh()  # finds no release asset (never the real gh: network)
     result = runner.run({"sdk": "sentry-python", "version": "2.68.0", "problem": "Spans are dropped.",
                          "engine": "offline"}, "workflow_dispatch", dispatch_event({}))
     assert result.returncodes[-1] == 2, result.logs
