@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 import random
 
-from bench.fit_confidence import Fitter, _solve, out_of_fold
+from bench.fit_confidence import Fitter, _at_least_as_precise, _names_fix, _solve, out_of_fold
 from wif_action.engines.offline import features
+from wif_action.evaluation import FixRef
+from wif_action.models import PullRequest
 
 NAMES = ["flag", "value", "rare"]
 
@@ -67,3 +69,22 @@ def test_out_of_fold_probabilities_come_from_the_model_fitted_without_the_rows_r
     probabilities = out_of_fold(kept, fitter, frozenset({"r3"}))
     for r, p in zip(kept, probabilities, strict=True):
         assert p == features.probability(fitter.fit(frozenset({"r3", r["repo"]}), iterations=6), r["x"])
+
+
+def _pr(number: int, commit: str | None = None) -> PullRequest:
+    return PullRequest(repo="o/r", number=number, title="fix: it", url="https://example.invalid/pr", commit=commit)
+
+
+def test_a_line_citing_only_a_commit_is_labelled_right_by_its_sha() -> None:
+    ref = FixRef(fixed_in="6.18.0", commit="b449f36609b727f3f147fad19e8d064225bc8621")
+    assert _names_fix(_pr(0, "b449f36"), ref)
+    assert not _names_fix(_pr(0, "b449f37"), ref)
+    assert not _names_fix(_pr(0, "b449f36"), FixRef(fixed_in="6.18.0", pr=0))  # a stand-in's number is no PR
+    assert _names_fix(_pr(12), FixRef(fixed_in="1.0.0", pr=12))
+
+
+def test_a_model_that_says_no_check_mark_at_all_does_not_ship() -> None:
+    hand = {"high_precision": (158, 162)}
+    assert not _at_least_as_precise({"high_precision": (0, 0)}, hand)
+    assert not _at_least_as_precise({"high_precision": (19, 20)}, hand)
+    assert _at_least_as_precise({"high_precision": (40, 40)}, hand)
