@@ -456,6 +456,21 @@ def test_changesets_credit_prefix_leaves_the_change_first_and_keeps_its_pr() -> 
     assert only("- Thanks to everyone! - the team").text == "Thanks to everyone! - the team"  # not a credit prefix
 
 
+@pytest.mark.parametrize(("bullet", "section"), [
+    ("* [#2734](https://github.com/acme/sdk/pull/2734) Fix parseHeader to return undefined instead of NaN", "fix"),
+    ("* [#2765](https://github.com/acme/sdk/pull/2765) fix: CJS namespace access for nested types", "fix"),
+    ("* [#2790](https://github.com/acme/sdk/pull/2790) Bump brace-expansion from 1.1.11 to 1.1.16", "dependency"),
+    ("* #12, #13: Fixed a crash on empty input", "fix"),
+    ("* [#2799](https://github.com/acme/sdk/pull/2799) Make the `major_api_version` constant public", "other"),
+])
+def test_a_line_led_by_its_pr_is_classified_by_the_words_after_it(bullet: str, section: str) -> None:
+    """Stripe's SDKs write heading-less lines that start with the PR ("[#2734](…) Fix …"): read from its first
+    word, every such line was "other", so no fix line of those notes was a fix."""
+    entry = only(bullet, "acme/sdk")
+    assert entry.section == section
+    assert entry.prs == tuple(sorted({2734, 2765, 2790, 2799, 12, 13} & set(entry.prs))) and entry.prs
+
+
 def test_older_changesets_credit_the_commit_before_the_pr_and_list_dependency_updates() -> None:
     """@emotion/react 11.0–11.1: "[`sha`](…) [#N](…) Thanks [@user](…)! - text" (the commit first) kept the credit in
     the entry's text ("`fdd46bdf` #2112 Thanks @Andarist! - Fixed …"); every changesets package also lists its

@@ -229,6 +229,9 @@ FORMAT_SAMPLES = (
     "**Enhancements**\n\n* fix(binder): include field name in bind conversion errors (#2629) by @vishr in "
     "https://github.com/acme/widget/pull/3005\n* docs: typos by @x in https://github.com/acme/widget/pull/3001\n",
     # echo: GitHub's generated notes pasted into the CHANGELOG
+    "* [#2734](https://github.com/acme/widget/pull/2734) Fix parseHeader to return undefined instead of NaN\n"
+    "* [#2790](https://github.com/acme/widget/pull/2790) Bump brace-expansion from 1.1.11 to 1.1.16\n",
+    # stripe-node: heading-less lines led by their PR
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
@@ -241,7 +244,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   9: "3a74dffef588498dd02c0663a8e918ab5506e509adb5d7a6ed92d4bcca34fdcf",
                   10: "45b9cd8caea841981ae934bb42f65783aa864e23fe528afe638333f5244c1040",  # 10: kind labels
                   # 11: a fix type over feature-like headings, an issue before an explicit PR link
-                  11: "761ea59d43a0440107ecd66100ceba828a10645d371f20bc3c281de7fb50c2db"}
+                  11: "761ea59d43a0440107ecd66100ceba828a10645d371f20bc3c281de7fb50c2db",
+                  # 12: a line led by its PR reference is classified by the words after it
+                  12: "5edecf80e3f90735c1314a2b9817be323d6fde22fd67eb0e67890579d3225207"}
 
 
 @pytest.mark.slow

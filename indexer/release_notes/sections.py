@@ -148,12 +148,15 @@ _CHANGESET_THANKS = re.compile(
     r"(?:`?[0-9a-f]{7,40}`?\s{1,3})?(?:#\d{1,7}\s{1,3})?(?:`?[0-9a-f]{7,40}`?\s{1,3})?"
     r"Thanks [^!\n]{1,200}!\s{1,3}-\s{1,3}")
 _CHANGESET_SHA = re.compile(r"[0-9a-f]{7,40}:\s{1,3}")
+# a line led by the PR it cites, "[#2734](…/pull/2734) Fix …" (Stripe's SDKs; rendered "#2734 Fix …"), also a group
+# ("#12, #13: Fix …"): the change starts after it
+_LEADING_REFS = re.compile(r"#\d[\d#, ]{0,80}?[:-]?\s{1,3}(?=[^\s#])")
 
 
 def _bullet_core(text: str) -> str:
-    """Bullet text without leading emphasis, brackets, list noise and changeset prefixes."""
+    """Bullet text without leading emphasis, brackets, list noise, changeset prefixes and leading PR references."""
     core = text.lstrip(" *_`>").strip()
-    prefix = _CHANGESET_THANKS.match(core) or _CHANGESET_SHA.match(core)
+    prefix = _CHANGESET_THANKS.match(core) or _CHANGESET_SHA.match(core) or _LEADING_REFS.match(core)
     return core[prefix.end():] if prefix else core
 
 
