@@ -230,6 +230,11 @@ def test_a_feature_leads_the_mediums_of_a_request_for_functionality(tmp_path, op
     # an option set to a value is configuration, an option to do something is functionality
     ("Setting the release option to null has no effect", False),
     ("There should be an option to disable the integration", True),
+    # a release asked for what it ships or adds asks for functionality (pattern.ships_asked); what one shipped is not
+    ("The worker fails on start. Is there a version that ships something suitable for workers?", True),
+    ("Does a later release add it to the typings?", True),
+    ("The version that ships with Xcode 16 crashes on launch", False),
+    ("Is there a release that fixes this?", False),
 ])
 def test_a_request_for_missing_functionality_is_told_from_a_broken_behaviour(text, wanted):
     assert wants_functionality(text) is wanted

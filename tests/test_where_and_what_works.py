@@ -47,6 +47,19 @@ def test_the_request_texts_control_statement_goes_as_a_whole():
     assert _key("intel") not in query_terms("Every command fails with a certificate error.", message)
 
 
+def test_a_question_is_no_statement_of_what_works():
+    """A question states nothing (lexicon `asks`): "Does a later aiohttp move that work off the loop?" asks about
+    "the loop", and "Is there a release that skips that work?" ends in "work" like a control statement; read as the
+    control case, the ask's words of the problem were dropped from the message."""
+    ask = "Does a later aiohttp move that work off the loop?"
+    assert without_what_works(ask) == ask and without_what_works(ask, keep_code=True) == ask
+    assert without_control_statements("Is there a release that skips that work?").split() == \
+        ["Is", "there", "a", "release", "that", "skips", "that", "work?"]
+    assert _key("loop") in query_terms("Static files stall every request.", f"The static handler blocks. {ask}")
+    # a statement saying what works still goes
+    assert "Intel" not in without_what_works("Uploads fail on arm. Intel Macs work. Does a newer CLI work?")
+
+
 def test_a_clause_naming_the_symptom_stays_though_it_says_normally():
     """Only a whole statement whose verb is what works goes: "only requests that complete normally produce a
     transaction" says what is missing, so "transaction" stays."""

@@ -455,7 +455,15 @@ def without_what_works(text: str, keep_code: bool = False) -> str:
     works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
     if not works.search(text):
         return text
-    return "".join(_clauses_that_complain(part, works, complains, keep_code) for part in _SENTENCE_BREAK.split(text))
+    return "".join(part if asks(part) else _clauses_that_complain(part, works, complains, keep_code)
+                   for part in _SENTENCE_BREAK.split(text))
+
+
+def asks(sentence: str) -> bool:
+    """Whether the sentence is a question (lexicon `asks`: "Does a newer plugin work with K2?", "Does a later aiohttp
+    move that work off the loop?"). Why: a question states nothing, so none of it is the control case, whatever
+    "work" or "fine" it uses; read as one, the ask's own words of the problem ("loop") were dropped."""
+    return bool(lexicon.pattern("asks").search(sentence))
 
 
 def problem_terms(problem: str) -> list[Term]:
@@ -480,8 +488,9 @@ def control_statement(statement: str) -> bool:
     """"…fails with a certificate error; Intel Macs and Linux runners work.": a statement whose verb is what works
     (`works_last`), that complains of nothing, names no failure and sets nothing against it ("but", "although":
     the other side of a contrast may be the symptom) is the customer's control case as a whole, however far its
-    subject is from its verb ("Intel Macs and Linux runners" is not cut from "work" at "and")."""
-    return bool(lexicon.pattern("works_last").search(statement)) and not any(
+    subject is from its verb ("Intel Macs and Linux runners" is not cut from "work" at "and"); a question (`asks`)
+    states nothing."""
+    return not asks(statement) and bool(lexicon.pattern("works_last").search(statement)) and not any(
         lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
 
 
