@@ -13,27 +13,28 @@ Cost model (why it is shaped like this):
 from __future__ import annotations
 
 import contextlib
-import re
 import sqlite3
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from packaging.version import Version
 from sqlite_utils import Database
 
 from indexer import unreleased
+from indexer.cached import CachedRelease, cached_releases, repo_id, stable_count, stored_etag
+from indexer.changelog import changelog_section
 from indexer.github_source import DefaultChangelog, Page, ReleaseSource, SourceError, check_slug
 from indexer.notes_pool import Derive, NotesPool
-from indexer.packages import MixedPackages, PackageHint, choose, package_key, shown, tag_package
-from indexer.release_notes import PARSER_VERSION, parse_release_notes
+from indexer.packages import MixedPackages, PackageHint, choose, package_key, tag_package
+from indexer.pull_choice import low_rate_limit, not_a_pull, same_body, wanted_pulls
+from indexer.report import RepoReport
 from indexer.schema import open_cache, read_only
 from indexer.store import (
     ReleaseRecord,
@@ -47,14 +48,10 @@ from indexer.store import (
     stored_package,
     write_with_retry,
 )
-from indexer.versions import parse_tag, version_key
 from indexer.wal_checkpoints import Checkpoints
 from indexer.wall_clock import BackgroundThread
 
-RECENT_STABLE_RELEASES = 110  # the agent gives up beyond 100 releases; PR details past that are never read
-PULL_RATE_RESERVE = 100  # PR details are optional: leave this many requests for other repositories' releases
 MAX_PAGES = 500  # 50,000 releases: far beyond any SDK; a bound on a misbehaving server
-NOT_FOUND_STATE = "not_found"  # pulls row for a number that is not a PR (an issue), so it is not re-fetched
 Progress = Callable[[str], None]
 
 
@@ -63,78 +60,6 @@ STOP_AFTER_SYSTEMIC = 3  # consecutive repositories failing the same systemic wa
 
 class ReadStopped(Exception):
     """A read ahead of the writer was stopped because the run ended (nobody waits for its result)."""
-
-@dataclass
-class RepoReport:
-    """What one repository's pass did; `stable` counts the cache after the run."""
-
-    repo: str
-    releases: int = 0  # fetched this run
-    stable: int = 0
-    new: int = 0
-    updated: int = 0
-    skipped_tags: list[str] = field(default_factory=list)
-    requests: int = 0
-    rate_limit_remaining: int | None = None
-    error: str | None = None
-    # why the failure would repeat for every repository (GitHub unreachable, 5xx, rate limit, token rejected)
-    systemic: str | None = None
-    not_modified: bool = False
-    pages: int = 0
-    pulls: int = 0
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    reparsed: int = 0  # stored releases re-parsed by a newer notes parser (no request)
-    unreleased: str = ""  # what became of the default branch's Unreleased notes (indexer/unreleased.py)
-    unreleased_status: str | None = None
-    package: str | None = None  # the key of the monorepo package kept (indexer/packages.py; "" the repository's own)
-    other_packages: dict[str, int] = field(default_factory=dict)  # key → releases of other packages not cached
-    dropped: int = 0  # cached releases of other packages deleted
-
-    def summary(self) -> dict:
-        """The `--json` shape."""
-        return {"repo": self.repo, "releases": self.releases, "stable": self.stable, "new": self.new,
-                "updated": self.updated, "requests": self.requests, "error": self.error,
-                "unreleased": self.unreleased_status, "package": self.package}
-
-    def line(self) -> str:
-        """One human progress line."""
-        tail = f"{_plural(self.requests, 'request')}, rate limit {_or_unknown(self.rate_limit_remaining)} left"
-        if self.error:
-            return f"{self.repo}: FAILED: {self.error} ({tail})"
-        if self.not_modified:
-            head = f"not modified (304), {self.stable} stable cached"
-        else:
-            head = (f"{self.releases} fetched ({_plural(self.pages, 'page')}), {self.new} new, "
-                    f"{self.updated} updated, {_plural(len(self.skipped_tags), 'skipped tag')}, "
-                    f"{self.stable} stable cached")
-        if self.pulls:
-            head += f", {_plural(self.pulls, 'PR')} fetched"
-        if self.reparsed:
-            head += f", {_plural(self.reparsed, 'stored release')} re-parsed (notes parser v{PARSER_VERSION})"
-        if self.other_packages:
-            head += f"; {self._packages_line()}"
-        if self.unreleased:
-            head += f"; {self.unreleased}"
-        return f"{self.repo}: {head}; {tail}"
-
-
-    def _packages_line(self) -> str:
-        """"kept package @emotion/react only (not cached: 30 releases of @emotion/cache, …)"."""
-        keys = sorted(self.other_packages, key=lambda key: (-self.other_packages[key], key))
-        named = ", ".join(f"{self.other_packages[key]} of {shown(key, self.repo)}" for key in keys[:3])
-        more = f" and {len(keys) - 3} more packages" if len(keys) > 3 else ""
-        dropped = f", {_plural(self.dropped, 'cached release')} of them deleted" if self.dropped else ""
-        return f"kept package {shown(self.package or '', self.repo)} only (not cached: {named}{more}{dropped})"
-
-
-@dataclass
-class _Cached:
-    id: int
-    body: str
-    body_source: str
-    version_key: str | None
-    stable: bool
 
 
 # ---------------------------------------------------------------------------- entry points
@@ -367,7 +292,7 @@ class _RepositoryPass:
         started = time.monotonic()
         if self.failure is not None:
             self._record_failure(self.failure)
-            self.report.stable = _stable_count(self.db, self.slug)
+            self.report.stable = stable_count(self.db, self.slug)
         if self.report.error is None:
             try:
                 self._write_releases()
@@ -386,10 +311,10 @@ class _RepositoryPass:
         stored = stored_package(self._reads, self.slug)
         expected = package_key(hint.declared, self.slug) if hint.declared is not None else stored
         # a package declared instead of the one cached: every page is read again (the cache holds none of its tags)
-        etag = _stored_etag(self._reads, self.slug) if stored is None or expected == stored else None
+        etag = stored_etag(self._reads, self.slug) if stored is None or expected == stored else None
         first = self.source.first_page(self.slug, etag)
         report.not_modified = first.status == 304
-        cached = _cached_releases(self._reads, self.slug, bodies=not report.not_modified)  # a 304 compares none
+        cached = cached_releases(self._reads, self.slug, bodies=not report.not_modified)  # a 304 compares none
         fetched: list[ReleaseRecord] = []
         if not report.not_modified:
             fetched = self._changed_pages(first, cached, expected)
@@ -400,7 +325,7 @@ class _RepositoryPass:
             redactor = self.source.redactor
             fetched = [replace(r, name=redactor.text(r.name), body=redactor.text(r.body)) for r in fetched]
             if self.notes is not None:  # the workers parse what `apply_update` will write while the rest is read
-                self.notes.prefetch([r.body or "" for r in fetched if not _same_body(r, cached)], self.slug)
+                self.notes.prefetch([r.body or "" for r in fetched if not same_body(r, cached)], self.slug)
         if self.unreleased:  # read before the PR details (the PRs its notes cite are the newest), stored after
             self._read_unreleased()
         pull_rows = self._fetch_pulls(fetched, cached) if self.with_pulls else []
@@ -411,8 +336,8 @@ class _RepositoryPass:
                                        written=self.notes.written() if self.notes else None,
                                        package=report.package)
 
-    def _one_package(self, fetched: list[ReleaseRecord], cached: dict[str, _Cached], hint: PackageHint,
-                     stored: str | None) -> tuple[list[ReleaseRecord], dict[str, _Cached]]:
+    def _one_package(self, fetched: list[ReleaseRecord], cached: dict[str, CachedRelease], hint: PackageHint,
+                     stored: str | None) -> tuple[list[ReleaseRecord], dict[str, CachedRelease]]:
         """The fetched and cached releases of the one package kept (indexer/packages.py); the others are counted
         in the report. Raises SourceError (not systemic) when the tags name several packages and nothing says
         which one the SDK is: nothing is written, rather than mixing them."""
@@ -445,7 +370,7 @@ class _RepositoryPass:
             return
         if report.not_modified and not update.pulls:
             report.reparsed, report.dropped = self._write(self._checked_unchanged)
-            report.stable = _stable_count(self.db, self.slug)
+            report.stable = stable_count(self.db, self.slug)
             return
         result = self._write(lambda: apply_update(self.db, update))
         report.new, report.updated, report.stable = result.new, result.updated, result.stable
@@ -489,13 +414,13 @@ class _RepositoryPass:
 
     def _record_failure(self, message: str) -> None:
         """Note the error on a repository the cache already knows; unknown slugs leave no row behind."""
-        if _repo_id(self.db, self.slug) is None:
+        if repo_id(self.db, self.slug) is None:
             return
         with contextlib.suppress(sqlite3.OperationalError):  # a busy cache must not mask the real failure
             self._write(lambda: mark_checked(self.db, self.slug, error=message))
 
     # ------------------------------------------------------------------------ releases
-    def _changed_pages(self, first: Page, cached: dict[str, _Cached], package: str | None) -> list[ReleaseRecord]:
+    def _changed_pages(self, first: Page, cached: dict[str, CachedRelease], package: str | None) -> list[ReleaseRecord]:
         """Pages newest-first until one is all cached, unchanged and older than the refresh window; with
         `package` (the key of the one package kept), other packages' releases do not count."""
         records: list[ReleaseRecord] = []
@@ -516,7 +441,7 @@ class _RepositoryPass:
             page = self.source.next_page(self.slug, page)
         return records
 
-    def _fill_empty_bodies(self, records: list[ReleaseRecord], cached: dict[str, _Cached]) -> None:
+    def _fill_empty_bodies(self, records: list[ReleaseRecord], cached: dict[str, CachedRelease]) -> None:
         """Empty release body → the version's section of CHANGELOG.md at that tag.
 
         A section found earlier is reused (a tag's file does not change); a release whose
@@ -537,9 +462,9 @@ class _RepositoryPass:
                 record.body, record.body_source = section, "changelog"
 
     # ------------------------------------------------------------------------ pull requests
-    def _fetch_pulls(self, fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[dict]:
+    def _fetch_pulls(self, fetched: list[ReleaseRecord], cached: dict[str, CachedRelease]) -> list[dict]:
         """Details of PRs the cache lacks, cited by the Unreleased notes and the newest stable releases, newest
-        first (the order of `_wanted_pulls`, kept whatever order the answers come in).
+        first (the order of `wanted_pulls`, kept whatever order the answers come in).
 
         Up to `pull_workers` requests at once (`ReleaseSource.pull_pool`), starting with one and doubling with
         each answer (a server failing the first request sees one); bounded by `max_pulls` per run (the rest
@@ -547,7 +472,7 @@ class _RepositoryPass:
         that order, and the releases: the requests already under way are waited for and dropped, none is
         started after it.
         """
-        wanted = _wanted_pulls(self._reads, self.slug, fetched, cached, self.unreleased_reply)
+        wanted = wanted_pulls(self._reads, self.slug, fetched, cached, self.unreleased_reply)
         if self.max_pulls is not None:
             wanted = wanted[:max(0, self.max_pulls)]
         rows: list[dict] = []
@@ -563,7 +488,7 @@ class _RepositoryPass:
                     if number is None:
                         break
                     # the rate limit a request under way will spend is not in the last response's headers yet
-                    reason = _low_rate_limit(self.source, under_way=sum(not f.done() for _, f in pending))
+                    reason = low_rate_limit(self.source, under_way=sum(not f.done() for _, f in pending))
                     if reason is None:
                         self._check_stop()
                         pending.append((number, pool.submit(self.source.pull, self.slug, number)))
@@ -575,7 +500,7 @@ class _RepositoryPass:
                 except SourceError as error:
                     reason = error.message
                     break
-                rows.append(pull or _not_a_pull(self.slug, number))
+                rows.append(pull or not_a_pull(self.slug, number))
                 window = min(self.source.pull_workers, window * 2)
         finally:
             for _, later in pending:
@@ -588,11 +513,11 @@ class _RepositoryPass:
 
 
 # ---------------------------------------------------------------------------- release helpers
-def _settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cutoff: datetime) -> bool:
+def _settled(releases: list[ReleaseRecord], cached: dict[str, CachedRelease], cutoff: datetime) -> bool:
     return all(_unchanged(record, cached) and not _recent(record, cutoff) for record in releases)
 
 
-def _page_settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cutoff: datetime, slug: str,
+def _page_settled(releases: list[ReleaseRecord], cached: dict[str, CachedRelease], cutoff: datetime, slug: str,
                   package: str | None) -> bool:
     """`_settled`; with `package` (the key of the one package kept), other packages' releases count as cached and
     unchanged (their notes are never stored) once older than the window, but only when the cache already holds
@@ -608,7 +533,7 @@ def _page_settled(releases: list[ReleaseRecord], cached: dict[str, _Cached], cut
     return _settled(own, cached, cutoff) and not any(_recent(record, cutoff) for record in releases)
 
 
-def _unchanged(record: ReleaseRecord, cached: dict[str, _Cached]) -> bool:
+def _unchanged(record: ReleaseRecord, cached: dict[str, CachedRelease]) -> bool:
     old = cached.get(record.tag)
     if old is None:
         return False
@@ -626,142 +551,6 @@ def _recent(record: ReleaseRecord, cutoff: datetime) -> bool:
     if published.tzinfo is None:
         published = published.replace(tzinfo=UTC)
     return published >= cutoff
-
-
-_HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_HEADING_VERSION = re.compile(r"^(?:(?:version|release)\s+)?\[?v?([^\]\s()]+)", re.IGNORECASE)
-
-
-def changelog_section(text: str | None, tag: str) -> str | None:
-    """The notes under `## <version>` / `## [<version>]` / `# v<version>` for `tag`, up to the
-    next version heading (or a higher-level heading); None when absent or empty.
-
-    A heading repeated for the same version (a re-tag, `v1.2.0` then `1.2.0`) yields the
-    first non-empty section.
-    """
-    target = parse_tag(tag)
-    if not text or target is None:
-        return None
-    headings = [(m, len(m.group(1)), _heading_version(m.group(2))) for m in _HEADING.finditer(text)]
-    for index, (match, level, version) in enumerate(headings):
-        if version != target:
-            continue
-        end = next((later.start() for later, later_level, later_version in headings[index + 1:]
-                    if later_version is not None or later_level < level), len(text))
-        section = text[match.end():end].strip()
-        if section:
-            return section
-    return None
-
-
-def _heading_version(title: str) -> Version | None:
-    match = _HEADING_VERSION.match(title.strip())
-    return parse_tag(match.group(1)) if match else None
-
-
-# ---------------------------------------------------------------------------- pull request helpers
-def _low_rate_limit(source: ReleaseSource, under_way: int = 0) -> str | None:
-    limits = source.rate_limit()
-    if limits and limits[0] - under_way <= PULL_RATE_RESERVE:
-        return f"keeping the last {limits[0] - under_way} requests of the rate limit for release checks"
-    return None
-
-
-def _wanted_pulls(db: Database, slug: str, fetched: list[ReleaseRecord], cached: dict[str, _Cached],
-                  changelog: DefaultChangelog | None = None) -> list[int]:
-    """PR numbers not yet in `pulls`, newest first: cited by the Unreleased notes (`changelog` as just read, else
-    the cached ones: merged, in no release yet, what a question about the newest version needs), then by the
-    newest stable releases."""
-    newest = _newest_stable(fetched, cached)
-    known = _known_pulls(db, slug)
-    changed = {record.tag: record for record in fetched if not _same_body(record, cached)}
-    wanted: dict[int, None] = dict.fromkeys(
-        number for number in unreleased.cited_pulls(db, slug, changelog) if number not in known)
-    for tag in newest:
-        if tag in changed:
-            numbers: Iterable[int] = (pr for entry in parse_release_notes(changed[tag].body, repo=slug)
-                                      for pr in entry.prs)
-        else:
-            numbers = _cached_release_pulls(db, cached[tag].id)
-        for number in numbers:
-            if number not in known:
-                wanted.setdefault(number, None)
-    return list(wanted)
-
-
-def _same_body(record: ReleaseRecord, cached: dict[str, _Cached]) -> bool:
-    old = cached.get(record.tag)
-    return old is not None and old.body == (record.body or "")
-
-
-def _newest_stable(fetched: list[ReleaseRecord], cached: dict[str, _Cached]) -> list[str]:
-    """Tags of the newest stable releases after this run (fetched state overrides the cache)."""
-    keys = {tag: old.version_key for tag, old in cached.items() if old.stable and old.version_key}
-    for record in fetched:
-        keys.pop(record.tag, None)
-        key = stable_version_key(record)
-        if key:
-            keys[record.tag] = key
-    return sorted(keys, key=keys.__getitem__, reverse=True)[:RECENT_STABLE_RELEASES]
-
-
-def stable_version_key(record: ReleaseRecord) -> str | None:
-    """The sort key of a stable release, None for drafts, pre-releases and unparseable tags
-    (the same rule the store applies)."""
-    version = parse_tag(record.tag)
-    if version is None or record.draft or record.prerelease or version.is_prerelease:
-        return None
-    return version_key(version)
-
-
-def _not_a_pull(slug: str, number: int) -> dict:
-    return {"number": number, "title": "", "body": "", "state": NOT_FOUND_STATE, "merged": 0,
-            "merged_at": None, "merge_commit_sha": None, "url": f"https://github.com/{slug}/pull/{number}"}
-
-
-# ---------------------------------------------------------------------------- cache reads
-def _repo_id(db: Database, slug: str) -> int | None:
-    row = db.execute("select id from repositories where slug = ?", [slug]).fetchone()
-    return row[0] if row else None
-
-
-def _stored_etag(db: Database, slug: str) -> str | None:
-    row = db.execute("select releases_etag from repositories where slug = ?", [slug]).fetchone()
-    return row[0] if row else None
-
-
-def _cached_releases(db: Database, slug: str, *, bodies: bool = True) -> dict[str, _Cached]:
-    body = "r.body" if bodies else "''"
-    rows = db.execute(
-        f"select r.tag, r.id, {body}, r.body_source, r.version_key, r.stable from releases r "
-        "join repositories s on s.id = r.repo_id where s.slug = ?", [slug])
-    return {row[0]: _Cached(row[1], row[2] or "", row[3] or "release", row[4], bool(row[5])) for row in rows}
-
-
-def _known_pulls(db: Database, slug: str) -> set[int]:
-    repo_id = _repo_id(db, slug)
-    if repo_id is None:
-        return set()
-    return {row[0] for row in db.execute("select number from pulls where repo_id = ?", [repo_id])}
-
-
-def _cached_release_pulls(db: Database, release_id: int) -> list[int]:
-    return [row[0] for row in db.execute(
-        "select ep.pr from entry_prs ep join entries e on e.id = ep.entry_id "
-        "where ep.release_id = ? order by e.position", [release_id])]
-
-
-def _stable_count(db: Database, slug: str) -> int:
-    row = db.execute("select stable from repositories where slug = ?", [slug]).fetchone()
-    return int(row[0] or 0) if row else 0
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _or_unknown(value: int | None) -> str:
-    return "unknown" if value is None else str(value)
 
 
 def _systemic_kind(error: SourceError) -> str | None:

@@ -12,7 +12,8 @@ import pytest
 
 from indexer.github_client import RequestGate
 from indexer.github_source import PULL_WORKERS, ReleaseSource
-from indexer.indexing import PULL_RATE_RESERVE, RepoReport, index_repositories
+from indexer.indexing import RepoReport, index_repositories
+from indexer.pull_choice import PULL_RATE_RESERVE
 from tests.fakes.github_server import FakeGitHub
 
 REPO = "getsentry/sentry-ruby"
