@@ -65,7 +65,7 @@ class ReadStopped(Exception):
 # ---------------------------------------------------------------------------- entry points
 def index_repositories(
     db_path: str | Path, source: ReleaseSource, slugs: Iterable[str], *, derive: Derive | None = None,
-    workers: int | None = None, notes: NotesPool | None = None, **options
+    workers: int | None = None, notes: NotesPool | None = None, **options: Any
 ) -> list[RepoReport]:
     """Index each repository in turn; one failing repository never stops the others. `derive` (given by the
     commands that index: the judge's term counts, which the indexer does not compute itself) then brings the

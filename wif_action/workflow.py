@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
@@ -43,6 +45,12 @@ from wif_action.subtasks.unreleased_notes import check_unreleased
 from wif_action.tools.deadline import until_deadline
 
 _log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _outcome(result: Any) -> object:
+    """What a step's event reports of its result: every subtask's result has an `outcome`."""
+    return result.outcome
 
 
 @dataclass
@@ -53,7 +61,7 @@ class Workflow:
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
     events: Events = field(default_factory=Events)
 
-    def _step(self, name: str, call, outcome_of=lambda result: result.outcome):
+    def _step(self, name: str, call: Callable[[], T], outcome_of: Callable[[T], object] = _outcome) -> T:
         """Run one subtask between step events."""
         self.events.emit(StepStarted(name))
         try:
@@ -113,11 +121,13 @@ class Workflow:
             understood.sources["repo"] = "inferred" if repository.inferred else "registry"
         if repository.outcome != "ok":
             return self._stop(findings, Outcome(repository.outcome), repository.message)
-        request = self._confirmed_version(run, request, repository.repo, findings)
-        question = missing_field_question(replace(request, repo=repository.repo))
+        repo = repository.repo
+        assert repo is not None  # an "ok" resolution names the repository
+        request = self._confirmed_version(run, request, repo, findings)
+        question = missing_field_question(replace(request, repo=repo))
         if question:
             return replace(findings, outcome=Outcome.NEEDS_CLARIFICATION, question=question)
-        return self._analyze_repository(run, request, repository.repo, findings)
+        return self._analyze_repository(run, request, repo, findings)
 
     @staticmethod
     def _confirmed_version(run: Run, request: Request, repo: str, findings: Findings) -> Request:
@@ -147,10 +157,12 @@ class Workflow:
             outcome = Outcome(span.outcome)
             return self._stop(findings, outcome, span.message) if span.message else \
                 replace(findings, outcome=outcome)
+        user_release = span.user_release
+        assert user_release is not None  # an "ok" range starts after the customer's release
         first, last = display_version(span.releases[0].tag), display_version(span.releases[-1].tag)
         self.progress.checkpoint(f"Scanning releases {first}–{last} ({len(span.releases)} releases)…")
         scan = self._step("scan_release_notes", lambda: scan_release_notes(
-            run, repo, span.user_release, span.releases, evaluator, known=links.candidates,
+            run, repo, user_release, span.releases, evaluator, known=links.candidates,
         ), lambda scan: f"{len(scan.candidates)} candidates")
         if not scan.complete and not scan.candidates and not scan.entries_reviewed:
             reason = ("the run's deadline was reached before the release notes were judged." if journal.expired()
@@ -170,12 +182,9 @@ class Workflow:
             run, repo, latest, evaluator, known), lambda r: f"{len(r.candidates)} candidates")
         on_latest = not findings.scanned
         judged_nothing = on_latest and not result.check.checked and not result.candidates
-        update = {"candidates": [*known, *result.candidates], "unreleased": result.check,
-                  "prs_evaluated": evaluator.evaluated, "near_misses": evaluator.near_misses,
-                  "on_latest": on_latest}
-        if judged_nothing:
-            update["outcome"] = Outcome.ALREADY_LATEST
-        return replace(findings, **update)
+        findings = replace(findings, candidates=[*known, *result.candidates], unreleased=result.check,
+                           prs_evaluated=evaluator.evaluated, near_misses=evaluator.near_misses, on_latest=on_latest)
+        return replace(findings, outcome=Outcome.ALREADY_LATEST) if judged_nothing else findings
 
     def _links(self, run: Run, request: Request, repo: str, user_release: Release | None,
                evaluator: PrEvaluator) -> LinkResult:

@@ -147,16 +147,17 @@ class ActionRun:
         """Slack reply and issue comment first (their failures become skipped steps), then outputs."""
         text.delivery_skipped = self.skips
         group, team = self.maintainers.get("slack_group_id"), self.maintainers.get("github_team")
-        if self.slack:
-            self._guarded("Slack answer", lambda: self.slack.post_answer(
+        slack, comment = self.slack, self.comment
+        if slack:
+            self._guarded("Slack answer", lambda: slack.post_answer(
                 text.markdown(slack_mention(group), slack_group=group)))
-        if self.comment:
-            self._guarded("GitHub answer comment", lambda: self.comment.post_answer(
+        if comment:
+            self._guarded("GitHub answer comment", lambda: comment.post_answer(
                 text.markdown(github_mention(team) or DEFAULT_MENTION, github_team=team), text.answer.outcome,
                 text.answer.candidates[0].confidence if text.answer.candidates else None))
         self.finish(text)
 
-    def _guarded(self, step: str, deliver) -> None:
+    def _guarded(self, step: str, deliver: Callable[[], object]) -> None:
         try:
             deliver()
         except Exception as error:  # a delivery bug must not cost the summary and outputs

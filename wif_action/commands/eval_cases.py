@@ -13,7 +13,16 @@ import time
 from indexer.registry import RegistryError
 from indexer.schema import CacheError
 from wif_action.app import AppConfig, build_workflow
-from wif_action.evaluation import Case, CaseFileError, CaseResult, Claim, load_cases, summarize, top_candidate
+from wif_action.evaluation import (
+    Case,
+    CaseFileError,
+    CaseResult,
+    Claim,
+    Verdict,
+    load_cases,
+    summarize,
+    top_candidate,
+)
 from wif_action.models import Answer, AskInput
 from wif_action.ports import ToolError
 from wif_action.run_records.tables import format_table
@@ -210,7 +219,7 @@ def _expected(case: Case) -> str:
     return expect.outcome + fix
 
 
-def _miss_row(verdict, result: CaseResult, case: Case) -> list:
+def _miss_row(verdict: Verdict, result: CaseResult, case: Case) -> list:
     top = top_candidate(result)
     status = "tolerated" if not verdict.miss else ("WRONG CLAIM " + ", ".join(verdict.wrong_claims)
                                                    if verdict.wrong_claims else "miss")
