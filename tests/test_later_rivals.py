@@ -106,3 +106,42 @@ def test_a_rival_naming_the_highs_subject_in_a_longer_phrase_names_it(lexicon_re
         assert older_rivals([high, rival], lambda c, g=theirs: g.get(c.pr)) == []  # type: ignore[misc]
     use_weights(subject_in_phrase=0)
     assert older_rivals([high, rival], lambda c: by.get(c.pr)) == []
+
+
+def test_a_later_line_naming_in_full_what_the_high_names_in_part_rivals_it(lexicon_restored) -> None:
+    """rack: "Fix `Rack::Lint` matching some paths incorrectly as authority form" (3.1.4, a ✓ on "lint", "form")
+    names the problem's `PATH_INFO` only by its word "path"; the later "Allow empty PATH_INFO." (3.1.7), ranked above
+    it, names it verbatim as its first subject: a rival, though the two share no subject. Not when the rival's
+    first subject is another idea, nor with `later_in_full` 0."""
+    use_weights(later_rival=0.7, later_subject=1, later_in_full=1)
+    high = candidate("3.1.4", 2220, Confidence.HIGH, 19.7)
+    rival = candidate("3.1.7", 2214, Confidence.MEDIUM, 25.0)
+    grounds = {2220: Grounds(subjects=("lint", "form"), own_text=True, partly=("path_info", "path info", "info")),
+               2214: Grounds(subjects=("path_info",), own_text=True),
+               3: Grounds(subjects=("mount", "path_info"), own_text=True)}
+    named = lambda c: grounds.get(c.pr)  # noqa: E731
+    assert later_rival(high, [rival], named) is rival
+    assert later_rival(high, [candidate("3.1.7", 3, Confidence.MEDIUM, 25.0)], named) is None
+    use_weights(later_in_full=0)
+    assert later_rival(high, [rival], named) is None
+
+
+def test_a_word_of_a_code_name_names_its_concept_only_in_part() -> None:
+    """`scoring.partly`: "Fix Lint matching some paths …" names `PATH_INFO` by its word "path" (part credit), so the
+    concept's terms are listed; the concepts it names verbatim ("lint") and those it does not name at all are not."""
+    from wif_action.engines.offline import scoring
+    from wif_action.engines.offline.evidence import gather
+    from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+    from wif_action.lexicon.terms import analyse
+    from wif_action.models import PullRequest
+
+    problem = "Lint raises `PATH_INFO must start with a slash` for the mounted app's root"
+    query = {term.key: term for term in analyse(problem)}
+    stats = RepositoryStats(BatchStatistics(["PATH_INFO", "lint", "path", "mounted app", "root", "slash"]
+                                            + ["release health"] * 200))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title="Fix Lint matching some paths incorrectly as authority form", body="",
+                     url="https://example.invalid/4")
+    evidence = gather(pr, None, query, stats, False, [], frozenset(query), "r")
+    partly = scoring.partly(evidence)
+    assert "path_info" in partly and "lint" not in partly and "slash" not in partly

@@ -223,10 +223,21 @@ def later_rival(high: R, later: Iterable[R], grounds: Callable[[R], Grounds | No
         if (rival.confidence in ("high", "medium") and not rival.objected and not rival.second_look
                 and rival.strength is not None and theirs is not None and _its_own(theirs)
                 and release_order(rival) > release_order(high)
-                and (not same or _shared_subject(named, theirs, lexicon.weight("rival_share")))
+                and (not same or _shared_subject(named, theirs, lexicon.weight("rival_share"))
+                     or _names_in_full(theirs, named))
                 and rival.strength >= least * high.strength):
             return rival
     return None
+
+
+def _names_in_full(rival: Grounds, high: Grounds) -> bool:
+    """Whether the rival's first (heaviest) subject is an idea of the problem the HIGH names only in part
+    (`Grounds.partly`), when `later_in_full` (lexicon.toml [weight]; 0: off) is on: "Allow empty PATH_INFO." names
+    `PATH_INFO`, the HIGH "Fix `Rack::Lint` matching some paths incorrectly as authority form" only its word "path".
+
+    Why: two lines are about the same thing when one names in full what the other only grazes; the later one,
+    which the filter ranked above the HIGH's line, says which of the two is the problem's own idea."""
+    return lexicon.weight("later_in_full") > 0 and bool(rival.subjects) and rival.subjects[0] in high.partly
 
 
 def _as_broad(rival: Ranked, high: Ranked, least: float) -> bool:

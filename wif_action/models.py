@@ -177,6 +177,8 @@ class Score:
     # `scoring.subjects`, the key of the term that named each key concept); empty: the engine says none
     shares: tuple[float, ...] = ()  # per subject: the share of its repository's notes naming that term (how
     # everyday it is there); empty: the engine measures none
+    partly: tuple[str, ...] = ()  # the problem's ideas the headline names only in part (offline: `scoring.partly`,
+    # the key of each key concept named by a word of it, "path" for `PATH_INFO`); empty: the engine says none
 
     def __post_init__(self) -> None:
         self.confidence = Confidence(self.confidence)
@@ -196,6 +198,7 @@ class Grounds:
     commit_line: bool = False
     capped: bool = False
     shares: tuple[float, ...] = ()  # per subject (`Score.shares`): how everyday its term is in the repository's notes
+    partly: tuple[str, ...] = ()  # the problem's ideas it names only in part (`Score.partly`)
 
 
 @dataclass(kw_only=True)

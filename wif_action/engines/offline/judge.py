@@ -109,7 +109,7 @@ class OfflineJudge:
         return Score(confidence=level, reason=_score_reason(pr, evidence, level),
                      strength=round(evidence.headline_mass / evidence.scale, 3),
                      breadth=round(evidence.breadth(self.weights.named_credit), 3), subjects=scoring.subjects(evidence),
-                     shares=scoring.subject_shares(evidence))
+                     shares=scoring.subject_shares(evidence), partly=scoring.partly(evidence))
 
     def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
         """The named features the confidence model reads (`features.candidate_features`), for fitting it."""

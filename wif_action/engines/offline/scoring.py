@@ -200,6 +200,14 @@ def subject_shares(evidence: Evidence) -> tuple[float, ...]:
     return tuple(_named_subjects(evidence).values())
 
 
+def partly(evidence: Evidence) -> tuple[str, ...]:
+    """The term keys of the key concepts the headline names only in part (by a word of a code name: "path" of
+    `PATH_INFO`; or by a synonym), symptom classes left out, heaviest concept first: what
+    `candidate_order.later_rival` compares with the subject of a later line that names one of them verbatim."""
+    return tuple(term.key for concept, credit in zip(evidence.concepts, evidence.credits, strict=True)
+                 if 0 < credit < 1 and not _symptom_class(concept) for term in concept.terms)
+
+
 def _named_subjects(evidence: Evidence) -> dict[str, float]:
     """The subjects' keys, heaviest first, each with the share of the notes naming it (the first concept's, for
     a key two concepts name)."""
