@@ -252,6 +252,34 @@ def package_key(name: str) -> str:
     return last.removeprefix("sentry-") or last
 
 
+def _check_tables(data: dict, path: object) -> None:
+    """The top-level tables besides `repositories`: `aliases` and `sdks` (name → owner/repo), `ambiguous` (name →
+    the owner/repo slugs it could mean). Why checked here: read later, a list or a number there was an
+    AttributeError (a traceback from `wif index`) or a name read letter by letter."""
+    for table in ("aliases", "sdks"):
+        value = data.get(table)
+        if value is not None and not (isinstance(value, dict) and all(isinstance(s, str) for s in value.values())):
+            raise RegistryError(f"SDK registry {path}: '{table}' must be an object of name → owner/repo, "
+                                f"not {value!r}"[:300])
+    ambiguous = data.get("ambiguous")
+    if ambiguous is not None and not (isinstance(ambiguous, dict) and all(
+            isinstance(choices, list) and all(isinstance(c, str) for c in choices) for choices in ambiguous.values())):
+        raise RegistryError(f"SDK registry {path}: 'ambiguous' must be an object of name → a list of owner/repo, "
+                            f"not {ambiguous!r}"[:300])
+
+
+def _check_names(slug: str, info: dict, path: object) -> None:
+    """`aliases` a list of names; `slack_group_id` and `github_team` strings (rendered into mentions)."""
+    aliases = info.get("aliases")
+    if aliases is not None and not (isinstance(aliases, list)
+                                    and all(isinstance(a, str) and a.strip() for a in aliases)):
+        raise RegistryError(f"SDK registry {path}: 'aliases' of {slug} must be a list of names ([\"acme\"]), "
+                            f"not {aliases!r}"[:300])
+    for key in ("slack_group_id", "github_team"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise RegistryError(f"SDK registry {path}: '{key}' of {slug} must be a string, not {info[key]!r}"[:300])
+
+
 def _check_bundles(slug: str, bundles: object, path: object) -> None:
     """`"bundles": {"Cocoa": "getsentry/sentry-cocoa"}`: names as the bump lines write them → repositories."""
     if bundles is None:
@@ -313,11 +341,17 @@ def load_registry(path: str | Path | None = None) -> Registry:
 def _from_dict(data: object, path: object) -> Registry:
     if not isinstance(data, dict) or not isinstance(data.get("repositories", {}), dict):
         raise RegistryError(f"SDK registry {path} must be a JSON object with a 'repositories' object")
+    _check_tables(data, path)
+    for slug, info in data.get("repositories", {}).items():
+        if info is not None and not isinstance(info, dict):
+            raise RegistryError(f"SDK registry {path}: '{slug}' must map to an object ({{\"aliases\": [\"name\"]}}) "
+                                f"or null, not {info!r}"[:300])
     repositories = {slug: dict(info or {}) for slug, info in data.get("repositories", {}).items()}
     aliases = {_normalise(k): v for k, v in (data.get("aliases") or {}).items()}
     for slug, info in repositories.items():
         if not SLUG.match(slug):
             raise RegistryError(f"SDK registry {path}: '{slug}' is not an owner/repo slug")
+        _check_names(slug, info, path)
         _check_bundles(slug, info.get("bundles"), path)
         _check_ships(slug, info.get("ships"), path)
         _check_packages(slug, info.get("packages"), path)

@@ -93,6 +93,55 @@ def test_malformed_registry(tmp_path, content: str) -> None:
         load_registry(path)
 
 
+@pytest.mark.parametrize(("repositories", "said"), [
+    ({"acme/sdk": "acme"}, "'acme/sdk' must map to an object"),
+    ({"acme/sdk": ["acme"]}, "'acme/sdk' must map to an object"),
+    ({"acme/sdk": {"aliases": "acme"}}, "'aliases' of acme/sdk must be a list of names"),
+    ({"acme/sdk": {"aliases": [1, None]}}, "'aliases' of acme/sdk must be a list of names"),
+    ({"acme/sdk": {"aliases": [""]}}, "'aliases' of acme/sdk must be a list of names"),
+    ({"acme/sdk": {"slack_group_id": 5}}, "'slack_group_id' of acme/sdk must be a string"),
+    ({"acme/sdk": {"github_team": ["acme/team"]}}, "'github_team' of acme/sdk must be a string"),
+])
+def test_a_repository_entry_of_the_wrong_type_is_named(tmp_path, repositories, said) -> None:
+    """Each was a ValueError or AttributeError (a traceback from `wif index --registry`), a string of aliases
+    read letter by letter ("acme" → a, c, m, e), or a group id that failed later, while the answer was delivered."""
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": repositories}))
+    with pytest.raises(RegistryError, match=re.escape(said)):
+        load_registry(path)
+
+
+@pytest.mark.parametrize(("tables", "said"), [
+    ({"aliases": ["acme"]}, "'aliases' must be an object of name → owner/repo"),
+    ({"sdks": {"sentry.acme": 5}}, "'sdks' must be an object of name → owner/repo"),
+    ({"ambiguous": {"acme": "acme/sdk"}}, "'ambiguous' must be an object of name → a list of owner/repo"),
+    ({"ambiguous": ["acme"]}, "'ambiguous' must be an object of name → a list of owner/repo"),
+])
+def test_a_top_level_table_of_the_wrong_type_is_named(tmp_path, tables, said) -> None:
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": {"acme/sdk": {"aliases": ["acme"]}}, **tables}))
+    with pytest.raises(RegistryError, match=re.escape(said)):
+        load_registry(path)
+
+
+def test_wif_index_and_ask_say_what_is_wrong_with_the_registry_in_one_line(tmp_path, capsys, monkeypatch) -> None:
+    from wif_action.cli import main
+
+    monkeypatch.setenv("GITHUB_API_URL", "http://127.0.0.1:9")  # nothing may be requested; never the internet
+
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps({"repositories": {"acme/sdk": {"aliases": [1]}}}))
+    cache = tmp_path / "cache.db"
+    cache.write_bytes((ROOT / "cache.db.example").read_bytes())
+    before = cache.read_bytes()
+    for argv in (["index", "--db", str(cache), "--registry", str(path), "--all"],
+                 ["ask", "--db", str(cache), "--registry", str(path), "--message", "acme 1.0 x"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "'aliases' of acme/sdk must be a list of names" in err, err
+    assert cache.read_bytes() == before
+
+
 def test_missing_registry_file(tmp_path) -> None:
     with pytest.raises(RegistryError, match="Cannot read"):
         load_registry(tmp_path / "nope.json")
