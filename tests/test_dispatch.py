@@ -82,6 +82,30 @@ def test_a_failing_github_is_said_in_words_not_an_exception_name(github, capsys,
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(("fault", "expected"), [
+    ({"status": 200, "raw_body": b'{"workflow_run_id": 12, "html_u'}, "GitHub's reply was not JSON"),
+    ({"status": 422, "raw_body": b'{"message": "Unexpected inp'}, "GitHub's reply was not JSON"),
+])
+def test_a_reply_that_is_not_json_says_the_run_may_have_started_and_where_to_look(github, capsys, fault, expected):
+    """A cut-off reply to the dispatch was "cannot reach GitHub (JSONDecodeError)": wrong (GitHub answered), and a
+    2xx may have started the run, so a retry could start a second one."""
+    github.add_fault("POST", r"/dispatches$", times=None, **fault)
+    assert main(ARGS) == 1
+    err = capsys.readouterr().err
+    assert expected in err and "whether the run started is unknown, see " \
+        "https://github.com/acme/support/actions/workflows/wif.yml" in err, err
+    assert "JSONDecodeError" not in err and "cannot reach" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_details_of_the_wrong_type_still_report_the_started_run(github, capsys):
+    """A 200 whose run details hold another JSON type (`html_url: 5`) was "cannot reach GitHub
+    (BadAttributeException)" for a run GitHub had started; now it is started, with the workflow's runs page."""
+    github.add_fault("POST", r"/dispatches$", status=200, times=None,
+                     raw_body=b'{"workflow_run_id": [1], "run_url": {}, "html_url": 5}')
+    assert main(ARGS) == 0
+    assert capsys.readouterr().out.strip() == "https://github.com/acme/support/actions/workflows/wif.yml"
+
+
 def test_usage_errors(github, capsys, monkeypatch):
     monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
     assert main(["dispatch", "--sdk", "x", "--version", "1", "--problem", "p", "--repo", ""]) == 2

@@ -63,6 +63,8 @@ def _unanswered(action: str, error: Exception) -> GitHubWriteError:
         reason, status = retry_reason(error), retry_status(error)
         status = 0 if status == 403 else status  # a secondary rate limit, not the token (DISPATCH_HINTS[403])
         return GitHubWriteError(f"{action} failed: GitHub kept failing ({reason}) after retries", status)
+    if isinstance(error, ValueError):  # json.JSONDecodeError: PyGithub parses every reply, an error's too
+        return GitHubWriteError(f"{action} failed: GitHub's reply was not JSON (cut off, or a proxy's page)")
     return GitHubWriteError(f"{action} failed: cannot reach GitHub ({network_reason(error)})")
 
 
@@ -135,10 +137,34 @@ DISPATCH_HINTS = {
 
 
 def dispatch_workflow(github: Github, repo: str, workflow: str, ref: str, inputs: dict[str, str]) -> str:
-    """Start a workflow_dispatch run; returns the run's web URL (or the workflow's runs page)."""
+    """Start a workflow_dispatch run; returns the run's web URL (or the workflow's runs page).
+
+    A reply that is not JSON leaves unknown whether GitHub started the run (PyGithub parses a 2xx and an error
+    alike): the error says so and where to look, so nobody retries into a second run unawares."""
+    runs_page = f"https://github.com/{repo}/actions/workflows/{workflow}"
+    sent: list[bool] = []
+
     def call() -> str:
         target = github.get_repo(repo).get_workflow(workflow)
+        sent.append(True)
         run = target.create_dispatch(ref=ref, inputs=inputs, throw=True, return_run_details=True)
-        url = run.html_url if not isinstance(run, bool) else None
-        return url or f"https://github.com/{repo}/actions/workflows/{workflow}"
-    return guarded("dispatching the workflow", call)
+        return _run_url(run) or runs_page
+    try:
+        return guarded("dispatching the workflow", call)
+    except GitHubWriteError as error:
+        if sent and isinstance(error.__cause__, ValueError):
+            raise GitHubWriteError(f"{error.reason}; whether the run started is unknown, see {runs_page}",
+                                   error.status) from error
+        raise
+
+
+def _run_url(run: object) -> str | None:
+    """The started run's page from the reply's run details; None when there are none or they are malformed (the
+    run was started all the same: the reply was a 2xx)."""
+    try:
+        url = getattr(run, "html_url", None) if not isinstance(run, bool) else None
+    except Exception:  # PyGithub's BadAttributeException: `html_url` of another JSON type
+        return None
+    return url if isinstance(url, str) and url.startswith(("https://", "http://")) else None
+
+
