@@ -144,6 +144,32 @@ def test_message_dash_keeps_text_that_is_not_utf8_and_leaves_other_values_alone(
         message_text("-", io.BytesIO(b""))
 
 
+class _Endless(io.RawIOBase):
+    """`yes |` as standard input: never ends; counts what was read."""
+
+    read_bytes = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+        buffer[:] = b"y\n" * (len(buffer) // 2) + b"y" * (len(buffer) % 2)
+        self.read_bytes += len(buffer)
+        return len(buffer)
+
+
+def test_message_dash_reads_a_bounded_amount_of_an_endless_input_and_says_so():
+    """`yes | wif ask --message -` read until memory ran out; now it stops after MAX_STDIN_BYTES and refuses."""
+    from wif_action.commands.message_input import MAX_STDIN_BYTES
+
+    endless = _Endless()
+    with pytest.raises(MessageInputError, match="standard input is over 16 MiB"):
+        message_text("-", io.BufferedReader(endless))
+    assert endless.read_bytes <= MAX_STDIN_BYTES + 2 * io.DEFAULT_BUFFER_SIZE
+    exactly = b"x" * MAX_STDIN_BYTES
+    assert message_text("-", io.BytesIO(exactly)) == exactly.decode()
+
+
 def test_dispatch_message_dash_sends_standard_input(monkeypatch, capsys):
     with FakeGitHub(token="ghp_test") as github:
         github.add_repo("acme/support")
