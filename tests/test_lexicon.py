@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # its words are data (indexer/data/words.toml); its format grammar is listed in GRAMMAR / NOT_VOCABULARY.
 STRUCTURE = ("wif_action/delivery/", "wif_action/lexicon/", "wif_action/tools/", "wif_action/run_records/",
              "wif_action/commands/", "wif_action/cli.py", "wif_action/slack_app.py",
-             "wif_action/slack_manifest.py", "wif_action/slack_payload.py")
+             "wif_action/slack_manifest.py", "wif_action/slack_payload.py", "wif_action/slack_jobs.py",
+             "wif_action/slack_http.py")
 # Regex syntax between the words of a cue phrase ("\bcrash(?:es)?\b|\bhangs?\b|\bfreez(?:e|ing)\b"), taken out
 # before looking for words alternated.
 _REGEX_SYNTAX = re.compile(r"\\[bBsSwWdDAZ]|\(\?(?::|<?[=!]|P?<\w+>)|[()?*+^$]|\{\d*,?\d*\}|\[[^\]]*\]")

@@ -372,6 +372,37 @@ def test_serve_without_its_settings_says_which_and_exits_2(argv, missing, monkey
     assert missing in err and "SLACK_BOT_TOKEN" in err and "WIF_REPOSITORY" in err
 
 
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"\x00\xffnot sqlite" * 500)
+
+
+def _another_programs(path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE requests (id INTEGER, url TEXT)")
+    db.close()
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (_garbage, "file is not a database"), (lambda path: path.mkdir(), "unable to open database file"),
+    (_another_programs, "holds another program's 'requests' table (columns id, url)"),
+])
+def test_an_unusable_state_file_is_one_line_and_exit_2_before_serving(tmp_path, monkeypatch, capsys, make, said):
+    """`--state` naming a damaged file, a directory or another program's database was a traceback at start-up."""
+    from wif_action.cli import main
+
+    for name, value in {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, "GITHUB_TOKEN": GITHUB_TOKEN,
+                        "WIF_REPOSITORY": REPO, "SLACK_API_URL": "http://127.0.0.1:9/api/"}.items():
+        monkeypatch.setenv(name, value)
+    state = tmp_path / "wif-slack.db"
+    make(state)
+    assert main(["slack", "serve", "--http", "--host", "127.0.0.1", "--port", "9", "--state", str(state)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"wif slack serve: {state} ") and said in err and "Traceback" not in err, err
+    assert "--state" in err
+
+
 class _RecordingServer(SlackHTTPServer):
     """The real server; records the thread that closes its listening socket."""
 

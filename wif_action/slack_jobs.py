@@ -28,7 +28,12 @@ LEASE_SECONDS = 120.0  # longer than one job can take (a dispatch and a Slack re
 _SCHEMA = """CREATE TABLE IF NOT EXISTS requests (
   key TEXT PRIMARY KEY, received REAL NOT NULL, state TEXT NOT NULL, owner TEXT NOT NULL,
   lease_until REAL NOT NULL, job TEXT)"""
+_COLUMNS = frozenset({"key", "received", "state", "owner", "lease_until", "job"})
 log = logging.getLogger("wif.slack")
+
+
+class StateFileError(Exception):
+    """The file of accepted requests cannot be used (not SQLite, damaged, a directory, another program's table)."""
 
 
 class RequestLog:
@@ -38,9 +43,17 @@ class RequestLog:
                  clock: Callable[[], float] = time.time):
         self.path, self.expiry, self.lease, self._clock = str(path), expiry, lease, clock
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(_SCHEMA)
+        try:
+            with self._db() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(requests)")}
+        except sqlite3.Error as error:  # why: a traceback at start-up said less than this line
+            raise StateFileError(f"{self.path} cannot hold the Slack app's accepted requests ({error}): give another "
+                                 "--state (WIF_SLACK_STATE), or remove it when no request is pending") from error
+        if not _COLUMNS.issubset(columns):
+            raise StateFileError(f"{self.path} holds another program's 'requests' table (columns "
+                                 f"{', '.join(sorted(columns))}): give another --state (WIF_SLACK_STATE)")
         with contextlib.suppress(OSError):
             os.chmod(self.path, 0o600)  # a pending job holds the function's short-lived token
 

@@ -38,7 +38,8 @@ Create the app from `wif slack manifest` (Socket Mode) or `wif slack manifest --
 (HTTP mode); see docs/triggers.md.
 """
 EXIT_CODES = exit_codes_help("the app stopped cleanly (HTTP mode: on SIGTERM, once accepted requests are sent)",
-                             None, "usage error: bad arguments, or a setting above is missing") + """
+                             None, "usage error: bad arguments, a setting above is missing, or the --state file\n"
+                                   "     is unusable (not SQLite, damaged, another program's)") + """
   130  interrupted (Ctrl-C)"""
 MANIFEST_EXIT_CODES = exit_codes_help("the manifest was printed", None, "usage error: --http without --url, or --url "
                                       "without --http")
@@ -82,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"wif slack serve: set {', '.join(missing)} (see `wif slack serve --help`)", file=sys.stderr)
         return EXIT_USAGE
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    app, jobs = build(env, args.state)
+    from wif_action.slack_jobs import StateFileError
+
+    try:
+        app, jobs = build(env, args.state)
+    except StateFileError as error:
+        print(f"wif slack serve: {error}", file=sys.stderr)
+        return EXIT_USAGE
     jobs.start_sweeping()
     try:
         if args.http:
