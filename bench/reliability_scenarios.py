@@ -1,6 +1,6 @@
-"""Re-run the reliability scenarios of issue 13 (or 25) several times; print (scenario, trials, failures).
+"""Re-run the reliability scenarios of issue 13, 25 or the entry-point sweep several times; print the failures.
 
-    python bench/reliability_scenarios.py [--trials N] [--issue 13|25]
+    python bench/reliability_scenarios.py [--trials N] [--issue 13|25|sweep]
 
 Each scenario is the set of tests that reproduce one defect against a fake server that fails that way;
 a trial is one pytest process running them (real PyGithub, openai, slack-sdk over HTTP on 127.0.0.1),
@@ -116,6 +116,39 @@ SCENARIOS_25: dict[str, list[str]] = {
 }
 
 
+SW = "tests/test_slack_app.py::"
+SCENARIOS_SWEEP: dict[str, list[str]] = {
+    "1 Slack payload fields of the wrong JSON type: 400 naming the field (HTTP), refused in Socket Mode": [
+        SW + "test_a_shortcut_field_of_the_wrong_type_is_a_400_naming_it",
+        SW + "test_a_step_field_of_the_wrong_type_is_a_400_naming_it",
+        SW + "test_socket_mode_refuses_the_same_shapes_in_the_listener",
+    ],
+    "2 quoted event/trace/span ids are no commit claims; secrets by value beside SHAs": [
+        "tests/test_github_refs.py::test_event_trace_and_span_ids_are_no_commit_claims_and_are_never_blanked",
+        "tests/test_faults_openai.py::test_a_reason_quoting_the_customers_event_and_trace_ids_keeps_its_high",
+        "tests/test_secrets.py::test_a_hex_token_is_redacted_by_value_while_commits_and_ids_beside_it_stay",
+        "tests/test_secrets.py::test_wif_index_never_stores_a_secret_pasted_into_notes_or_a_pr",
+    ],
+    "3 release asset via the committed fake gh (was flaky under load)": [
+        "tests/test_action.py::test_release_asset_is_used_when_gh_downloads_it",
+        "tests/test_action.py::test_missing_cache_indexes_the_question_repository_on_the_spot",
+    ],
+    "4 registry entries of the wrong type: one line, exit 2": [
+        "tests/test_registry.py::test_a_repository_entry_of_the_wrong_type_is_named",
+        "tests/test_registry.py::test_a_top_level_table_of_the_wrong_type_is_named",
+        "tests/test_registry.py::test_wif_index_and_ask_say_what_is_wrong_with_the_registry_in_one_line",
+    ],
+    "5 dispatch reply not JSON / run details malformed": [
+        "tests/test_dispatch.py::test_a_reply_that_is_not_json_says_the_run_may_have_started_and_where_to_look",
+        "tests/test_dispatch.py::test_run_details_of_the_wrong_type_still_report_the_started_run",
+    ],
+    "6 endless standard input bounded; unusable Slack state file": [
+        "tests/test_cli_errors.py::test_message_dash_reads_a_bounded_amount_of_an_endless_input_and_says_so",
+        SW + "test_an_unusable_state_file_is_one_line_and_exit_2_before_serving",
+    ],
+}
+
+
 def trial(nodes: list[str]) -> tuple[bool, int, float]:
     """One pytest process over the scenario's tests: (passed, tests collected, seconds)."""
     started = time.monotonic()
@@ -130,10 +163,12 @@ def trial(nodes: list[str]) -> tuple[bool, int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--issue", choices=("13", "25"), default="13", help="which issue's scenarios")
+    parser.add_argument("--issue", choices=("13", "25", "sweep"), default="13",
+                        help="which issue's scenarios (sweep: the entry-point sweep of hostile input)")
     args = parser.parse_args()
     rows = []
-    for name, nodes in (SCENARIOS_25 if args.issue == "25" else SCENARIOS).items():
+    chosen = {"13": SCENARIOS, "25": SCENARIOS_25, "sweep": SCENARIOS_SWEEP}[args.issue]
+    for name, nodes in chosen.items():
         results = [trial(nodes) for _ in range(args.trials)]
         rows.append([name, results[0][1], args.trials, sum(not ok for ok, _, _ in results),
                      f"{sum(s for _, _, s in results) / len(results):.1f}"])
