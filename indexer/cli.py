@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -89,10 +90,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     """`derive`: derived data to bring up to date after indexing (`wif index` hands in the judge's term counts;
     `python -m indexer` has none, and readers compute them)."""
+    from indexer.github_client import api_url_problem
     from indexer.notes_pool import NotesPool, workers_setting_problem
 
     slugs, problem, bundles, packages = _repositories(args)
-    problem = problem or workers_setting_problem() or _db_problem(Path(args.db))
+    problem = (problem or workers_setting_problem() or api_url_problem(os.environ.get("GITHUB_API_URL"))
+               or _db_problem(Path(args.db)))
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
         return EXIT_USAGE

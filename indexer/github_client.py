@@ -11,6 +11,7 @@ import os
 import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,24 @@ from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectio
 from indexer.backoff import backoff_scale
 
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
+
+
+def api_url_problem(url: str | None) -> str | None:
+    """Why GITHUB_API_URL cannot be used, in one line; None when unset or an http(s) URL with a host.
+
+    Why before any client is built: PyGithub takes any string and fails at its first request with AttributeError
+    ("not a url"), AssertionError ("Unknown URL scheme") or ValueError ("Invalid IPv6 URL"), a traceback."""
+    if not url:
+        return None
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # an unclosed IPv6 bracket, a port out of range
+        usable = False
+    if usable:
+        return None
+    return (f"GITHUB_API_URL must be an http(s) URL such as {DEFAULT_GITHUB_API_URL} (GitHub Enterprise: "
+            f"https://HOST/api/v3), not {url[:200]!r}")
 # Largest body read from GitHub: one PR or issue (and its timeline/events pages) is a few hundred KB at most;
 # a releases page of 100 releases or a CHANGELOG is a few MB. A reply beyond is cut off, not downloaded.
 ITEM_BODY_BYTES = 5 * 1024 * 1024

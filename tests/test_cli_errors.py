@@ -185,3 +185,18 @@ def test_help_says_dash_reads_standard_input(command, capsys):
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     assert "`-` reads it from standard input" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://ghe.example.com/api/v3", "http://[::1", "http://127.0.0.1:99999",
+                                 "https://"])
+@pytest.mark.parametrize("argv", [["dispatch", "--repo", "acme/support", "--message", "iOS 8.48.0: tags are empty"],
+                                  ["index", "--db", "{db}", "--repo", "getsentry/sentry-cocoa"]])
+def test_a_malformed_github_api_url_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, url, argv):
+    """GITHUB_API_URL set by hand (GitHub Enterprise) and mistyped was a traceback from PyGithub's first request
+    (AttributeError, AssertionError "Unknown URL scheme", ValueError "Invalid IPv6 URL")."""
+    monkeypatch.setenv("GITHUB_API_URL", url)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_test")
+    assert main([arg.format(db=tmp_path / "cache.db") for arg in argv]) == 2
+    err = capsys.readouterr().err
+    assert "GITHUB_API_URL must be an http(s) URL" in err and repr(url) in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "cache.db").exists()

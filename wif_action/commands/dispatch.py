@@ -62,6 +62,7 @@ def dispatch_inputs(args: argparse.Namespace) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Every check (arguments, then the token) comes before the one request."""
+    from indexer.github_client import api_url_problem
     from wif_action.app import write_github  # PyGithub loads when dispatching, not for --help
     from wif_action.tools.github_issues import DISPATCH_HINTS, GitHubWriteError, dispatch_workflow
 
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         return _usage("give --message, or --sdk, --version and --problem")
     if bool(args.slack_thread_ts) and not args.slack_channel:
         return _usage("--slack-thread-ts needs --slack-channel")
+    if problem := api_url_problem(os.environ.get("GITHUB_API_URL")):
+        return _usage(problem)
     if not token:
         return _usage("set GITHUB_TOKEN (or GH_TOKEN) to " + TOKEN_SCOPES.format(repo=args.repo)
                       + "; nothing was sent")

@@ -71,6 +71,10 @@ def missing_settings(env: Mapping[str, str], http: bool) -> list[str]:
     missing = [name for name in needed if not (env.get(name) or "").strip()]
     if "/" not in (env.get("WIF_REPOSITORY") or env.get("GITHUB_REPOSITORY") or ""):
         missing.append("WIF_REPOSITORY (owner/name)")
+    from indexer.github_client import api_url_problem  # PyGithub loads when serving, not for --help
+
+    if api_url_problem(env.get("GITHUB_API_URL")):
+        missing.append("GITHUB_API_URL (an http(s) URL)")
     return missing
 
 
