@@ -210,6 +210,38 @@ def test_a_request_its_process_died_with_is_dispatched_once_by_the_next(github, 
     assert RequestLog(state).states() == {"done": 1}
 
 
+def test_a_row_another_version_wrote_is_still_dispatched_or_answered(github, slack, state):
+    """Rows left by an older app (a key it did not write) or holding another shape: the first is dispatched, the
+    second gets its notice that WIF could not start. Both were a KeyError/AttributeError in the log and silence."""
+    from wif_action.slack_jobs import RequestLog
+
+    older = {"kind": "shortcut", "message": "Android 8.39.0: ANR on start", "channel": "C0SUPPORT", "user": "U0A"}
+    odd = {**older, "user": "U0B", "thread_ts": "1700000000.000100", "fields": ["sdk"]}
+    log = RequestLog(state, lease=0)  # their leases already over: the next process sweeps them up
+    assert log.accept("sc:older", older) and log.accept("sc:odd", odd)
+    server = SlackAppServer(github, slack, state)
+    try:
+        wait_for(lambda: len(slack.ephemerals) >= 2)
+    finally:
+        server.close()
+    assert [d["inputs"] for d in github.dispatches] == [{"message": "Android 8.39.0: ANR on start",
+                                                        "slack_channel": "C0SUPPORT"}]
+    notices = {e["user"]: e["text"] for e in slack.ephemerals}
+    assert "actions/runs/123" in notices["U0A"]
+    assert notices["U0B"] == "WIF could not start: the app failed (AttributeError); its log says more"
+    assert RequestLog(state).states() == {"done": 2}
+
+
+def test_a_malformed_github_api_url_stops_serve_before_it_starts(monkeypatch, capsys):
+    from wif_action.cli import main
+
+    for name, value in {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, "GITHUB_TOKEN": GITHUB_TOKEN,
+                        "WIF_REPOSITORY": REPO, "GITHUB_API_URL": "ftp://ghe.example.com/api/v3"}.items():
+        monkeypatch.setenv(name, value)
+    assert main(["slack", "serve", "--http"]) == 2
+    assert "set GITHUB_API_URL (an http(s) URL)" in capsys.readouterr().err
+
+
 def test_hostile_text_is_passed_as_data_only(app, github, slack):
     text = "<!channel> ${{ secrets.GITHUB_TOKEN }} $(rm -rf /)\n`id`\n" + "x" * 50_000
     app.post(function_executed({**STEP_INPUTS, "message": text}), JSON)

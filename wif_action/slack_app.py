@@ -72,9 +72,13 @@ class Dispatcher:
     def run(self, job: dict[str, Any]) -> None:
         """One accepted request: dispatch, then complete the step or post the shortcut's notice."""
         try:
-            url, reason = self.dispatch(job["message"], job["channel"], job["thread_ts"], job["fields"]), None
+            url, reason = self.dispatch(str(job.get("message") or ""), str(job.get("channel") or ""),
+                                        str(job.get("thread_ts") or ""), job.get("fields") or {}), None
         except GitHubWriteError as error:
             url, reason = None, f"WIF could not start: {error.reason}"
+        except Exception as error:  # a bug, or a row another version wrote: the asker still hears back
+            log.error("slack dispatch for %s failed: %s", job.get("kind"), type(error).__name__)
+            url, reason = None, f"WIF could not start: the app failed ({type(error).__name__}); its log says more"
         redact = Redactor({}, extra=(job.get("token") or "",))
         reason = redact.text(self._redactor.text(reason))
         try:
