@@ -146,6 +146,11 @@ SCENARIOS_SWEEP: dict[str, list[str]] = {
         "tests/test_cli_errors.py::test_message_dash_reads_a_bounded_amount_of_an_endless_input_and_says_so",
         SW + "test_an_unusable_state_file_is_one_line_and_exit_2_before_serving",
     ],
+    "7 malformed GITHUB_API_URL; a job row of another shape still answered": [
+        "tests/test_cli_errors.py::test_a_malformed_github_api_url_is_one_line_and_exit_2",
+        SW + "test_a_malformed_github_api_url_stops_serve_before_it_starts",
+        SW + "test_a_row_another_version_wrote_is_still_dispatched_or_answered",
+    ],
 }
 
 
