@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,3 +263,78 @@ def test_every_port_method_is_called_by_the_ports_users() -> None:
                          if path.relative_to(ROOT).as_posix().startswith(PORT_USERS[port]))
         unused += [f"{port}.{name}" for name in names if not re.search(rf"\.{name}\b", text)]
     assert unused == []
+
+
+# Dotted names ARCHITECTURE.md cites that are not Python: the `[words]` table of indexer/data/words.toml.
+NOT_CODE = {"words.fix_verbs"}
+
+
+@cache
+def defined_names(path: Path) -> frozenset[str]:
+    """What a module defines or imports at any level: functions, classes, assigned names and attributes."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+                found |= {n.attr for n in ast.walk(target) if isinstance(n, ast.Attribute)}
+        elif isinstance(node, ast.ImportFrom):
+            found |= {alias.asname or alias.name for alias in node.names}
+    return frozenset(found)
+
+
+def stale_references(text: str) -> list[str]:
+    """Each `module.name` in `text` (backticked; `a.b.c` read pair by pair) whose module, by its file's name, defines
+    no such name and has no such submodule."""
+    by_name: dict[str, list[Path]] = {}
+    for path in tree_modules().values():
+        by_name.setdefault(path.parent.name if path.name == "__init__.py" else path.stem, []).append(path)
+    stale = []
+    for token in re.findall(r"`([A-Za-z_][\w.]*\.\w+)(?:\([^`]*\))?`", text):
+        parts = token.split(".")
+        if token in NOT_CODE or parts[-1] in ("py", "toml", "md", "json", "yml"):
+            continue
+        for module, name in pairwise(parts):
+            paths = by_name.get(module, [])
+            if paths and not any(name in defined_names(path) or (path.parent / name).is_dir()
+                                 or (path.parent / f"{name}.py").is_file() for path in paths):
+                stale.append(token)
+    return stale
+
+
+def test_every_name_the_map_cites_is_in_the_code() -> None:
+    """ARCHITECTURE.md points at functions by name (`indexing._page_settled`, `candidate_order.older_rivals`): a
+    renamed or deleted one leaves the map pointing nowhere."""
+    assert stale_references("`scoring.no_such_rule` and `indexing._page_settled` and `lexicon.toml`") == \
+        ["scoring.no_such_rule"]
+    assert stale_references((ROOT / "ARCHITECTURE.md").read_text()) == []
+
+
+# The classes and factories that make an engine or a client, and the modules allowed to call them: the composition
+# root, the engine choice it calls, and each client's own module (the SDK client inside a tool, the indexer's
+# per-thread PyGithub clients through the one factory).
+BUILDERS = {"OfflineJudge", "OpenAIJudge", "LLMClient", "SlackClient", "GitHubClient", "CachedPullRequests",
+            "ReleaseSource", "Github", "WebClient", "CappedWebClient", "OpenAI", "build_github", "web_client"}
+MAY_BUILD = {"wif_action.app": BUILDERS, "wif_action.engines": {"OfflineJudge", "OpenAIJudge"},
+             "wif_action.tools.llm": {"OpenAI"}, "wif_action.tools.slack": {"CappedWebClient", "web_client"},
+             "indexer.github_client": {"Github"}, "indexer.github_source": {"build_github"}}
+
+
+def built_here(source: str) -> set[str]:
+    """The engines and clients `source` constructs (a call of one of BUILDERS, by name or attribute)."""
+    calls = [node.func for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)]
+    return {name for func in calls
+            if (name := func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute)
+                else None) in BUILDERS}
+
+
+def test_only_the_composition_root_builds_engines_and_clients() -> None:
+    """A command that builds an engine itself (`OfflineJudge(None, registry)` in the Action's on-the-spot indexing)
+    is a second composition root: the judge it gets is not the one `app.py` would give."""
+    assert built_here("judge = engines.OfflineJudge(None, registry)\nclient = web_client(token)\n") == \
+        {"OfflineJudge", "web_client"}
+    found = {name: sorted(built - MAY_BUILD.get(name, set())) for name, path in tree_modules().items()
+             if (built := built_here(path.read_text()))}
+    assert {name: built for name, built in found.items() if built} == {}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # clients load on first use: an offline answer imports none o
     from slack_sdk import WebClient
 
     from indexer.github_source import ReleaseSource
+    from wif_action.engines.offline import OfflineJudge
     from wif_action.engines.offline.scoring import Thresholds
     from wif_action.tools.llm import LLMCallRecord, LLMClient
     from wif_action.tools.slack import SlackClient
@@ -82,6 +83,14 @@ def build_workflow(config: AppConfig, progress: Progress, *, cache: SqliteReleas
         return with_run_records(workflow, config.runs_db, env=config.env, source=config.run_source,
                                 cache=str(config.db), llm_observed=not judge.local)
     return workflow
+
+
+def text_reader(registry: Registry) -> OfflineJudge:
+    """The offline engine with no cache, reading a request's text alone: the Action picks which repository to index
+    on the spot (`commands/action_cache.repository_for`) before any release cache exists."""
+    from wif_action.engines.offline import OfflineJudge
+
+    return OfflineJudge(None, registry)
 
 
 # -- clients: the only place they are built (tests build them through these too) ----------------

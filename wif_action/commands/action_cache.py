@@ -13,7 +13,7 @@ from pathlib import Path
 
 from indexer.registry import Registry, RegistryError, load_registry
 from indexer.schema import CacheError, open_cache
-from wif_action.app import AppConfig, build_workflow, release_source
+from wif_action.app import AppConfig, build_workflow, release_source, text_reader
 from wif_action.delivery.settings import ActionSettings, ConfigError
 from wif_action.models import AskInput
 from wif_action.ports import Progress
@@ -149,7 +149,6 @@ def repository_for(ask: AskInput, registry: Registry) -> str | None:
     name several repositories share is narrowed by the package manager the text names ("the sentry crate") and,
     if still shared, decided by the offline engine's pick from the text's words, or None (no guess)."""
     from wif_action.engines.offline.extraction import extract
-    from wif_action.engines.offline.judge import OfflineJudge
     from wif_action.lexicon.names import name_repository
 
     text = "\n\n".join(part for part in (ask.problem, ask.message) if part)
@@ -160,4 +159,4 @@ def repository_for(ask: AskInput, registry: Registry) -> str | None:
     naming = name_repository(registry, sdk, repo, text)
     if naming.repo or not naming.choices:
         return naming.repo
-    return OfflineJudge(None, registry).resolve_repository_ambiguous(text, list(naming.choices))
+    return text_reader(registry).resolve_repository_ambiguous(text, list(naming.choices))
