@@ -31,8 +31,9 @@ OUT = Path(__file__).resolve().parent / "data" / "far"
 HEADINGS = (
     # keepachangelog / craft "## 0.47.0"; conventional-changelog "## [1.7.9](…/compare/v1.7.8...v1.7.9) (date)",
     # whose minor releases take one "#": "# [1.7.0](…) (date)"; Black's "## Version 26.3.0" (and its two-part
-    # pre-releases "## Version 21.12b0", which must end the stable section above them)
-    re.compile(r"^#{1,2} (?:Version )?\[?v?(?P<v>\d+\.\d+(?:\.\d+[\w.+-]*|(?:a|b|rc)\d+))\]?"
+    # pre-releases "## Version 21.12b0", which must end the stable section above them); clog's patch releases take
+    # three: hyper's "### v1.10.1 (2026-05-29)" between "## v1.11.0 (…)" and "## v1.10.0 (…)"
+    re.compile(r"^#{1,3} (?:Version )?\[?v?(?P<v>\d+\.\d+(?:\.\d+[\w.+-]*|(?:a|b|rc)\d+))\]?"
                r"(?:\([^)\s]*\))?(?: [^\n]*)?$", re.M),
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
     re.compile(r"^Version (?P<v>\d+\.\d+\.\d+)\n-{3,}$", re.M),  # Pallets' CHANGES.rst: "Version 3.0.2\n-------------"

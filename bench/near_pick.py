@@ -16,13 +16,17 @@ fix/bug; `--commits` draws, instead of PR lines, the fix lines that cite no PR b
 (release-please's `* **client:** avoid memory leak ([b449f36](…/commit/b449f36…))`), first cited in that release;
 `--bold` also reads a line that is only bold text as a heading, in a body with no other heading (echo's `**Fixes**` /
 `**Enhancements**`, GitHub's generated notes pasted into a CHANGELOG); `--prefixed` draws, instead, the bullets of a
-heading-less body that carry their kind as a prefix saying fix/bug (Guzzle 6's `* Fix: …`, `* Bug fix: …`).
+heading-less body that carry their kind as a prefix saying fix/bug (Guzzle 6's `* Fix: …`, `* Bug fix: …`);
+`--clog` reads clog's notes (hyper): `#### Bug Fixes` headings in a body with no shallower one, a bullet that only
+names a scope (`* **http1:**`) over nested items as one line per item (`http1: …`), and a line's `closes [#N](…)`
+issue links left out of its references.
 
     python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
     python bench/near_pick.py bench/data/near/openai__openai-node.json.gz --seed 21 --commits
     python bench/near_pick.py bench/data/near/psf__black.json.gz --seed 21 --areas
     python bench/near_pick.py bench/data/near/labstack__echo.json.gz --seed 21 --bold
     python bench/near_pick.py bench/data/near/guzzle__guzzle.json.gz --seed 21 --prefixed
+    python bench/near_pick.py bench/data/near/hyperium__hyper.json.gz --seed 21 --clog
 """
 
 from __future__ import annotations
@@ -61,11 +65,17 @@ BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
 # a commit a line cites: a commit URL (full SHA), else a short hash in parentheses or brackets ("(92e109c)")
 COMMIT_URL = re.compile(r"/commits?/([0-9a-f]{7,40})\b")
 COMMIT_HASH = re.compile(r"[(\[]([0-9a-f]{7,12})[)\]]")
+# clog (--clog): a kind heading one level deeper ("#### Bug Fixes"), a bullet naming only its scope over nested items
+# ("* **http1:**\n  * discard … (#4124) ([540fff9](…), closes [#4123](…))"), the issues a line closes
+CLOG_HEADING = re.compile(r"^#{4} +(?P<md>.+)$", re.M)
+SCOPE_ONLY = re.compile(r"^\*\*(?P<scope>[^*\n]+?):?\*\*:?[ \t]*$")
+NESTED = re.compile(r"^ {2,}[-*] +(?P<text>.+(?:\n {4,}\S.*)*)", re.M)
+CLOSES = re.compile(r",? *closes .*$", re.I | re.S)
 FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
 def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool = False,
-              prefixed: bool = False) -> list[tuple[str, str]]:
+              prefixed: bool = False, clog: bool = False) -> list[tuple[str, str]]:
     """(heading, bullet text) of every bullet under a fix/bug heading of one release body. `flat` (notes that
     never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
     patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug.
@@ -80,6 +90,8 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
                                  if FIX_PREFIX.match(b["text"])]
     if bold and not marks:
         marks = [(m.start(), m["md"].strip()) for m in BOLD_HEADING.finditer(body)]
+    if clog and not marks:
+        marks = [(m.start(), m["md"].strip()) for m in CLOG_HEADING.finditer(body)]
     if flat and not marks:
         patch = Version(release["name"]).micro > 0
         return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
@@ -90,10 +102,22 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
         if above and not MIXED_HEADING.search(above[-1]) and (
                 FIX_HEADING.search(above[-1]) or (areas and FIX_WORD.search(bullet["text"]))):
             text = bullet["text"]
+            if clog:
+                found.extend((above[-1], line) for line in _clog_items(text))
+                continue
             if not PR_REF.search(text) and (more := FOLLOWING.match(body, bullet.end())):
                 text += more[0]
             found.append((above[-1], " ".join(text.split())))
     return found
+
+
+def _clog_items(text: str) -> list[str]:
+    """A clog bullet's lines: the items nested under a scope-only first line, each led by the scope, else the bullet;
+    without the issues a line closes (they are not the PR that fixed it)."""
+    first, _, rest = text.partition("\n")
+    scope = SCOPE_ONLY.match(first.strip())
+    items = [f"{scope['scope']}: {m['text']}" for m in NESTED.finditer(rest)] if scope else [text]
+    return [" ".join(CLOSES.sub("", item).split()) for item in items]
 
 
 def commits(text: str) -> set[str]:
@@ -102,7 +126,7 @@ def commits(text: str) -> set[str]:
 
 
 def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_commit: bool = False,
-         bold: bool = False, prefixed: bool = False) -> list[dict]:
+         bold: bool = False, prefixed: bool = False, clog: bool = False) -> list[dict]:
     """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
     when the data holds no earlier release of its major line) and one at or after it (`after`). `by_commit`:
     the lines citing no PR and one commit instead (the pick names `commit`, not `pr`)."""
@@ -114,7 +138,7 @@ def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_comm
             first.setdefault(ref, release["name"])
     pool = []
     for release in releases:
-        for heading, text in fix_lines(release, flat, areas, bold, prefixed):
+        for heading, text in fix_lines(release, flat, areas, bold, prefixed, clog):
             numbers = set(map(int, PR_REF.findall(text)))
             shas = commits(text)
             if by_commit and not numbers and len(shas) == 1 and first[sha := shas.pop()] == release["name"]:
@@ -148,9 +172,12 @@ def main() -> None:
                         help="a bold-only line (`**Fixes**`) is a heading in a body with no other (echo)")
     parser.add_argument("--prefixed", action="store_true",
                         help="draw the heading-less bullets whose kind prefix says fix (`* Fix: …`, Guzzle 6) instead")
+    parser.add_argument("--clog", action="store_true",
+                        help="clog's notes (hyper): `####` kind headings, scope-only bullets over nested items")
     args = parser.parse_args()
     data = json.loads(gzip.decompress(args.data.read_bytes()))
-    for pick in draw(data, args.seed, args.flat, args.areas, args.commits, args.bold, args.prefixed)[:args.first]:
+    for pick in draw(data, args.seed, args.flat, args.areas, args.commits, args.bold, args.prefixed,
+                     args.clog)[:args.first]:
         print(json.dumps(pick))
 
 

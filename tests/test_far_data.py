@@ -305,3 +305,50 @@ def test_kind_prefixes_are_drawn_only_with_prefixed() -> None:
     --prefixed draws the bullets whose prefix says fix/bug, and none of a body that has headings."""
     assert [text[:8] for _, text in fix_lines({"body": GUZZLE_6}, prefixed=True)] == ["Bug fix:", "Fix: Gra"]
     assert fix_lines({"body": "### Fixed\n\n" + GUZZLE_6}, prefixed=True) == []
+
+
+HYPER = """## v1.11.0 (2026-07-20)
+
+
+#### Bug Fixes
+
+* **http1:**
+  * discard content-length header when received before transfer-encoding (#4124) ([540fff91](https://github.com/hyperium/hyper/commit/540fff9180ce47ee5fab01b6cc2126eb6c286eda), closes [#4123](https://github.com/hyperium/hyper/issues/4123))
+  * use append for repeat trailers (#4107) ([876effe1](https://github.com/hyperium/hyper/commit/876effe10fd8f8ad4535ade1f84e88f199f2cf6b))
+* **http2:** avoid buffering `Upgraded` writes without send capacity (#4102) ([aecf5abf](https://github.com/hyperium/hyper/commit/aecf5abfbc3dc95f21ac1538db1aa3f690fa6ab6))
+
+
+#### Features
+
+* **rt:** add `ReadBufCursor::initialized_unfilled()` method (#4115) ([ccc1e850](https://github.com/hyperium/hyper/commit/ccc1e850dc0cda3e71b0acd11f60ca3d48d09034))
+
+
+### v1.10.1 (2026-05-29)
+
+
+#### Bug Fixes
+
+* **http1:** fix busy loop when peer half-closes and open body (#4086) ([c6cb906f](https://github.com/hyperium/hyper/commit/c6cb906fdcbc3df64fc3fb613be57430e0387e48), closes [#4085](https://github.com/hyperium/hyper/issues/4085))
+
+
+## v1.10.0 (2026-05-27)
+"""  # noqa: E501
+
+
+def test_clog_patch_releases_under_three_hashes_split_the_sections() -> None:
+    """hyper's clog CHANGELOG heads minors with `##` and patches with `###`: a patch release read as part of the minor
+    above it would put its fixes in the wrong release."""
+    assert [version for version, _ in sections(HYPER)] == ["1.11.0", "1.10.1", "1.10.0"]
+
+
+def test_clog_scope_groups_are_drawn_one_item_at_a_time_only_with_clog() -> None:
+    """clog files kinds under `#### Bug Fixes` and groups a scope's items under a scope-only bullet (`* **http1:**`):
+    --clog draws each nested item with its scope, without the issues it closes (so one PR is left to draw); the
+    default draw reads no `####` heading (existing draws unchanged)."""
+    body = sections(HYPER)[0][1]
+    lines = [text for _, text in fix_lines({"body": body}, clog=True)]
+    assert [line.split(" (#")[0] for line in lines] == [
+        "http1: discard content-length header when received before transfer-encoding",
+        "http1: use append for repeat trailers", "**http2:** avoid buffering `Upgraded` writes without send capacity"]
+    assert [PR_REF.findall(line) for line in lines] == [["4124"], ["4107"], ["4102"]]
+    assert fix_lines({"body": body}) == []
