@@ -96,7 +96,7 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
         patch = Version(release["name"]).micro > 0
         return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
                 if patch or FIX_WORD.search(b["text"])]
-    found = []
+    found: list[tuple[str, str]] = []
     for bullet in BULLET.finditer(body):
         above = [title for start, title in marks if start < bullet.start()]
         if above and not MIXED_HEADING.search(above[-1]) and (
