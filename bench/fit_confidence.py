@@ -13,7 +13,8 @@
    own cache, so the hand rules' row is quality_report's); the CV numbers are those answers. In-sample: fitted on all.
    The hand rules have no fitted value, so their in-sample and CV numbers are the same run.
 4. Write `wif_action/engines/offline/confidence_model.json` (coefficients, thresholds, the numbers) with
-   `"use": true` only when the fitted model's CV HIGH precision is at least the hand rules' in both modes.
+   `"use": true` only when, in both modes, the fitted model's CV HIGH precision (over at least `MIN_ANSWERS` ✓)
+   and CV top-1 are at least the hand rules' (`ships`).
 
     python bench/fit_confidence.py [--db FILE] [--l2 1.0] [--write]
 """
@@ -302,9 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"thresholds per held-out repository: {folds}")
     print(f"model fitted on all: high {full['high']:.3f}, medium {full['medium']:.3f}; coefficients "
           + ", ".join(f"{k} {v:+.2f}" for k, v in sorted(full["coefficients"].items(), key=lambda kv: -abs(kv[1]))))
-    use = all(_at_least_as_precise(report[m]["fitted_cv"], report[m]["hand"]) for m in MODES)
-    print(f"ship the fitted model: {use} (its CV HIGH precision is {'at least' if use else 'below'} the hand rules' "
-          "in both modes; a mode where it says no ✓ at all measures none)")
+    use = all(ships(report[m]["fitted_cv"], report[m]["hand"]) for m in MODES)
+    print(f"ship the fitted model: {use} (in both modes its CV HIGH precision, over at least {MIN_ANSWERS} ✓, and "
+          f"its CV top-1 {'are' if use else 'are not both'} at least the hand rules')")
     if args.write:
         full.update(use=use, fitted_on=f"{len(rows)} candidates of {len(cases)} labelled cases, both modes",
                     report=report, l2=args.l2)
@@ -321,13 +322,15 @@ def _rows(path: str | None, cases: list[Case], db: str) -> list[dict]:
     return rows
 
 
-def _at_least_as_precise(fitted: dict, hand: dict) -> bool:
-    """The fitted model's HIGH precision is at least the hand rules'. A model that says no ✓ at all (its threshold
-    above every probability) has no precision to compare — 0/0 is not 1.0 — and does not ship: it would turn
-    every right ✓ into a MEDIUM."""
+def ships(fitted: dict, hand: dict) -> bool:
+    """Whether the fitted model beats the hand rules in one mode under CV: a HIGH precision at least theirs, over
+    at least `MIN_ANSWERS` ✓ (a model whose threshold sits above nearly every probability says ✓ once or never:
+    1/1 is no measured precision, and it turns every other right ✓ into a MEDIUM), and a top-1 at least theirs
+    (a right answer it loses is not made up by precision)."""
     part, whole = fitted["high_precision"]
     hand_part, hand_whole = hand["high_precision"]
-    return whole > 0 and part / whole >= (hand_part / hand_whole if hand_whole else 0.0)
+    precise = whole >= MIN_ANSWERS and part / whole >= (hand_part / hand_whole if hand_whole else 0.0)
+    return precise and fitted["top1"][0] >= hand["top1"][0]
 
 
 if __name__ == "__main__":

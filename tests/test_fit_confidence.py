@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from bench.fit_confidence import Fitter, _at_least_as_precise, _names_fix, _solve, out_of_fold
+from bench.fit_confidence import Fitter, _names_fix, _solve, out_of_fold, ships
 from wif_action.engines.offline import features
 from wif_action.evaluation import FixRef
 from wif_action.models import PullRequest
@@ -83,8 +83,10 @@ def test_a_line_citing_only_a_commit_is_labelled_right_by_its_sha() -> None:
     assert _names_fix(_pr(12), FixRef(fixed_in="1.0.0", pr=12))
 
 
-def test_a_model_that_says_no_check_mark_at_all_does_not_ship() -> None:
-    hand = {"high_precision": (158, 162)}
-    assert not _at_least_as_precise({"high_precision": (0, 0)}, hand)
-    assert not _at_least_as_precise({"high_precision": (19, 20)}, hand)
-    assert _at_least_as_precise({"high_precision": (40, 40)}, hand)
+def test_a_model_that_says_almost_no_check_mark_or_loses_right_answers_does_not_ship() -> None:
+    hand = {"high_precision": (158, 162), "top1": (246, 288)}
+    assert not ships({"high_precision": (0, 0), "top1": (239, 288)}, hand)
+    assert not ships({"high_precision": (1, 1), "top1": (246, 288)}, hand)  # 1/1 is no measured precision
+    assert not ships({"high_precision": (40, 40), "top1": (239, 288)}, hand)  # precise, but right answers lost
+    assert not ships({"high_precision": (19, 20), "top1": (250, 288)}, hand)
+    assert ships({"high_precision": (40, 40), "top1": (246, 288)}, hand)
