@@ -189,7 +189,7 @@ class ReleaseSource:
             raise SourceError(slug, f"GitHub returned an unexpected releases payload (HTTP {status})")
         link = _header(response_headers, "link") or ""
         match = _NEXT_LINK.search(link)
-        return Page(status, _header(response_headers, "etag"), [_record(item) for item in data],
+        return Page(status, _header(response_headers, "etag"), _records(slug, status, data),
                     match.group(1) if match else None)
 
     # ------------------------------------------------------------ other content
@@ -408,6 +408,41 @@ def _base64_content(slug: str, data: Any) -> bytes:
         return base64.b64decode(str(data.get("content") or ""), validate=False)
     except ValueError as error:
         raise SourceError(slug, f"GitHub returned undecodable CHANGELOG.md content ({error})") from error
+
+
+# A release as GitHub's REST API writes it: each field WIF stores, and the JSON types it may have (null included)
+_RELEASE_FIELDS: dict[str, tuple[type, ...]] = {
+    "tag_name": (str,), "name": (str, type(None)), "body": (str, type(None)), "draft": (bool, type(None)),
+    "prerelease": (bool, type(None)), "published_at": (str, type(None)), "html_url": (str, type(None)),
+}
+
+
+def _release_problem(index: int, item: object) -> str | None:
+    """Why the page's `index`-th release is not one (None when it is). Why: a proxy's or a broken server's page of
+    other JSON types ended `wif index` with a TypeError or AttributeError traceback, or was stored misread
+    (`"prerelease": "yes"` as a prerelease, a tag 110 as "110")."""
+    if not isinstance(item, dict):
+        return f"release {index} is {_json_type(item)}, not an object"
+    if isinstance(item.get("id"), bool) or not isinstance(item.get("id"), int):
+        return f"release {index} has no numeric id"
+    for key, types in _RELEASE_FIELDS.items():
+        if not isinstance(item.get(key), types):
+            return f"release {index} has `{key}` of type {_json_type(item.get(key))}"
+    return None
+
+
+def _json_type(value: object) -> str:
+    names = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "list"}
+    return names.get(type(value), "object")
+
+
+def _records(slug: str, status: int, data: list) -> list[ReleaseRecord]:
+    """The page's releases; SourceError for a page holding anything but releases (the repository fails, the run
+    goes on)."""
+    problem = next(filter(None, (_release_problem(index, item) for index, item in enumerate(data))), None)
+    if problem:
+        raise SourceError(slug, f"GitHub returned an unexpected releases payload (HTTP {status}): {problem}")
+    return [_record(item) for item in data]
 
 
 def _record(item: dict) -> ReleaseRecord:

@@ -274,6 +274,30 @@ def test_index_failure_of_one_repository_spares_the_others(monkeypatch, tmp_path
     assert "malformed JSON" in reports[RUBY]["error"] and reports[PHP]["error"] is None
 
 
+RELEASE = {"id": 1, "tag_name": "9.9.9", "name": "9.9.9", "body": "- Fix a thing (#1)", "draft": False,
+           "prerelease": False, "published_at": "2026-01-01T00:00:00Z", "html_url": "https://github.com/x/y/releases/1"}
+
+
+@pytest.mark.parametrize(("page", "said"), [
+    (["9.9.9"], "release 0 is string, not an object"), ([None], "release 0 is null, not an object"),
+    ([{**RELEASE, "body": ["- Fix (#1)"]}], "release 0 has `body` of type list"),
+    ([RELEASE, {**RELEASE, "id": 2, "tag_name": 999}], "release 1 has `tag_name` of type number"),
+    ([{**RELEASE, "name": {"en": "9.9.9"}}], "release 0 has `name` of type object"),
+    ([{**RELEASE, "prerelease": "yes"}], "release 0 has `prerelease` of type string"),
+    ([{**RELEASE, "id": "1"}], "release 0 has no numeric id"),
+])
+def test_a_releases_page_of_other_json_types_fails_that_repository_only(monkeypatch, tmp_path, fake_github, page,
+                                                                        said):
+    """A page of releases whose entries are not objects, or whose fields have other JSON types, ended the whole run
+    with a TypeError/AttributeError/ValueError traceback (or was stored misread: `"prerelease": "yes"`)."""
+    fake_github.add_fault("GET", rf"^/repos/{RUBY}/releases$", status=200, body=page, times=None)
+    code, data, err = wif_index(monkeypatch, fake_github.url, tmp_path / "cache.db", "--repo", RUBY, "--repo", PHP)
+    assert code == 0, err
+    reports = {r["repo"]: r for r in data["repos"]}
+    assert f"unexpected releases payload (HTTP 200): {said}" in reports[RUBY]["error"], reports[RUBY]["error"]
+    assert reports[PHP]["error"] is None and reports[PHP]["stable"] > 0 and "Traceback" not in err
+
+
 def test_index_unreachable_api(monkeypatch, tmp_path):
     code, data, err = wif_index(monkeypatch, f"http://127.0.0.1:{closed_port()}", tmp_path / "cache.db",
                                 "--repo", RUBY)
