@@ -151,6 +151,9 @@ SCENARIOS_SWEEP: dict[str, list[str]] = {
         SW + "test_a_malformed_github_api_url_stops_serve_before_it_starts",
         SW + "test_a_row_another_version_wrote_is_still_dispatched_or_answered",
     ],
+    "8 a releases page of other JSON types fails one repository, not the run": [
+        "tests/test_faults_github.py::test_a_releases_page_of_other_json_types_fails_that_repository_only",
+    ],
 }
 
 
