@@ -375,3 +375,12 @@ def test_a_file_written_before_top_commit_is_read_and_then_migrated(env, capsys,
     capsys.readouterr()
     assert main(["runs", "list", "--runs-db", str(runs)]) == 0
     assert capsys.readouterr().out.count("8.52.0 #5242") == 2
+
+
+def test_the_recorded_cache_methods_include_those_of_its_base_ports() -> None:
+    """`ReleaseCache` inherits `cached_pull` from `PullRequestCache` (the GitHub tools' port): a cache call the
+    run makes through it is recorded like the rest, not passed through unseen."""
+    from wif_action.run_records.hook import TOOL_METHODS
+
+    assert {"cached_pull", "entries", "stable_after"} <= TOOL_METHODS["cache"]
+    assert "cached_pull" not in TOOL_METHODS["github"]

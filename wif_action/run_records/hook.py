@@ -22,8 +22,10 @@ from wif_action.workflow import Workflow
 
 
 def protocol_methods(protocol: type, *, exclude: tuple[str, ...] = ()) -> frozenset[str]:
-    """The public methods a Protocol declares (what subtasks may call on a tool)."""
-    names = {name for name, value in vars(protocol).items()
+    """The public methods a Protocol declares, its base Protocols' included (`ReleaseCache` is also the
+    `PullRequestCache` the GitHub tools read): what may be called on a tool."""
+    ports_of = [cls for cls in protocol.__mro__ if cls.__module__ == protocol.__module__]
+    names = {name for cls in ports_of for name, value in vars(cls).items()
              if not name.startswith("_") and callable(value) and not isinstance(value, property)}
     return frozenset(names - set(exclude))
 
