@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from tests.lexicon_helpers import use_weights
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.change_kind import fix_verb, says_fix
 from wif_action.engines.offline.evidence import Evidence, gather
@@ -93,3 +94,34 @@ def test_the_same_word_is_a_symptom_where_the_notes_do_not_name_the_phrase():
     assert "hang" in evidence.symptoms_asked
     frozen = next(i for i, c in enumerate(evidence.concepts) if c.name == "frozen")
     assert evidence.credits[frozen] == scoring.lexicon.weight("synonym_credit")
+
+
+BAGGAGE = "Baggage entries extracted by the `OtTracePropagator` are missing."
+PROPAGATOR_NOTES = ["OtTracePropagator", "baggage entries", "W3CBaggagePropagator", "extract"]
+
+
+def test_a_fix_of_a_security_advisory_does_not_say_it_fixes_the_failure(lexicon_restored):
+    """opentelemetry-java 1.62.0: "Fix GHSA-…: Apply limits to baggage entries for … `OtTracePropagator` …" fixes an
+    advisory; the words after it say what changed, and name neither the missing entries nor a fix of them: no HIGH on
+    two concepts. With `advisory_fix` 0 the "Fix" counted as a fix verb and the line was a ✓."""
+    headline = "Fix GHSA-rcgg-9c38-7xpx: Apply limits to baggage entries for `OtTracePropagator`"
+    evidence = _evidence(BAGGAGE, headline, PROPAGATOR_NOTES)
+    assert not evidence.says_fix and not evidence.fix_verb
+    assert scoring.confidence(evidence) is Confidence.MEDIUM
+    use_weights(advisory_fix=0)
+    assert scoring.confidence(_evidence(BAGGAGE, headline, PROPAGATOR_NOTES)) is Confidence.HIGH
+
+
+def test_what_a_leading_remedy_verb_skips_is_no_failure_it_names(lexicon_restored):
+    """"Skip empty baggage entries …" skips empty entries (the trigger); it does not name the customer's missing
+    entries as the failure it fixes ("empty" folds onto "missing"), so it is no HIGH; the remedy word stays named.
+    "Fix missing baggage entries …" names the failure. With `remedy_object` 0 the skipped "empty" named it."""
+    skip = "Trace propagators: Skip empty baggage entries in `OtTracePropagator` extract"
+    evidence = _evidence(BAGGAGE, skip, PROPAGATOR_NOTES)
+    assert "miss" not in evidence.symptoms_named and "ignor" in evidence.symptoms_named
+    assert scoring.confidence(evidence) is Confidence.MEDIUM
+    fixed = _evidence(BAGGAGE, "Fix missing baggage entries in `OtTracePropagator` extract", PROPAGATOR_NOTES)
+    assert "miss" in fixed.symptoms_named and scoring.confidence(fixed) is Confidence.HIGH
+    use_weights(remedy_object=0)
+    evidence = _evidence(BAGGAGE, skip, PROPAGATOR_NOTES)
+    assert "miss" in evidence.symptoms_named and scoring.confidence(evidence) is Confidence.HIGH

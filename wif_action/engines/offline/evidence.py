@@ -17,6 +17,7 @@ from functools import cache
 from wif_action import lexicon
 from wif_action.engines.offline.change_kind import fix_verb, says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
+from wif_action.lexicon.stemmer import stem
 from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, qualified_members, term_counts
 from wif_action.models import Entry, PullRequest
 
@@ -231,14 +232,49 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
                                  and not _anothers_member(key, headline, members, query) for key in quoted)
     evidence.quoted_only = _quoted_only(evidence, quoted_code)
     evidence.symptoms_asked = _symptoms_asked(query, problem_keys, modifiers)
-    evidence.symptoms_named = frozenset(headline) & lexicon.symptom_terms()
+    evidence.symptoms_named = _symptoms_named(said, pr.title, headline)
     evidence.defects = _positive_forms(plain, problem_keys)
     evidence.defects_named = evidence.defects & frozenset(headline)
-    evidence.says_fix = says_fix(note) or says_fix(pr.title)
-    evidence.fix_verb = fix_verb(note) or fix_verb(pr.title)
+    claim = _without_advisory(note)
+    title = _without_advisory(pr.title)
+    evidence.says_fix = says_fix(claim) or says_fix(title)
+    evidence.fix_verb = fix_verb(claim) or fix_verb(title)
     asked = frozenset(problem_keys if problem_keys is not None else query)
     evidence.ships = ships_to_users(note, asked) and ships_to_users(pr.title, asked)
     return evidence
+
+
+def _without_advisory(note: str) -> str:
+    """The note without a leading "Fix GHSA-…:" / "Fix CVE-…:" (lexicon `advisory_fix`; `advisory_fix` weight 0: kept):
+    a fix verb whose object is a security advisory's id says which advisory, not which failure, and the words after
+    it say what changed ("Apply limits to baggage entries …")."""
+    if lexicon.weight("advisory_fix") <= 0:
+        return note
+    return lexicon.pattern("advisory_fix").sub("", note, count=1)
+
+
+def _symptoms_named(said: str, title: str, headline: Counter[str]) -> frozenset[str]:
+    """The symptom terms the headline names as a failure: not those only in what a leading remedy verb acts on
+    ("Skip empty baggage keys …": "empty" is what it skips, the trigger, not a failure it cures; the remedy word
+    itself stays, as `scoring._another_failure` reads it), when `remedy_object` (lexicon.toml [weight]) is on."""
+    named = frozenset(headline) & lexicon.symptom_terms()
+    if lexicon.weight("remedy_object") <= 0:
+        return named
+    kept = term_counts(_without_remedied(said) + "\n" + _without_remedied(title))
+    return frozenset(key for key in named if kept.get(key) or key in lexicon.remedy_terms())
+
+
+def _without_remedied(text: str) -> str:
+    """The text without the object of its leading remedy verb (after a commit prefix or a component label: "Trace
+    propagators: Skip empty baggage keys in `X` extract" → "in `X` extract")."""
+    rest = lexicon.pattern("headline_prefix").sub("", text.strip(), count=1)
+    rest = lexicon.pattern("component_label").sub("", rest, count=1)
+    verb, _, after = rest.partition(" ")
+    synonyms = lexicon.synonyms()
+    if synonyms.get(stem(verb.strip("`*").lower())) not in lexicon.remedy_terms():
+        return text
+    parts = lexicon.pattern("clause_break").split(after, maxsplit=1)
+    return parts[1] if len(parts) > 1 else ""
 
 
 @cache
