@@ -101,8 +101,21 @@ def test_stemmer_folds_inflections() -> None:
 
 def test_identifiers_are_kept_whole_and_split() -> None:
     keys = [t.key for t in analyse("Stuck in SentryContextStorage.root() and before_send")]
-    assert {"sentrycontextstorage.root", "sentrycontextstorage", "context", "root", "before_send"} <= set(keys)
+    assert {"sentrycontextstorage.root", stem("sentrycontextstorage"), "context", "root", "before_send"} <= set(keys)
     assert "hang" in keys  # "stuck" also counts as the symptom "hang"
+
+
+def test_a_camel_case_name_and_its_lower_case_spelling_are_one_term() -> None:
+    """"OpenCensus bridge" (the customer) and "Fix opencensus shim …" (the note) name one thing: a CamelCase code
+    name is keyed as its letters written as one lower-case word are, stem and all ("opencensus" stems to
+    "opencensu"), so each side's spelling meets the other's; its parts and their bigram stay."""
+    camel = {t.key: t.kind for t in analyse("Spans started through the OpenCensus bridge")}
+    lower = {t.key: t.kind for t in analyse("Fix opencensus shim spanBuilderWithRemoteParent behavior")}
+    shared = {key for key in camel.keys() & lower.keys() if camel[key] == "identifier"}
+    assert shared == {"opencensu"} and lower["opencensu"] == "word"
+    assert {"open", "censu", "open censu"} <= camel.keys()
+    assert {t.key for t in analyse("CocoaPods")} >= {t.key for t in analyse("cocoapods")} == {"cocoapod"}
+    assert [t.key for t in analyse("before_send")][0] == "before_send"  # a snake_case name is kept as written
 
 
 def test_dunder_names_are_code_identifiers() -> None:

@@ -223,7 +223,11 @@ def _segment_terms(segment: str, kind: str) -> list[Term]:
 
 
 def _identifier(text: str) -> Term:
-    return Term(text.lower(), text, lexicon.weight("identifier"), "identifier")
+    """A code name, keyed as the same letters written as one lower-case word would be ("OpenCensus" and a note's
+    "opencensus", "CocoaPods" and "cocoapods": one key), so a name the customer writes in CamelCase meets the note
+    that writes it in lower case, and the other way round."""
+    lower = text.lower()
+    return Term(stem(lower) if lower.isalpha() else lower, text, lexicon.weight("identifier"), "identifier")
 
 
 def _chunk_terms(chunk: str) -> list[Term]:
