@@ -24,6 +24,7 @@ from wif_action.api import ask as wif_ask
 from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.judge import _code_names
 from wif_action.lexicon.names import distinctive_part, in_named_ecosystem
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Outcome
 from wif_action.question import question_of
 
@@ -219,6 +220,7 @@ def test_a_package_manager_the_request_names_weighs_as_an_sdk_name() -> None:
     message = ("Flutter, sentry_flutter 7.10.1, iOS build through CocoaPods: Xcode now prints a 'duplicate "
                "libraries' linker warning for the C++ library that comes from Sentry's pod.")
     question = question_of(extract(message, registry), registry)
-    assert question.terms["cocoapods"].weight <= lexicon.weight("sdk_name") < question.terms["duplic"].weight
+    key = analyse("CocoaPods")[0].key  # the code name, keyed as the word "cocoapods" is
+    assert question.terms[key].weight <= lexicon.weight("sdk_name") < question.terms["duplic"].weight
     lexicon.use(_switched_off("cocoapods"))
-    assert question_of(extract(message, registry), registry).terms["cocoapods"].weight > lexicon.weight("sdk_name")
+    assert question_of(extract(message, registry), registry).terms[key].weight > lexicon.weight("sdk_name")
