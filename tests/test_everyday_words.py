@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from tests.conftest import EXAMPLE_CACHE
+from tests.lexicon_helpers import use_weights
 from wif_action.app import AppConfig, build_workflow
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import gather
@@ -73,3 +74,29 @@ def test_the_composition_root_hands_its_thresholds_to_the_offline_judge(tmp_path
     assert build_workflow(config, RecordingProgress()).tools.judge.weights is weights
     shipped = build_workflow(replace(config, weights=None), RecordingProgress()).tools.judge
     assert shipped.weights == scoring.SHIPPED
+
+
+AREA_PROBLEM = "Alpha bravo. Charlie delta. Echo foxtrot. Golf hotel. India juliet."
+AREA_WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+
+
+@pytest.mark.parametrize(("area_concepts", "title", "level"), [
+    (8, "Fix golf india juliet handling", Confidence.MEDIUM),  # "golf" is the problem's 7th idea: same area
+    (6, "Fix golf india juliet handling", Confidence.LOW),  # only the six key ones count: no idea of it named
+    (8, "Fix golf", Confidence.LOW),  # in the area, but too little of the problem named (medium_mass)
+    (8, "Fix india juliet handling", Confidence.LOW),  # the 9th and 10th ideas are beyond the area
+])
+def test_a_headline_naming_an_idea_just_after_the_key_ones_is_in_the_same_area(area_concepts, title, level,
+                                                                              lexicon_restored):
+    """The MEDIUM gate (`scoring.confidence`'s area) reads the problem's first `area_concepts` ideas, more than the
+    `key_concepts` a ✓ is measured against: a note naming the 7th ("Fixed importing in Node ESM" for an ESM server
+    whose message leads with CommonJS, named exports, JSX, SSR) is about the problem, never a ✓ on it alone."""
+    use_weights(area_concepts=area_concepts)
+    query = {term.key: term for term in analyse(AREA_PROBLEM) if term.kind != "bigram"}
+    notes = [word for i, word in enumerate(AREA_WORDS) for _ in range(i + 1)] + ["release health"] * 200
+    stats = RepositoryStats(BatchStatistics(notes))
+    stats.load("r", list(query.values()))
+    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    evidence = gather(pr, None, query, stats, False, [], frozenset(query), "r")
+    assert [c.name for c in evidence.concepts] == AREA_WORDS[:6] and not evidence.named(0.5)
+    assert scoring.confidence(evidence) == level

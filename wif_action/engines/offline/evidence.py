@@ -67,6 +67,7 @@ class Evidence:
     fix_verb: bool = False  # … with a verb ("Fix …", "fix(x): prevent …"), not only a `fix:` commit type
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
     host_names: tuple[str, ...] = ()  # code names only the customer's own SDK names, for a bundled SDK's PR
+    area_named: int = 0  # concepts after the key ones (to `area_concepts`) the headline names: in the same area
 
     @property
     def headline_mass(self) -> float:
@@ -129,7 +130,7 @@ class Evidence:
 def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
                  problem_keys: frozenset[str] | None = None,
                  alternatives: tuple[frozenset[str], ...] = (),
-                 plain: dict[str, tuple[Term, str]] | None = None) -> list[Concept]:
+                 plain: dict[str, tuple[Term, str]] | None = None, limit: str = "key_concepts") -> list[Concept]:
     """The problem's `key_concepts` (a weight) heaviest ideas that occur in the repository's notes.
 
     `problem_keys`: the terms of the condensed problem; when it has `min_problem_concepts` known terms, the key
@@ -153,7 +154,23 @@ def key_concepts(query: dict[str, Term], stats: RepositoryStats, repo: str,
             concepts.append(Concept([term], value, atoms))
         else:
             home.terms.append(term)
-    return concepts[:int(lexicon.weight("key_concepts"))]
+    return concepts[:int(lexicon.weight(limit))]
+
+
+def _area_named(evidence: Evidence, beyond: list[Concept], headline: Counter[str], modifiers: frozenset[str]) -> int:
+    """How many of the problem's next concepts after the key ones (up to `area_concepts`) the headline names with at
+    least `medium_named` credit, each a phrase of its own (not a word of a key concept it names: `Evidence.named`)."""
+    half = lexicon.weight("medium_named")
+    taken = set().union(*(atoms for atoms, credit in zip(evidence.matched, evidence.credits, strict=True)
+                          if credit >= half)) - lexicon.weak_words()
+    count = 0
+    for concept in beyond:
+        credit, atoms = max(((_concept_credit(concept, term, headline, modifiers), _atoms(term))
+                             for term in concept.terms), key=lambda item: (item[0], len(item[1])))
+        if credit >= half and not (atoms - lexicon.weak_words()) & taken:
+            count += 1
+            taken |= atoms - lexicon.weak_words()
+    return count
 
 
 def _without_negation(query: dict[str, Term], stats: RepositoryStats, repo: str) -> dict[str, tuple[Term, str]]:
@@ -199,8 +216,9 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     repo = repo or pr.repo
     section = section_of(entry, pr) if entry else None
     plain = _without_negation(query, stats, repo)
+    wide = key_concepts(query, stats, repo, problem_keys, alternatives, plain, "area_concepts")
     evidence = Evidence(section_weight(section, feature_request) if section else 1.0, scale=stats.scale(repo),
-                        concepts=key_concepts(query, stats, repo, problem_keys, alternatives, plain))
+                        concepts=wide[:int(lexicon.weight("key_concepts"))])
     note, cut = entry.text if entry else "", int(lexicon.weight("headline_chars"))  # the rest explains it
     said, aside = _without_side_effects(note[:cut])
     headline = term_counts(said + "\n" + pr.title)
@@ -226,6 +244,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
         evidence.keys.append(term.key)
         evidence.shares.append(stats.df(repo, term.key) / documents)
         evidence.wheres.append(atoms <= (platform_keys(frozenset(lexicon.platform_of())) | where))
+    evidence.area_named = _area_named(evidence, wide[len(evidence.concepts):], headline, modifiers)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1

@@ -60,7 +60,7 @@ def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
         return Confidence.HIGH
     if fixes and _quoted_unique_fix(evidence):
         return Confidence.HIGH
-    area = len(evidence.named(weights.medium_named)) >= weights.medium_concepts \
+    area = len(evidence.named(weights.medium_named)) + evidence.area_named >= weights.medium_concepts \
         or evidence.body_concepts >= weights.body_concepts
     section = max(evidence.section_weight, weights.medium_section_floor)
     if area and evidence.total_mass * section >= weights.medium_mass * evidence.scale:
