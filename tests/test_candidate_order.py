@@ -14,11 +14,12 @@ from indexer.redaction import Redactor
 from indexer.registry import Registry
 from tests.lexicon_helpers import use_weights
 from wif_action import lexicon
-from wif_action.candidate_order import candidate_order, clear_leader, older_rivals, top_candidate
+from wif_action.candidate_order import _same_name, candidate_order, clear_leader, older_rivals, top_candidate
 from wif_action.engines.offline.judge import OfflineJudge
 from wif_action.evaluation import CaseResult, Claim
 from wif_action.evaluation import top_candidate as eval_top
 from wif_action.journal import Journal
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Answer, AskInput, Candidate, Confidence, Grounds, Outcome, Via
 from wif_action.ports import AnalysisTools
 from wif_action.rendering import render
@@ -365,3 +366,14 @@ def test_the_answers_first_candidate_is_the_one_its_message_leads_with() -> None
     assert answer.outcome == Outcome.MEDIUM
     assert [c.pr for c in answer.candidates] == [15, 12]
     assert answer.message.index("/pull/15)") < answer.message.index("/pull/12)")
+
+
+def test_a_phrase_spells_a_stemmed_code_name_that_ends_inside_its_last_word() -> None:
+    """`LatestApiVersion` is keyed as one stemmed word ("latestapivers", `terms._identifier`), and a line naming
+    "API version" names it: the phrase's last word may be cut where the stem ends. Only at the end, in order, and
+    a phrase of one word or a cut below three letters spells nothing."""
+    name = analyse("LatestApiVersion")[0].key
+    assert name == "latestapivers" and _same_name(name, "api version") and _same_name("api version", name)
+    assert not _same_name(name, "version api") and not _same_name(name, "version")
+    assert not _same_name("latestapiversx", "api version")  # "vers" must end the name, or "version" be whole
+    assert _same_name("digestauthmiddlewar", "digest auth") and _same_name("composeui", "compos ui")

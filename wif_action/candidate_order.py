@@ -289,10 +289,16 @@ def _same_name(one: str, other: str) -> bool:
 
 
 def _spells(name: str, phrase: str) -> bool:
+    """Whether `phrase`'s words, in order, spell part of the code name `name`; the name's key is stemmed as one word
+    (`terms._identifier`: "latestapivers" of `LatestApiVersion`), so it may end inside its last word ("vers" of
+    "version")."""
     words = phrase.split()
     if len(words) < 2 or " " in name:
         return False
-    return re.search("".join(re.escape(word) + "[a-z]{0,3}" for word in words), name) is not None
+    *first, last = words
+    cut = [re.escape(last[:len(last) - n]) + "$" for n in range(1, 5) if len(last) - n >= 3]
+    ending = "(?:" + "|".join([re.escape(last) + "[a-z]{0,3}", *cut]) + ")"
+    return re.search("".join(re.escape(word) + "[a-z]{0,3}" for word in first) + ending, name) is not None
 
 
 def _rare_part(high: Grounds, rival: Grounds, rare: float) -> bool:
