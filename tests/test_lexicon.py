@@ -345,6 +345,8 @@ def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str,
 @pytest.mark.parametrize(("table", "word", "key", "question", "note"), [
     ("abbreviation", "dist", "distribut", "ignores the release and distribution we configured for it",
      "Support custom `dist` and `release`"),
+    ("abbreviation", "param", "paramet", "nested parameter types are not reachable through the namespace",
+     "Fixed nested service param exports in the Stripe namespace"),
     ("equivalent", "superfluous", "extra", "prints an extra empty line above the table",
      "Fixed superfluous space above Markdown tables"),
 ])
