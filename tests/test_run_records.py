@@ -261,6 +261,31 @@ def test_the_query_connection_itself_cannot_write(recorded_runs):
     conn.close()
 
 
+ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+
+
+def test_a_runaway_statement_is_stopped_by_its_step_budget_and_row_cap(recorded_runs):
+    """A recursive CTE without an end ran until Ctrl-C (count) or until memory ran out (rows). SQLite's step count
+    bounds the first, the same on any machine; a row cap the second. The connection answers again after both."""
+    from wif_action.run_records.query import QueryError, select
+
+    conn = connect(recorded_runs)
+    try:
+        with pytest.raises(QueryError, match="took more than 1,000,000 SQLite steps and was stopped: narrow it"):
+            select(conn, ENDLESS + "SELECT count(*) FROM c", max_steps=1_000_000)
+        with pytest.raises(QueryError, match="returns more than 1,000 rows: add a LIMIT"):
+            select(conn, ENDLESS + "SELECT x FROM c", max_rows=1_000)
+        assert select(conn, ENDLESS + "SELECT x FROM c LIMIT 3", max_rows=3) == (["x"], [(1,), (2,), (3,)])
+    finally:
+        conn.close()
+
+
+def test_runs_query_of_endless_rows_is_one_line_and_exit_2(recorded_runs, capsys):
+    assert main(["runs", "query", "--runs-db", str(recorded_runs), ENDLESS + "SELECT x FROM c"]) == 2
+    err = capsys.readouterr().err
+    assert "wif runs:" in err and "more than 100,000 rows: add a LIMIT" in err and len(err.strip().splitlines()) == 1
+
+
 def test_runs_query_keeps_semicolons_in_strings(recorded_runs, capsys):
     assert main(["runs", "query", "--runs-db", str(recorded_runs), "--json", "select ';' as a; "]) == 0
     assert json.loads(capsys.readouterr().out) == [{"a": ";"}]
