@@ -154,6 +154,10 @@ SCENARIOS_SWEEP: dict[str, list[str]] = {
     "8 a releases page of other JSON types fails one repository, not the run": [
         "tests/test_faults_github.py::test_a_releases_page_of_other_json_types_fails_that_repository_only",
     ],
+    "9 wif runs query: a runaway statement is stopped": [
+        "tests/test_run_records.py::test_a_runaway_statement_is_stopped_by_its_step_budget_and_row_cap",
+        "tests/test_run_records.py::test_runs_query_of_endless_rows_is_one_line_and_exit_2",
+    ],
 }
 
 
