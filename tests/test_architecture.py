@@ -338,3 +338,25 @@ def test_only_the_composition_root_builds_engines_and_clients() -> None:
     found = {name: sorted(built - MAY_BUILD.get(name, set())) for name, path in tree_modules().items()
              if (built := built_here(path.read_text()))}
     assert {name: built for name, built in found.items() if built} == {}
+
+
+# Small modules, short functions (BRIEF): a function longer than this is split where it reads as two things; a
+# module longer than MAX_MODULE_LINES is split where its parts have their own reason (indexer/indexing.py was 777
+# lines: the pass, and what the cache holds, which PR details to fetch, the report, CHANGELOG sections).
+MAX_FUNCTION_LINES = 60
+MAX_MODULE_LINES = 600
+# The release cache's first migration is the schema as one SQL script: one statement per table, read top to bottom.
+LONG_ON_PURPOSE = {"indexer.schema.m001_release_cache"}
+
+
+def test_functions_are_short_and_modules_small() -> None:
+    long_functions, long_modules = [], []
+    for name, path in tree_modules().items():
+        text = path.read_text()
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            long_modules.append(f"{name} ({len(text.splitlines())} lines)")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and f"{name}.{node.name}" not in \
+                    LONG_ON_PURPOSE and (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES:
+                long_functions.append(f"{name}.{node.name} ({length} lines)")
+    assert long_functions == [] and long_modules == []
