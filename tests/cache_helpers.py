@@ -30,3 +30,17 @@ def write_releases(path: Path, slug: str, bodies: dict[str, str]) -> Path:
     write_with_retry(db, lambda: apply_update(db, RepositoryUpdate(slug=slug, etag=None, releases=records)), print)
     db.close()
     return path
+
+
+def releases_with_filler(path: Path, slug: str, lines: dict[str, str], prs: dict[str, int],
+                         filler: list[str]) -> Path:
+    """One `### Fixes` release per tag: unrelated filler lines (PRs `prs[tag] * 10 + i`) then the tag's own line, so
+    the judge ranks each line against a batch, as in real notes."""
+    return write_releases(path, slug, {tag: "### Fixes\n\n" + "".join(f"- {line} (#{prs[tag] * 10 + i})\n"
+                                                                   for i, line in enumerate(filler, 1))
+                                       + f"- {lines[tag]} (#{prs[tag]})\n" for tag in lines})
+
+
+def line_pulls(lines: dict[str, str], prs: dict[str, int]) -> list[dict]:
+    """The fake GitHub's merged PR of each tag's line, its title the line (what `releases_with_filler` cites)."""
+    return [{"number": prs[tag], "title": lines[tag], "merged": True, "body": ""} for tag in lines]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cache_helpers import write_releases
+from tests.cache_helpers import line_pulls, releases_with_filler
 from tests.fakes.github_server import FakeGitHub
 from tests.lexicon_helpers import use_weights
 from tests.workflow_helpers import ask
@@ -26,16 +26,13 @@ PRS = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
 
 def cache_with(path: Path) -> Path:
     """REPO's releases 1.0.0–1.3.0, oldest first, each with its line and a few unrelated ones."""
-    return write_releases(path, REPO, {tag: "### Fixes\n\n" + "".join(f"- {line} (#{PRS[tag] * 10 + i})\n"
-                                                                   for i, line in enumerate(FILLER[1:], 1))
-                                       + f"- {LINES[tag]} (#{PRS[tag]})\n" for tag in LINES})
+    return releases_with_filler(path, REPO, LINES, PRS, FILLER[1:])
 
 
 @pytest.fixture
 def github():
     with FakeGitHub() as fake:
-        fake.add_repo(REPO, pulls=[{"number": PRS[tag], "title": LINES[tag], "merged": True, "body": ""}
-                                   for tag in LINES])
+        fake.add_repo(REPO, pulls=line_pulls(LINES, PRS))
         yield fake
 
 

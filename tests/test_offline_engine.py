@@ -588,6 +588,20 @@ def test_a_fix_naming_the_one_code_name_the_customer_quoted_is_high(quoted, titl
     assert scoring.verified(evidence, stats, "r") is high
 
 
+def judged_among(question: Question, title: str, others: list[str], tag: str,
+                 alternatives: tuple[frozenset[str], ...] | None = None) -> Evidence:
+    """The evidence for a fix line `title` (PR #9, the same title) in a repository whose notes are `others` plus 30
+    "release health" lines, judged for `question` (with other `alternatives` if given)."""
+    stats = RepositoryStats(BatchStatistics([title, *others] + ["release health"] * 30))
+    stats.load("r", list(question.terms.values()))
+    release = Release(id=1, repo="r", tag=tag, version=tag, version_key="k")
+    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
+    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+    chosen = question.alternatives if alternatives is None else alternatives
+    return gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r", question.quoted, chosen,
+                  question.quoted_code)
+
+
 @pytest.mark.parametrize(("quoted", "title", "high"), [
     ("response.headers.toJSON()", "fix: toJSON method keeps array values", True),  # the name alone
     ("response.headers.toJSON()", "fix: AxiosError.toJSON method to avoid circular references", False),  # another's
@@ -599,15 +613,8 @@ def test_a_quoted_method_named_only_on_another_owner_is_not_the_customers(quoted
     customer quoted (`quoted_unique`) only as the member of a class the question never names
     ("AxiosError.toJSON" for `response.headers.toJSON()`) fixes another class's method: no HIGH from that name."""
     problem = f"We pass `{quoted}` on to the browser and the three set-cookie values arrive joined as one string."
-    question = analyse_question(problem, "")
-    texts = [title, "Fix cookie parsing", "Fix browser builds", "Fix string escaping"] + ["release health"] * 30
-    stats = RepositoryStats(BatchStatistics(texts))
-    stats.load("r", list(question.terms.values()))
-    release = Release(id=1, repo="r", tag="1.2.0", version="1.2.0", version_key="k")
-    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
-    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
-    evidence = gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r", question.quoted,
-                      question.alternatives, question.quoted_code)
+    evidence = judged_among(analyse_question(problem, ""), title,
+                            ["Fix cookie parsing", "Fix browser builds", "Fix string escaping"], "1.2.0")
     assert evidence.quoted_unique is high
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
 
@@ -624,16 +631,8 @@ def test_a_quoted_stack_frame_named_by_a_fix_that_names_no_failure_is_no_high(ti
     that it fixes something may be another change of that class (near-cordova-bundled-cocoa-battery-breadcrumb-crash:
     a wrong ✓ on sentry-cocoa #2489 while #3582 "Fix rare battery breadcrumbs crash" is the fix)."""
     problem = "A few iOS users crash and the stack trace ends in `SentrySystemEventBreadcrumbs getBatteryStatus`."
-    question = analyse_question(problem, "")
-    texts = [title, "Fix app start spans", "Fix session replay masking", "Improve user data scrubbing",
-             "Fix build on Xcode 15"] + ["release health"] * 30
-    stats = RepositoryStats(BatchStatistics(texts))
-    stats.load("r", list(question.terms.values()))
-    release = Release(id=1, repo="r", tag="8.0.0", version="8.0.0", version_key="k")
-    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
-    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
-    evidence = gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r", question.quoted,
-                      question.alternatives, question.quoted_code)
+    evidence = judged_among(analyse_question(problem, ""), title, ["Fix app start spans", "Fix session replay masking",
+                            "Improve user data scrubbing", "Fix build on Xcode 15"], "8.0.0")
     assert evidence.quoted_unique
     assert (scoring.confidence(evidence) == Confidence.HIGH) is high
 
@@ -646,17 +645,11 @@ def test_device_makers_a_question_names_are_one_idea() -> None:
     title = "Session Replay: fix video encoding on Pixel devices and SIGABRT on Xiaomi devices"
     question = analyse_question(problem, "")
     assert {"samsung", "xiaomi", "pixel"} in [set(group) for group in question.alternatives]
-    texts = [title, "Fix app start spans", "Fix cold start on Android", "Improve user data scrubbing",
-             "Fix build on Gradle 8"] + ["release health"] * 30
-    stats = RepositoryStats(BatchStatistics(texts))
-    stats.load("r", list(question.terms.values()))
-    release = Release(id=1, repo="r", tag="1.4.0", version="1.4.0", version_key="k")
-    entry = Entry(id=1, release=release, section="fix", text=title, prs=[9])
-    pr = PullRequest(repo="r", number=9, title=title, body="", url="https://example.invalid/9")
+    others = ["Fix app start spans", "Fix cold start on Android", "Improve user data scrubbing",
+              "Fix build on Gradle 8"]
 
     def level(alternatives: tuple[frozenset[str], ...]) -> Confidence:
-        return scoring.confidence(gather(pr, entry, question.terms, stats, False, [], question.problem_keys, "r",
-                                         question.quoted, alternatives, question.quoted_code))
+        return scoring.confidence(judged_among(question, title, others, "1.4.0", alternatives))
 
     assert level(question.alternatives) != Confidence.HIGH
     assert level(()) == Confidence.HIGH
