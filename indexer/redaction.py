@@ -39,11 +39,20 @@ _PATTERNS = (
 # a credential after a scheme word; the digit lookahead spares prose like "token expiration"
 _BEARER = re.compile(r"\b(Bearer|Basic|token)\s+(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{6,}", re.IGNORECASE)
 _BEARER_WORDS = ("bearer", "basic", "token")
+# what follows a scheme word in prose, never a credential: a protocol or release version ("basic HTTP/1.1 response",
+# "token v2.1.0"), which release notes quote and the digit lookahead alone would blank
+_VERSION_SHAPE = re.compile(r"(?:[A-Za-z]+/)?v?\d+(?:\.\d+)+|[A-Za-z]+/v?\d+")
 _AUTH_HEADER = re.compile(r"(?im)\b((?:proxy-)?authorization\s*[:=]\s*)[^\r\n,;]+")
 # the password of a URL's user info ("https://bob:pw@proxy.example"), whatever URL a message quotes
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@")
 # the only characters IGNORECASE matches to a letter of those words that `str.lower` does not turn into it
 _CASE_EXCEPTIONS = ("\u0130", "\u0131", "\u017f")  # İ, ı (i), ſ (s)
+
+
+def scheme_credential(match: re.Match[str]) -> str:
+    """`_BEARER`'s replacement: the scheme word and the mark, unless what follows it is a version (prose)."""
+    credential = match.group(0)[len(match.group(1)):].strip()
+    return match.group(0) if _VERSION_SHAPE.fullmatch(credential) else f"{match.group(1)} {MARK}"
 
 
 class Redactor:
@@ -67,7 +76,7 @@ class Redactor:
         if "://" in value and "@" in value:
             value = _URL_PASSWORD.sub(lambda m: m.group(1) + MARK + "@", value)
         if exceptions or any(word in lower for word in _BEARER_WORDS):
-            value = _BEARER.sub(lambda m: f"{m.group(1)} {MARK}", value)
+            value = _BEARER.sub(scheme_credential, value)
         for pattern, needles in _PATTERNS:
             if all(needle in value for needle in needles):
                 value = pattern.sub(MARK, value)

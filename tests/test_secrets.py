@@ -281,7 +281,7 @@ def test_a_secret_pasted_into_the_question_never_reaches_the_action_outputs(tmp_
     "key sk-abc1****wxyz here", "rk-live_1234567", "pk-x*y*z*1", "xoxb-123456-abcdef", "xoxp-aaaaaa",
     "ghp_abcdefghijkl", "(gho_1234567890_x)", "github_pat_11ABCDEFG_0123456789", "v1." + "0a" * 20,
     "plain notes: fix the token refresh, bump basic-auth, sk-learn 1.2", "", "a_b gh k- xox v1. ordinary words",
-    "HTTPS://U:pw-1234@h.example", "see https://h.example and mail a@b.c",
+    "HTTPS://U:pw-1234@h.example", "see https://h.example and mail a@b.c", "Emulate basic HTTP/1.1 responses",
 ])
 def test_redaction_skips_a_regex_only_when_its_text_cannot_match(text):
     """The redactor runs a token regex only over text containing the strings a match needs (indexing redacts
@@ -291,10 +291,26 @@ def test_redaction_skips_a_regex_only_when_its_text_cannot_match(text):
     everything = text
     everything = redaction._AUTH_HEADER.sub(lambda m: m.group(1) + redaction.MARK, everything)
     everything = redaction._URL_PASSWORD.sub(lambda m: m.group(1) + redaction.MARK + "@", everything)
-    everything = redaction._BEARER.sub(lambda m: f"{m.group(1)} {redaction.MARK}", everything)
+    everything = redaction._BEARER.sub(redaction.scheme_credential, everything)
     for pattern, _ in redaction._PATTERNS:
         everything = pattern.sub(redaction.MARK, everything)
     assert redaction.Redactor({}).text(text) == (everything or text)
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Emulate basic HTTP/1.1 response in `HTTPSConnection`", True),  # sentry-python's PR body, blanked before
+    ("Refresh the token v2.1.0 introduced", True),
+    ("Use basic HTTP/2 framing", True),
+    ("Authorization failed for Basic dXNlcjE6cGFzczE=", False),
+    ("curl -H 'Bearer 1a2b3c4d5e6f'", False),
+    ("token ab12.cd34.ef56", False),  # dotted like a JWT, not a version: letters in its parts
+])
+def test_a_version_after_a_scheme_word_is_prose_a_credential_is_not(text: str, kept: bool) -> None:
+    """`_BEARER` blanks what follows "Basic"/"Bearer"/"token" when it has a digit; a protocol or release version
+    there ("basic HTTP/1.1") is prose a release note quotes, and the cache must keep it."""
+    from indexer import redaction
+
+    assert (redaction.Redactor({}).text(text) == text) is kept
 
 
 def test_a_password_in_a_configured_url_is_redacted_by_value_and_in_any_url():
