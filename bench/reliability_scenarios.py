@@ -116,12 +116,11 @@ SCENARIOS_25: dict[str, list[str]] = {
 }
 
 
-SW = "tests/test_slack_app.py::"
 SCENARIOS_SWEEP: dict[str, list[str]] = {
     "1 Slack payload fields of the wrong JSON type: 400 naming the field (HTTP), refused in Socket Mode": [
-        SW + "test_a_shortcut_field_of_the_wrong_type_is_a_400_naming_it",
-        SW + "test_a_step_field_of_the_wrong_type_is_a_400_naming_it",
-        SW + "test_socket_mode_refuses_the_same_shapes_in_the_listener",
+        SA + "test_a_shortcut_field_of_the_wrong_type_is_a_400_naming_it",
+        SA + "test_a_step_field_of_the_wrong_type_is_a_400_naming_it",
+        SA + "test_socket_mode_refuses_the_same_shapes_in_the_listener",
     ],
     "2 quoted event/trace/span ids are no commit claims; secrets by value beside SHAs": [
         "tests/test_github_refs.py::test_event_trace_and_span_ids_are_no_commit_claims_and_are_never_blanked",
@@ -144,12 +143,12 @@ SCENARIOS_SWEEP: dict[str, list[str]] = {
     ],
     "6 endless standard input bounded; unusable Slack state file": [
         "tests/test_cli_errors.py::test_message_dash_reads_a_bounded_amount_of_an_endless_input_and_says_so",
-        SW + "test_an_unusable_state_file_is_one_line_and_exit_2_before_serving",
+        SA + "test_an_unusable_state_file_is_one_line_and_exit_2_before_serving",
     ],
     "7 malformed GITHUB_API_URL; a job row of another shape still answered": [
         "tests/test_cli_errors.py::test_a_malformed_github_api_url_is_one_line_and_exit_2",
-        SW + "test_a_malformed_github_api_url_stops_serve_before_it_starts",
-        SW + "test_a_row_another_version_wrote_is_still_dispatched_or_answered",
+        SA + "test_a_malformed_github_api_url_stops_serve_before_it_starts",
+        SA + "test_a_row_another_version_wrote_is_still_dispatched_or_answered",
     ],
     "8 a releases page of other JSON types fails one repository, not the run": [
         "tests/test_faults_github.py::test_a_releases_page_of_other_json_types_fails_that_repository_only",

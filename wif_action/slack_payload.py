@@ -63,12 +63,6 @@ def text_at(payload: Mapping[str, Any], path: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def object_at(payload: Mapping[str, Any], path: str) -> Mapping[str, Any]:
-    """The object at `path`, or {} when absent or of another type."""
-    value = _at(payload, path)[1]
-    return value if isinstance(value, Mapping) else {}
-
-
 def kind_of(payload: Mapping[str, Any]) -> str:
     """`function_executed` for a workflow step's event, else the payload's `type` ("message_action", …)."""
     if text_at(payload, "event.type") == "function_executed":
