@@ -22,11 +22,13 @@ def wants_functionality(text: str) -> bool:
 
 
 def asked_in_own_words(text: str) -> str:
-    """The text without its quoted spans and without the clauses saying when or where the problem shows (lexicon
-    `condition_clause`).
+    """The text without its quoted spans, without the clauses saying when or where the problem shows (lexicon
+    `condition_clause`) and without those conceding a fact the complaint stands against (`concession_clause`).
 
     Why: "failed with \"This version of Sentry does not support artifact bundles\"" quotes what the tool printed, and
     "writes its progress lines to the error stream when there is no terminal" says when the bug shows; neither asks
     for something the SDK lacks, yet both read so, and a request for functionality lists the fixes after the
-    features (`objections.a_feature_for_missing_functionality`) — the broken behaviour's fix last."""
-    return lexicon.pattern("condition_clause").sub(" ", without_quoted(text))
+    features (`objections.a_feature_for_missing_functionality`) — the broken behaviour's fix last. So does "logs a
+    warning on each call, even though there is no body for a GET": what the customer concedes is how things are."""
+    own = lexicon.pattern("concession_clause").sub(" ", without_quoted(text))
+    return lexicon.pattern("condition_clause").sub(" ", own)
