@@ -42,7 +42,7 @@ from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import evidence, extraction, judge, relevance, scoring  # noqa: E402
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
-from wif_action.lexicon import terms  # noqa: E402
+from wif_action.lexicon import cleaning, control_case, question_terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
 from wif_action.subtasks import scan_release_notes  # noqa: E402
 
@@ -127,14 +127,14 @@ RULES: list[tuple[Any, str, Any]] = [
     (scoring, "_in_the_host_sdk", lambda evidence: False),  # a bundled SDK's fix for the host SDK's code
     (scoring, "_names_only_the_quoted_code", lambda evidence: False),  # only the command the customer quoted
     (evidence, "_anothers_member", lambda key, headline, members, query: False),  # "AxiosError.toJSON" is `toJSON`
-    (terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
-    (terms, "_seconds", lambda match: " "),  # a duration ("300 seconds", "5 min") is one term in seconds
-    (terms, "_spelled_seconds", lambda match: match.group(0)),  # "five minutes" is also "300s"
-    (terms, "acronyms", lambda text: []),  # "Content-Security-Policy" in a question also reads as "CSP"
-    (terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request text
-    (terms, "without_control_statements", lambda text: text),  # "…; Intel Macs work." out of the problem
-    (terms, "_clauses_that_complain",  # ... and out of the request text as a whole statement, not clause by clause
-     lambda sentence, works, complains, keep_code: terms._clauses_of(sentence, works, complains, keep_code)),
+    (question_terms, "_without_routes", lambda text: text or ""),  # the customer's routes ("/api/v1/cart") are no terms
+    (cleaning, "_seconds", lambda match: " "),  # a duration ("300 seconds", "5 min") is one term in seconds
+    (cleaning, "_spelled_seconds", lambda match: match.group(0)),  # "five minutes" is also "300s"
+    (question_terms, "acronyms", lambda text: []),  # "Content-Security-Policy" in a question also reads as "CSP"
+    (question_terms, "without_what_works", lambda text, keep_code=False: text),  # the control case out of the request
+    (question_terms, "without_control_statements", lambda text: text),  # "…; Intel Macs work." out of the problem
+    (control_case, "_clauses_that_complain",  # ... out of the request as a whole statement, not by clause
+     lambda sentence, works, complains, keep_code: control_case._clauses_of(sentence, works, complains, keep_code)),
     (scoring, "_only_where", lambda evidence, uncommon: False),  # a headline naming only platforms is no ✓
     (evidence, "_without_negation", lambda query, stats, repo: {}),  # "unsymbolicated" → "symbolication"
     (evidence, "_symptom_of_phrase", lambda head, term: False),  # "crash" alone names "crash loop" in full

@@ -15,8 +15,9 @@ from wif_action import lexicon
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import gather
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
+from wif_action.lexicon.question_terms import query_terms
 from wif_action.lexicon.stemmer import stem
-from wif_action.lexicon.terms import analyse, query_terms
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, PullRequest
 
 

@@ -369,7 +369,7 @@ def test_a_name_spelled_out_in_a_question_also_reads_as_its_acronym(monkeypatch:
     a name of three or more capitalised words in the question also counts as its initials (`terms.acronyms`).
     Two words do not ("Session Replay" is no "sr"), nor a note's own words (its acronym is a word of it already),
     and without the rule the question names no "csp"."""
-    from wif_action.lexicon import terms
+    from wif_action.lexicon import question_terms as terms
 
     problem = "Setting Content-Security-Policy directives through the response has no effect"
     assert "csp" in terms.query_terms(problem) and "csp" in {t.key for t in analyse("Fix setting CSP options")}
@@ -402,6 +402,7 @@ def test_weights_and_section_weights_are_numbers() -> None:
 # The judge's modules (where a weight could hide as a constant): the offline engine, the analysis of a question
 # and of names, the engine-independent checks.
 JUDGE = ("wif_action/engines/offline/", "wif_action/lexicon/names.py", "wif_action/lexicon/terms.py",
+         "wif_action/lexicon/cleaning.py", "wif_action/lexicon/control_case.py", "wif_action/lexicon/question_terms.py",
          "wif_action/question.py", "wif_action/objections.py", "wif_action/platforms.py", "wif_action/direction.py",
          "wif_action/problem_kind.py", "wif_action/candidate_order.py")
 
@@ -469,7 +470,7 @@ def _python_files() -> list[Path]:
 
 
 def _judge_module(path: Path) -> bool:
-    """Not structure, or one of the judge's modules inside the lexicon package (`lexicon/terms.py`, `names.py`)."""
+    """Not structure, or one of the judge's modules inside the lexicon package (`lexicon/terms.py`, `names.py`, …)."""
     relative = path.relative_to(ROOT).as_posix()
     return not relative.startswith(STRUCTURE) or relative.startswith(JUDGE)
 
@@ -571,7 +572,7 @@ def test_no_judge_module_writes_a_vocabulary_regex() -> None:
 
 # Substring tests of the code's own: a cheap check before a structural regex runs (terms.clean: a URL needs "http",
 # a GitHub reference "GH-").
-PREFILTERS = {("wif_action/lexicon/terms.py", "http"), ("wif_action/lexicon/terms.py", "GH-")}
+PREFILTERS = {("wif_action/lexicon/cleaning.py", "http"), ("wif_action/lexicon/cleaning.py", "GH-")}
 
 
 def _word_tests(tree: ast.AST) -> list[tuple[int, str]]:

@@ -15,7 +15,9 @@ from collections.abc import Iterator
 import pytest
 
 from wif_action import lexicon
-from wif_action.lexicon.terms import analyse, query_terms, without_what_works
+from wif_action.lexicon.control_case import without_what_works
+from wif_action.lexicon.question_terms import query_terms
+from wif_action.lexicon.terms import analyse
 
 
 @pytest.fixture(autouse=True)

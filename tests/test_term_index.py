@@ -20,8 +20,9 @@ from tests.cache_helpers import without_migration
 from wif_action import lexicon
 from wif_action.engines.offline import OfflineJudge
 from wif_action.engines.offline.ranking import RepositoryStats, bm25
-from wif_action.lexicon import terms
-from wif_action.lexicon.terms import analyse, clean, term_counts
+from wif_action.lexicon import cleaning
+from wif_action.lexicon.cleaning import clean
+from wif_action.lexicon.terms import analyse, term_counts
 from wif_action.question import analyse_question
 from wif_action.tools.cache import SqliteReleaseCache
 from wif_action.tools.term_index import encode, refresh
@@ -112,17 +113,17 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
     """`clean` applies each pattern only when the text holds a character its matches need: the text must come
     out as from every pattern applied in turn, on every cached note and texts made to hit each pattern."""
     def every_pattern(text: str) -> str:
-        text = text[:terms.MAX_ANALYSED_CHARS]
-        for pattern in (terms._URL, terms._REFERENCE):
+        text = text[:cleaning.MAX_ANALYSED_CHARS]
+        for pattern in (cleaning._URL, cleaning._REFERENCE):
             text = pattern.sub(" ", text)
         for name, reads, _ in lexicon.reading_patterns():
-            text = lexicon.pattern(name).sub(terms._also_reads(reads), text)
+            text = lexicon.pattern(name).sub(cleaning._also_reads(reads), text)
         duration = lexicon.duration_pattern()
-        for pattern in (terms._VERSION_LIKE, duration, terms._NOISE_NUMBER):
-            replace = {terms._VERSION_LIKE: terms._version_or_space, duration: terms._seconds}
+        for pattern in (cleaning._VERSION_LIKE, duration, cleaning._NOISE_NUMBER):
+            replace = {cleaning._VERSION_LIKE: cleaning._version_or_space, duration: cleaning._seconds}
             text = pattern.sub(replace.get(pattern, " "), text)
-        text = lexicon.spelled_duration_pattern().sub(terms._spelled_seconds, text)
-        return lexicon.pattern("subsecond").sub(terms._subsecond, text)
+        text = lexicon.spelled_duration_pattern().sub(cleaning._spelled_seconds, text)
+        return lexicon.pattern("subsecond").sub(cleaning._subsecond, text)
 
     texts = [row[0] for row in conn.execute("select text from entries")] + TRICKY + CLEANED
     assert [text for text in texts if clean(text) != every_pattern(text)] == []

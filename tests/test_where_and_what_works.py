@@ -6,7 +6,9 @@ from __future__ import annotations
 from wif_action.engines.offline import scoring
 from wif_action.engines.offline.evidence import gather
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
-from wif_action.lexicon.terms import analyse, query_terms, without_control_statements, without_what_works
+from wif_action.lexicon.control_case import without_control_statements, without_what_works
+from wif_action.lexicon.question_terms import query_terms
+from wif_action.lexicon.terms import analyse
 from wif_action.models import Confidence, PullRequest
 from wif_action.platforms import named_platforms
 from wif_action.question import analyse_question
@@ -40,7 +42,7 @@ def test_a_statement_saying_what_works_is_no_part_of_the_problem():
 def test_the_request_texts_control_statement_goes_as_a_whole():
     """The message side (`without_what_works`) drops the same statement as a whole, not clause by clause: cut at
     "and", "Intel Macs" stayed a query term of a message-mode question. (A guard: it moves no labelled answer,
-    bench/ablation.md `rule:terms._clauses_that_complain`.)"""
+    bench/ablation.md `rule:control_case._clauses_that_complain`.)"""
     message = ("sentry-cli 3.0.1: on Apple Silicon Macs every command fails with a certificate error, although our "
                "root CA is trusted; Intel Macs and Linux runners work.")
     assert "Intel" not in without_what_works(message) and "certificate error" in without_what_works(message)

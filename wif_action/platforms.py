@@ -15,7 +15,7 @@ from functools import cache
 
 from indexer.registry import Registry
 from wif_action import lexicon
-from wif_action.lexicon.terms import control_statement
+from wif_action.lexicon.control_case import control_statement
 
 
 @cache
@@ -130,8 +130,8 @@ class _Layout:
 
 
 def _control_statement(statement: str) -> bool:
-    """The statement is the customer's control case as a whole (`terms.control_statement`: "…; Intel Macs and Linux
-    runners work."): its platforms are what works. Why it matters here: a platform read from the control case
+    """The statement is the customer's control case as a whole (`control_case.control_statement`: "…; Intel Macs and
+    Linux runners work."): its platforms are what works. Why it matters here: a platform read from the control case
     objected the right fix as "about macos, and the problem is on linux"."""
     return control_statement(statement)
 

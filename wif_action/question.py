@@ -15,17 +15,10 @@ from indexer.github_refs import find_links
 from indexer.registry import Registry
 from wif_action import lexicon
 from wif_action.direction import Complaint, complaints
-from wif_action.lexicon import terms as lexical
+from wif_action.lexicon.control_case import without_the_ask
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
-from wif_action.lexicon.terms import (
-    MAX_ANALYSED_CHARS,
-    Term,
-    alternatives,
-    analyse,
-    problem_terms,
-    query_terms,
-    quoted_spans,
-)
+from wif_action.lexicon.question_terms import problem_terms, query_terms
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, quoted_spans
 from wif_action.models import Request
 from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
@@ -81,7 +74,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
     # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
-    said, asked = (as_api_levels(lexical.without_the_ask(text)) for text in (problem, request_text))
+    said, asked = (as_api_levels(without_the_ask(text)) for text in (problem, request_text))
     terms = query_terms(said, asked)
     for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]

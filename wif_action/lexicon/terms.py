@@ -4,41 +4,22 @@ Support messages and release notes name the same thing differently ("crashes" vs
 "Fix crash", "SentryContextStorage.root()" vs "context storage"), so both sides go
 through the same analysis: identifiers are kept whole *and* split into parts,
 words are Porter-stemmed, conversational and generic SDK words are dropped, and a
-handful of symptom synonyms fold onto one term.
+handful of symptom synonyms fold onto one term. What a text is before its terms are read is
+`cleaning`; the question-side weighing is `question_terms`, the control case taken out `control_case`.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from wif_action import lexicon
+from wif_action.lexicon.cleaning import MAX_ANALYSED_CHARS, SUBJECT_VERSION, clean, versioned_names
 from wif_action.lexicon.stemmer import stem
 
-MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
-MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
-
-# Query-side weights of the kinds of terms: lexicon.toml [weight] (identifier, part, bigram, synonym, weak_factor,
-# quoted_gain, repeat_gain, request_factor), read where used; the two bounds on work above stay here.
-
-_URL = re.compile(r"https?://\S+")
-# An absolute path of two or more segments ("/api/v1/cart", "/hubs/*"): the customer's own routes and files.
-_CODE_SEGMENT = re.compile(r"[a-z][A-Z]|_|\.\w{1,4}$")  # camelCase, snake_case, a file's extension
-_PATH = re.compile(r"(?<![\w.~/])/[\w.*:{}-]+(?:/[\w.*:{}-]+)+/?")
-_REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
-_VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
-_NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:m|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
-                           re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
-# A runtime's or protocol's version ("Elixir 1.19", "Unity 6", "HTTP/2", "Elixir-1.19.0"): the word before it
-# (lexicon `versioned_names`), the number as written, and the number joined to its word.
-_SUBJECT_BEFORE = re.compile(r"(?<![\w.+#-])([A-Za-z][\w.+#]*)[ \t/-]{1,2}$")
-_SUBJECT_VERSION = re.compile(r"(\d{1,4}(?:\.\d{1,4}){0,2})")
-_JOINED_VERSION = re.compile(r"([A-Za-z][\w.+#]*)[/-]" + _SUBJECT_VERSION.pattern)
+_JOINED_VERSION = re.compile(r"([A-Za-z][\w.+#]*)[/-]" + SUBJECT_VERSION.pattern)
 _CHUNK = re.compile(r"[A-Za-z0-9_$]+(?:[.:/-]+[A-Za-z0-9_$]+)*")
 _CLAUSE_BREAK = re.compile(r"[^\s'\"`*-]")
 # `_CHUNK` with the text before it: group 1 is non-empty when that text breaks the clause (`_CLAUSE_BREAK`);
@@ -67,89 +48,13 @@ class Term:
         return self.kind == "identifier"
 
 
-def clean(text: str) -> str:
-    """Text without URLs, PR/issue references, @mentions, versions and measurements. A pattern is applied only
-    when the text holds a character every match of it needs (a substitution only ever adds spaces): most notes
-    cite no URL and most words hold no digit, and the skipped scans were a third of counting an index run."""
-    text = (text or "")[:MAX_ANALYSED_CHARS]
-    if "http" in text:
-        text = _URL.sub(" ", text)
-    if "#" in text or "@" in text or "GH-" in text:
-        text = _REFERENCE.sub(" ", text)
-    lower = text.lower()
-    for name, reads, hints in lexicon.reading_patterns():
-        if any(hint in lower for hint in hints):
-            text = lexicon.pattern(name).sub(_also_reads(reads), text)
-    if _DIGIT.search(text) is not None:
-        if "." in text:
-            text = _VERSION_LIKE.sub(_version_or_space, text)
-        text = _NOISE_NUMBER.sub(" ", lexicon.duration_pattern().sub(_seconds, text))
-    lower = text.lower()
-    if any(hint in lower for hint in lexicon.spelled_duration_hints()):
-        text = lexicon.spelled_duration_pattern().sub(_spelled_seconds, text)
-        text = lexicon.pattern("subsecond").sub(_subsecond, text)
-    return text
-
-
-def _also_reads(reads: str) -> Callable[[re.Match[str]], str]:
-    """A phrase followed by what it also reads as (its pattern's `reads`, groups expanded: "32-bit float" →
-    "32-bit float float32"); the phrase's own words stay, as a note may use them too."""
-    return lambda match: f"{match.group()} {match.expand(reads)} "
-
-
-def _seconds(match: re.Match[str]) -> str:
-    """A duration (`lexicon.duration_pattern`) as one term: whole seconds ("5 min" → "300s"), else milliseconds
-    ("1500ms" stays "1500ms"). Why: the same timeout written in two units is one term (lexicon `[duration_unit]`)."""
-    number = match.group(1)
-    count = int(number) if number.isdigit() else lexicon.number_words()[number.lower()]
-    length = count * lexicon.duration_units()[match.group(2).lower()]
-    return f"{length // 1000}s" if length % 1000 == 0 else f"{length}ms"
-
-
-def _spelled_seconds(match: re.Match[str]) -> str:
-    """A spelled-out duration (`lexicon.spelled_duration_pattern`: "two minutes") as its seconds and its unit word
-    ("120s minutes"). Why both: the seconds meet a note's "120s"; people also write the unit alone ("more than a
-    minute"), which only the unit word meets. A tens word before an `ordinal_units` word ("the thirty-second
-    release", "twenty second") also spells an ordinal (the 32nd, the 22nd): no duration is read there; "thirty
-    seconds" and "five-second" still are one."""
-    ordinal = match.group(2).lower() in lexicon.words("ordinal_units")
-    if ordinal and _tens(lexicon.number_words()[match.group(1).lower()]):
-        return match.group(0)
-    return f"{_seconds(match)} {match.group(2)}"
-
-
-def _tens(value: int) -> bool:
-    """Twenty, thirty, … ninety: the numbers a compound ordinal starts with ("forty-second")."""
-    return value > 10 and value % 10 == 0
-
-
-def _subsecond(match: re.Match[str]) -> str:
-    """A phrase of a duration below one second (lexicon `pattern.subsecond`), followed by the one term every such
-    phrase shares; the phrase's own words stay ("sub" is what notes have been counted by)."""
-    return f"{match.group()} subsecond"
-
-
-def _version_or_space(match: re.Match[str]) -> str:
-    """A version is noise (the SDK's, a dependency's) unless it is a runtime's or protocol's ("Elixir 1.19")."""
-    found = match.group()
-    if _SUBJECT_VERSION.fullmatch(found):
-        before = _SUBJECT_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
-        if before is not None and before.group(1).lower() in _versioned():
-            return found
-    return " "
-
-
-def _versioned() -> frozenset[str]:
-    return lexicon.words("versioned_names")
-
-
 def _subject(chunk: str) -> Term | None:
     """The word a chunk names a version of when a number follows it ("Elixir", "lang/Elixir"; not "sentry-elixir",
     whose number is that package's version): its key and surface."""
     word = chunk.rsplit("/", 1)[-1] if "/" in chunk and "-" not in chunk else chunk
-    if word.lower() not in _versioned():
+    if word.lower() not in versioned_names():
         return None
-    terms = _word_terms(word)
+    terms = word_terms(word)
     return Term(terms[0].key if terms else word.lower(), word)
 
 
@@ -165,7 +70,7 @@ def _versioned_term(subject: Term, number: str) -> Term | None:
     return Term(f"{subject.key} {version}", f"{subject.surface} {version}", lexicon.weight("bigram"), "bigram")
 
 
-def _word_terms(part: str, kind: str = "word") -> list[Term]:
+def word_terms(part: str, kind: str = "word") -> list[Term]:
     """Terms of one plain word: its stem, plus the folded synonym if any."""
     lower = part.lower()
     stopwords = lexicon.stopwords()
@@ -207,18 +112,18 @@ def _is_camel(segment: str) -> bool:
 def _segment_terms(segment: str, kind: str) -> list[Term]:
     """A snake_case or camelCase segment is kept whole (as people search for it) and split into words."""
     if _DUNDER.fullmatch(segment):  # "__init__", "__cause__": a code name, as people grep for it
-        return [_identifier(segment), *_word_terms(segment.strip("_"), "part")]
+        return [_identifier(segment), *word_terms(segment.strip("_"), "part")]
     if "_" in segment.strip("_") and any(c.isalpha() for c in segment):
         terms = [_identifier(segment)]
         for part in segment.split("_"):
-            terms.extend(_segment_terms(part, "part") if _is_camel(part) else _word_terms(part, "part"))
+            terms.extend(_segment_terms(part, "part") if _is_camel(part) else word_terms(part, "part"))
         return terms
     if not _is_camel(segment):
-        return _word_terms(segment, kind)
+        return word_terms(segment, kind)
     terms = [_identifier(segment)]
     for part in _CAMEL_PART.findall(segment):
         if len(part) >= 3:
-            terms.extend(_word_terms(part, "part"))
+            terms.extend(word_terms(part, "part"))
     return terms
 
 
@@ -235,7 +140,7 @@ def _chunk_terms(chunk: str) -> list[Term]:
     joined = _JOINED_VERSION.fullmatch(chunk) if _DIGIT.search(chunk) else None
     if joined is not None and (subject := _subject(joined.group(1))) is not None:  # "HTTP/2", "Elixir-1.19.0"
         versioned = _versioned_term(subject, joined.group(2))
-        return _word_terms(joined.group(1)) + ([versioned] if versioned else [])
+        return word_terms(joined.group(1)) + ([versioned] if versioned else [])
     segments = [s for s in _SEPARATORS.split(chunk) if s.strip("_")]
     split = len(segments) > 1 and bool(re.search(r"[.:]", chunk))
     terms: list[Term] = []
@@ -274,7 +179,7 @@ def analyse(text: str, chunks: dict[str, list[Term]] | None = None) -> list[Term
         if _CLAUSE_BREAK.search(text, end, match.start()):
             previous = subject = None
         end = match.end()
-        if subject is not None and _SUBJECT_VERSION.fullmatch(match.group(0)):
+        if subject is not None and SUBJECT_VERSION.fullmatch(match.group(0)):
             versioned = _versioned_term(subject, match.group(0))
             if versioned is not None:
                 terms.append(versioned)
@@ -319,7 +224,7 @@ def term_counts(text: str, chunks: dict[str, _Keys] | None = None) -> Counter[st
     for broken, chunk in _BROKEN_CHUNK.findall(clean(text)):
         if broken:
             previous = subject = None
-        if subject is not None and _SUBJECT_VERSION.fullmatch(chunk):
+        if subject is not None and SUBJECT_VERSION.fullmatch(chunk):
             versioned = _versioned_term(subject, chunk)
             if versioned is not None:
                 append(versioned.key)
@@ -406,162 +311,3 @@ def without_quoted(text: str) -> str:
     """The text with its quoted spans (`quoted_spans`) blanked out: what the customer wrote in their own words, not
     what they copied (an error message, a log line)."""
     return _QUOTED_ALONE.sub(" ", (text or "")[:MAX_ANALYSED_CHARS])
-
-
-def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
-    """Weighted, de-duplicated query terms: the problem counts fully, the rest of the request less.
-
-    Why: the problem is the condensed symptom; the raw request adds context words
-    (framework names, what the customer tried) that are weaker evidence.
-    """
-    weights: dict[str, Term] = {}
-    problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
-    _add(weights, problem_terms(problem), 1.0)
-    complaint = without_what_works(request_text, keep_code=True)
-    _add(weights, analyse(complaint), lexicon.weight("request_factor"))
-    bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
-    _add(weights, acronyms(problem), bigram)
-    _add(weights, acronyms(complaint), bigram * lexicon.weight("request_factor"))
-    quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
-    for key in quoted & weights.keys():
-        term = weights[key]
-        weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
-    strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
-    return {term.key: term for term in strongest}
-
-
-# A name of three or more capitalised words, hyphen- or space-joined ("Content-Security-Policy", "X-Forwarded-For",
-# "Application Not Responding"): what notes often write as its initials.
-_COMPOUND_NAME = re.compile(r"\b[A-Z][a-z]*(?:-[A-Z][a-z]*){2,}\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+){2,}\b")
-
-
-def acronyms(text: str) -> list[Term]:
-    """The initials of each name of three or more capitalised words in `text`, as the terms of that word ("csp" of
-    "Content-Security-Policy"). Why: a question spells the name out where a note writes its acronym ("Fix setting
-    CSP header options"); two words are left out, their initials are too often another word's. Question side only:
-    a note's own acronym is a word of it already."""
-    found: list[Term] = []
-    for match in _COMPOUND_NAME.finditer(text or ""):
-        found += _word_terms("".join(word[0] for word in re.split(r"[- ]", match.group())).lower())
-    return found
-
-
-_SENTENCE_BREAK = re.compile(r"((?<=[.!?])\s+|\s*\n\s*)")  # kept by re.split: offsets stay
-
-
-def without_what_works(text: str, keep_code: bool = False) -> str:
-    """The text less its clauses saying what works ("…, masking works everywhere else", "although the scheduled
-    commands run fine", "With the default transport it backs off correctly.") and its statements that are the
-    control case as a whole (`control_statement`: "…; Intel Macs and Linux runners work."), sentence by sentence,
-    offsets kept by blanks: the customer's control case names what is not broken, and its words ("everywhere",
-    "scheduled commands", "default transport", "Intel") would weigh as the symptom's. A clause that also complains
-    stays."""
-    works, complains = lexicon.pattern("works_here"), lexicon.pattern("complains")
-    if not works.search(text):
-        return text
-    return "".join(part if asks(part) else _clauses_that_complain(part, works, complains, keep_code)
-                   for part in _SENTENCE_BREAK.split(text))
-
-
-def asks(sentence: str) -> bool:
-    """Whether the sentence is a question (lexicon `asks`: "Does a newer plugin work with K2?", "Does a later aiohttp
-    move that work off the loop?"). Why: a question states nothing, so none of it is the control case, whatever
-    "work" or "fine" it uses; read as one, the ask's own words of the problem ("loop") were dropped."""
-    return bool(lexicon.pattern("asks").search(sentence))
-
-
-def problem_terms(problem: str) -> list[Term]:
-    """The condensed problem's terms, less its control statements (`without_control_statements`): what the query
-    weighs fully and the judge's key concepts come from (`question.Question.problem_keys`)."""
-    return analyse(without_control_statements(problem))
-
-
-def without_control_statements(text: str) -> str:
-    """The text less its statements that are the control case as a whole (`control_statement`), their code names
-    kept, offsets kept by blanks. Why only those for the condensed problem (a form's field, the extracted symptom):
-    its clauses are the symptom's own ("only requests that complete normally produce a transaction" names what is
-    missing), while a statement like "Intel Macs and Linux runners work." names only what is not broken."""
-    if not lexicon.pattern("works_here").search(text):
-        return text
-    breaks = [0, *(m.end() for m in lexicon.pattern("statement_break").finditer(text)), len(text)]
-    return "".join(_code_of(part) if control_statement(part) else part
-                   for start, end in itertools.pairwise(breaks) if (part := text[start:end]))
-
-
-def control_statement(statement: str) -> bool:
-    """"…fails with a certificate error; Intel Macs and Linux runners work.": a statement whose verb is what works
-    (`works_last`), that complains of nothing, names no failure and sets nothing against it ("but", "although":
-    the other side of a contrast may be the symptom) is the customer's control case as a whole, however far its
-    subject is from its verb ("Intel Macs and Linux runners" is not cut from "work" at "and"); a question (`asks`)
-    states nothing."""
-    return not asks(statement) and bool(lexicon.pattern("works_last").search(statement)) and not any(
-        lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
-
-
-def without_the_ask(text: str) -> str:
-    """The text with the words of its ask blanked (offsets kept): in a question sentence about a release
-    (lexicon `release_ask`: "Is that handled in a newer release?", "Is there a version that handles this better?"), its
-    fix verbs and `ask_words` (`ask_word`). Why: they ask whether it was fixed, not what is wrong, and release notes
-    start fixes with the same verbs ("Handle `# fmt: skip` followed by a comment"), so they matched any such line."""
-    if "?" not in text:
-        return text
-    ask, word = lexicon.pattern("release_ask"), lexicon.pattern("ask_word")
-    return "".join(word.sub(lambda match: " " * len(match.group()), part)
-                   if part.rstrip().endswith("?") and ask.search(part) else part
-                   for part in _SENTENCE_BREAK.split(text))
-
-
-def _clauses_that_complain(sentence: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
-    """The sentence less its control statements (`control_statement`) and, in the others, its clauses saying what
-    works and complaining of nothing."""
-    if not works.search(sentence):
-        return sentence
-    breaks = [0, *(m.end() for m in lexicon.pattern("statement_break").finditer(sentence)), len(sentence)]
-    return "".join((_code_of(part) if keep_code else " ") if control_statement(part)
-                   else _clauses_of(part, works, complains, keep_code)
-                   for start, end in itertools.pairwise(breaks) if (part := sentence[start:end]))
-
-
-def _clauses_of(statement: str, works: re.Pattern[str], complains: re.Pattern[str], keep_code: bool) -> str:
-    if not works.search(statement):
-        return statement
-    breaks = [0, *(m.start() for m in lexicon.pattern("works_clause_break").finditer(statement)), len(statement)]
-    clauses = [statement[start:end] for start, end in itertools.pairwise(breaks)]
-    return "".join((_code_of(clause) if keep_code else " ") if works.search(clause) and not complains.search(clause)
-                   else clause for clause in clauses)
-
-
-def _code_of(clause: str) -> str:
-    """A control clause's code names ("SentryCapacitor.crash() crashes the iOS app as expected"): the API it tries
-    is what fails elsewhere, the prose around it is the setup that works."""
-    return " " + " ".join(term.surface for term in analyse(clause) if term.identifier) + " "
-
-
-def _without_object_state(text: str) -> str:
-    """The request with each object representation a pasted log or traceback shows reduced to its type
-    ("`<Task pending name='Task-1' …>`" → "Task", "<socket.socket fd=57, family=2, …>" → "socket.socket"): the
-    rest is that one object's state (its ids, fds, status words), which says nothing of what went wrong and, repeated
-    object by object ("<Task pending …> got Future <Future pending>"), would weigh as the subject."""
-    if "<" not in text:
-        return text
-    return lexicon.pattern("object_repr").sub(lambda match: match.group("type"), text)
-
-
-def _without_routes(text: str) -> str:
-    """The request without the customer's own routes and paths ("/api/v1/cart", "/hubs/*"): their words are the
-    customer's app, which no release note names ("v1", "cart"), and would outweigh the symptom. Segments that
-    look like code ("SentryCrashMachineContext.c", "sentry_sdk") are kept: stack-trace paths name the SDK's
-    files."""
-    def code_only(match: re.Match[str]) -> str:
-        return " ".join(part for part in match.group().split("/") if _CODE_SEGMENT.search(part)) or " "
-    return _PATH.sub(code_only, text or "")
-
-
-def _add(weights: dict[str, Term], terms: list[Term], factor: float) -> None:
-    """Keep each term's strongest occurrence; a concept named repeatedly is the subject, so it gains."""
-    counts, gain = Counter(term.key for term in terms), lexicon.weight("repeat_gain")
-    for term in terms:
-        weight = term.weight * factor * (1 + gain * math.log(counts[term.key]))
-        current = weights.get(term.key)
-        if current is None or current.weight < weight:
-            weights[term.key] = Term(term.key, term.surface, weight, term.kind)

@@ -22,8 +22,8 @@ from wif_action.engines.offline.versions_in_text import (
     customer_version,
     named_as_customers,
 )
+from wif_action.lexicon.control_case import without_what_works
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight, looks_like_package
-from wif_action.lexicon.terms import without_what_works
 from wif_action.models import Request
 
 MAX_MESSAGE_CHARS = 50_000  # a bound on work; the judgement's numbers (problem_chars, adjacent_bonus) are [weight]

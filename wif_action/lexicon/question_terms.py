@@ -1,0 +1,96 @@
+"""A question's weighted query terms: the problem fully, the rest of the request less, acronyms and quotes gaining.
+
+Why apart from `terms`: only the question side weighs terms; a release note is counted as written (`term_counts`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from wif_action import lexicon
+from wif_action.lexicon.control_case import without_control_statements, without_what_works
+from wif_action.lexicon.terms import Term, analyse, quoted_spans, word_terms
+
+MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
+
+# Query-side weights of the kinds of terms: lexicon.toml [weight] (identifier, part, bigram, synonym, weak_factor,
+# quoted_gain, repeat_gain, request_factor), read where used; the bound on work above stays here.
+
+# An absolute path of two or more segments ("/api/v1/cart", "/hubs/*"): the customer's own routes and files.
+_CODE_SEGMENT = re.compile(r"[a-z][A-Z]|_|\.\w{1,4}$")  # camelCase, snake_case, a file's extension
+_PATH = re.compile(r"(?<![\w.~/])/[\w.*:{}-]+(?:/[\w.*:{}-]+)+/?")
+
+
+def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
+    """Weighted, de-duplicated query terms: the problem counts fully, the rest of the request less.
+
+    Why: the problem is the condensed symptom; the raw request adds context words
+    (framework names, what the customer tried) that are weaker evidence.
+    """
+    weights: dict[str, Term] = {}
+    problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
+    _add(weights, problem_terms(problem), 1.0)
+    complaint = without_what_works(request_text, keep_code=True)
+    _add(weights, analyse(complaint), lexicon.weight("request_factor"))
+    bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
+    _add(weights, acronyms(problem), bigram)
+    _add(weights, acronyms(complaint), bigram * lexicon.weight("request_factor"))
+    quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
+    for key in quoted & weights.keys():
+        term = weights[key]
+        weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
+    strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
+    return {term.key: term for term in strongest}
+
+
+# A name of three or more capitalised words, hyphen- or space-joined ("Content-Security-Policy", "X-Forwarded-For",
+# "Application Not Responding"): what notes often write as its initials.
+_COMPOUND_NAME = re.compile(r"\b[A-Z][a-z]*(?:-[A-Z][a-z]*){2,}\b|\b[A-Z][a-z]+(?: [A-Z][a-z]+){2,}\b")
+
+
+def acronyms(text: str) -> list[Term]:
+    """The initials of each name of three or more capitalised words in `text`, as the terms of that word ("csp" of
+    "Content-Security-Policy"). Why: a question spells the name out where a note writes its acronym ("Fix setting
+    CSP header options"); two words are left out, their initials are too often another word's. Question side only:
+    a note's own acronym is a word of it already."""
+    found: list[Term] = []
+    for match in _COMPOUND_NAME.finditer(text or ""):
+        found += word_terms("".join(word[0] for word in re.split(r"[- ]", match.group())).lower())
+    return found
+
+
+def problem_terms(problem: str) -> list[Term]:
+    """The condensed problem's terms, less its control statements (`without_control_statements`): what the query
+    weighs fully and the judge's key concepts come from (`question.Question.problem_keys`)."""
+    return analyse(without_control_statements(problem))
+
+def _without_object_state(text: str) -> str:
+    """The request with each object representation a pasted log or traceback shows reduced to its type
+    ("`<Task pending name='Task-1' …>`" → "Task", "<socket.socket fd=57, family=2, …>" → "socket.socket"): the
+    rest is that one object's state (its ids, fds, status words), which says nothing of what went wrong and, repeated
+    object by object ("<Task pending …> got Future <Future pending>"), would weigh as the subject."""
+    if "<" not in text:
+        return text
+    return lexicon.pattern("object_repr").sub(lambda match: match.group("type"), text)
+
+
+def _without_routes(text: str) -> str:
+    """The request without the customer's own routes and paths ("/api/v1/cart", "/hubs/*"): their words are the
+    customer's app, which no release note names ("v1", "cart"), and would outweigh the symptom. Segments that
+    look like code ("SentryCrashMachineContext.c", "sentry_sdk") are kept: stack-trace paths name the SDK's
+    files."""
+    def code_only(match: re.Match[str]) -> str:
+        return " ".join(part for part in match.group().split("/") if _CODE_SEGMENT.search(part)) or " "
+    return _PATH.sub(code_only, text or "")
+
+
+def _add(weights: dict[str, Term], terms: list[Term], factor: float) -> None:
+    """Keep each term's strongest occurrence; a concept named repeatedly is the subject, so it gains."""
+    counts, gain = Counter(term.key for term in terms), lexicon.weight("repeat_gain")
+    for term in terms:
+        weight = term.weight * factor * (1 + gain * math.log(counts[term.key]))
+        current = weights.get(term.key)
+        if current is None or current.weight < weight:
+            weights[term.key] = Term(term.key, term.surface, weight, term.kind)
