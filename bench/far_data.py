@@ -100,8 +100,8 @@ def pr_commits(repo: str) -> dict[int, dict]:
     return pulls
 
 
-def build(slug: str, repo: str, changelog: str, count: int, tag_prefix: str = "") -> dict:
-    text = git(repo, "show", f"HEAD:{changelog}")
+def build(slug: str, repo: str, changelog: str, count: int, tag_prefix: str = "", rev: str = "HEAD") -> dict:
+    text = git(repo, "show", f"{rev}:{changelog}")
     dates = tag_dates(repo, tag_prefix)
     chosen = [(v, body) for v, body in sections(text) if v in dates][:count]
     commits = pr_commits(repo)
@@ -115,7 +115,7 @@ def build(slug: str, repo: str, changelog: str, count: int, tag_prefix: str = ""
             if number in commits:
                 pulls[str(number)] = {**commits[number], "html_url": f"https://github.com/{slug}/pull/{number}"}
     releases.sort(key=lambda r: str(r["published_at"]), reverse=True)  # ISO dates: text order is time order
-    return {"repo": slug, "derived_from": {"git_head": git(repo, "rev-parse", "HEAD").strip(),
+    return {"repo": slug, "derived_from": {"git_head": git(repo, "rev-parse", rev).strip(),
                                            "changelog": changelog, "releases": len(releases)},
             "releases": releases, "pulls": dict(sorted(pulls.items(), key=lambda kv: int(kv[0])))}
 
@@ -131,8 +131,10 @@ def main() -> None:
                              "in-sample repositories go to bench/data/near)")
     parser.add_argument("--tag-prefix", default="", help="only tags `<prefix>X.Y.Z` are releases (a workspace's "
                                                             "crate, e.g. `tokio-`)")
+    parser.add_argument("--rev", default="HEAD", help="the commit to read the CHANGELOG at (a repository that moved "
+                                                      "away leaves only a notice at HEAD: socket.io-client)")
     args = parser.parse_args()
-    data = build(args.slug, args.git_dir, args.changelog, args.releases, args.tag_prefix)
+    data = build(args.slug, args.git_dir, args.changelog, args.releases, args.tag_prefix, args.rev)
     owner, name = args.slug.split("/")
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"{owner}__{name}.json.gz"
