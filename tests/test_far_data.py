@@ -170,6 +170,35 @@ def test_a_tag_prefix_takes_one_crate_of_a_workspace(tmp_path) -> None:
     assert set(tag_dates(git_dir)) == {"1.0.0"}
 
 
+
+def test_rev_reads_the_changelog_at_an_older_commit(tmp_path) -> None:
+    """socket.io-client: the repository moved into a monorepo and its HEAD holds only a README, so the CHANGELOG is
+    read at `--rev HEAD~1`; without it HEAD's missing file fails the build."""
+    import subprocess
+
+    import pytest
+
+    from bench.far_data import build
+
+    def run(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                       check=True, capture_output=True)
+
+    run("init", "-q")
+    (tmp_path / "CHANGELOG.md").write_text("## [1.0.1](https://x/compare/1.0.0...1.0.1) (2024-01-01)\n\n"
+                                           "### Bug Fixes\n\n* keep the path ([abc1234](https://x/commit/abc1234))\n")
+    run("add", "CHANGELOG.md")
+    run("commit", "-q", "-m", "chore(release): 1.0.1")
+    run("tag", "1.0.1")
+    run("rm", "-q", "CHANGELOG.md")
+    run("commit", "-q", "-m", "docs: add migration notice")
+    git_dir = str(tmp_path / ".git")
+    data = build("o/r", git_dir, "CHANGELOG.md", 60, rev="HEAD~1")
+    assert [r["tag_name"] for r in data["releases"]] == ["1.0.1"]
+    assert "keep the path" in data["releases"][0]["body"]
+    with pytest.raises(subprocess.CalledProcessError):
+        build("o/r", git_dir, "CHANGELOG.md", 60)
+
 ZAP = """## 1.20.0 (4 Jan 2022)
 
 Enhancements:
