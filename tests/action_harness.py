@@ -27,6 +27,12 @@ from wif_action.models import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_GH = ROOT / "tests" / "fakes" / "gh"  # the GitHub CLI a run finds first on PATH once a test asks for it
+PYTHON = ROOT / "tests" / "fakes" / "python"  # `python` on a run's PATH: runs $WIF_TEST_PYTHON, this interpreter
+# The programs action.yml's `run:` steps and the fake gh call (`sha256sum || shasum`, `cut`, `mkdir`; `cp`), besides
+# python and wif. A run's PATH holds links to these and nothing else, so a program a test did not fake (a real `gh`
+# in /usr/bin) is "command not found", never reached.
+COREUTILS = ("sha256sum", "shasum", "cut", "mkdir", "cp")
+BASH = shutil.which("bash") or "/bin/bash"
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}", re.DOTALL)
 SUPPORT_REPO = "acme/support"
@@ -117,8 +123,9 @@ class ActionRunner:
         self.github, self.slack = github, slack
         self.extra_env = dict(extra_env or {})
         self.full_disk_in_answer_step = False  # GITHUB_OUTPUT / STEP_SUMMARY of the Answer step on /dev/full
-        self.bin = tmp_path / "bin"
+        self.bin = tmp_path / "bin"  # what a test adds (the fake gh)
         self.bin.mkdir(exist_ok=True)
+        self.tools = _tools(tmp_path / "tools")  # what every run needs (`COREUTILS`, python, wif)
         for name in ("home", "temp", "workspace"):
             (tmp_path / name).mkdir(exist_ok=True)
         self.gh_calls = tmp_path / "gh-calls"  # one line of arguments per call of the fake gh
@@ -139,14 +146,14 @@ class ActionRunner:
 
     def base_env(self, event_name: str, event_path: Path) -> dict[str, str]:
         return {
-            "PATH": f"{self.bin}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{self.bin}:{self.tools}",
             "HOME": str(self.tmp / "home"), "LANG": "C.UTF-8", "CI": "true", "GITHUB_ACTIONS": "true",
             "RUNNER_OS": "Linux", "RUNNER_TEMP": str(self.tmp / "temp"),
             "GITHUB_WORKSPACE": str(self.tmp / "workspace"), "GITHUB_ACTION_PATH": str(ROOT),
             "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event_path),
             "GITHUB_REPOSITORY": SUPPORT_REPO, "GITHUB_API_URL": self.github.url,
             "GITHUB_RUN_ID": "4242", "SLACK_API_URL": self.slack.url + "/api/",
-            "WIF_SKIP_INSTALL": "1", "WIF_PROGRESS_INTERVAL": "0.05",
+            "WIF_SKIP_INSTALL": "1", "WIF_TEST_PYTHON": sys.executable, "WIF_PROGRESS_INTERVAL": "0.05",
             "WIF_BACKOFF_SCALE": "0",  # retries as in production, without their sleeps (indexer.backoff)
             **self.extra_env,
         }
@@ -185,7 +192,7 @@ class ActionRunner:
                         **{k: substitute(v, context) for k, v in (step.get("env") or {}).items()}}
             script = self.tmp / f"step-{number}.sh"
             script.write_text(substitute(step["run"], context))
-            process = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            process = subprocess.run([BASH, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                                      env=step_env, cwd=self.tmp / "workspace", capture_output=True, text=True,
                                      timeout=120)
             codes.append(process.returncode)
@@ -198,6 +205,21 @@ class ActionRunner:
                                                 "outcome": "success" if process.returncode == 0 else "failure"}
         outputs = {name: substitute(spec["value"], context) for name, spec in ACTION["outputs"].items()}
         return ActionResult(outputs, context["steps"], "".join(summary), codes, "\n".join(logs), skipped)
+
+
+def _tools(folder: Path) -> Path:
+    """A folder of links to the programs a run may call: `COREUTILS` found on this machine, `PYTHON` as python and
+    python3, and the `wif` installed beside this interpreter. Why links, not the folders they live in: /usr/bin (or
+    a system Python's folder) also holds whatever else the machine has installed."""
+    folder.mkdir(exist_ok=True)
+    wif = Path(sys.executable).parent / "wif"
+    assert wif.exists(), f"no wif beside {sys.executable}: install the package (pip install -e .) to run the Action"
+    links = {"python": PYTHON, "python3": PYTHON, "wif": wif}
+    links |= {name: Path(found) for name in COREUTILS if (found := shutil.which(name))}
+    for name, target in links.items():
+        if not (folder / name).is_symlink():
+            (folder / name).symlink_to(target)
+    return folder
 
 
 # --------------------------------------------------------------------------- events and checks

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +20,9 @@ import yaml
 
 from tests.action_harness import (
     ACTION,
+    BASH,
     CHANNEL,
+    COREUTILS,
     LATEST_PYTHON,
     OUTCOMES,
     ROOT,
@@ -299,8 +303,25 @@ def test_harness_parses_multiline_outputs(tmp_path):
     assert parse_command_file(path) == {"a": "1", "answer": "line 1\nline=2", "b": ""}
 
 
-def test_gh_is_optional(runner):
-    assert shutil.which("gh", path=str(runner.bin)) is None
+def test_a_run_reaches_only_what_the_harness_links(runner, tmp_path):
+    """A run's PATH is the harness's own folders of links (`COREUTILS`, python, wif; gh once a test fakes it), not
+    /usr/bin: a program no test faked — a real gh on this machine, curl, git — is "command not found" (exit 127),
+    loudly, instead of reaching the network; `python` is this interpreter, with this checkout's package."""
+    env = runner.base_env("workflow_dispatch", tmp_path / "event.json")
+    folders = [Path(folder) for folder in env["PATH"].split(":")]
+    assert all(folder.is_relative_to(tmp_path) for folder in folders), env["PATH"]
+    assert {path.name for folder in folders for path in folder.iterdir()} <= {"python", "python3", "wif", *COREUTILS}
+
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([BASH, "--noprofile", "--norc", "-c", command], env=env, capture_output=True,
+                              text=True, timeout=60)
+    for program in ("gh", "curl", "git"):
+        missing = run(f"{program} --version")
+        assert missing.returncode == 127 and "command not found" in missing.stderr, (program, missing)
+    imported = run('python -c "import wif_action; print(wif_action.__file__)"')
+    assert imported.stdout.strip() == str(ROOT / "wif_action" / "__init__.py"), imported
+    runner.fake_gh()
+    assert shutil.which("gh", path=env["PATH"]) == str(runner.bin / "gh")
 
 
 def test_maintainer_groups_are_mentioned_per_channel(runner, github, slack, cache_db, tmp_path):
