@@ -228,6 +228,26 @@ def test_a_kind_label_files_a_line_like_a_heading(line: str, section: str) -> No
     assert only("Changelog\n\n" + line + "\n").section == section
 
 
+
+@pytest.mark.parametrize(
+    ("line", "section"),
+    [
+        ("* [Bug] Fix chaos outcome exception handling by @peter-csala in https://github.com/App-vNext/Polly/pull/2101",
+         "fix"),  # Polly's generated notes: the tag, not the first word, says the kind
+        ("* [Docs] Add cheat sheet for outcome chaos strategy by @x in https://github.com/App-vNext/Polly/pull/1984",
+         "docs"),
+        ("* [Docs] Fix link to ResiliencePipelineBuilder by @x in https://github.com/App-vNext/Polly/pull/1685",
+         "docs"),
+        ("* [Feature]: Add a new option (#3)", "feature"),
+        ("* [Dio] Ref: Replace FailedRequestAdapter with FailedRequestInterceptor (#728)", "internal"),  # a scope tag
+        ("* [Android] Fix a crash on start (#4)", "fix"),  # the words after a scope tag decide
+    ],
+)  # fmt: skip
+def test_a_leading_bracketed_tag_files_a_line_by_its_kind(line: str, section: str) -> None:
+    """GitHub's generated notes (one flat list under "What's Changed") keep a PR title's bracketed tag ("[Bug] …",
+    "[Docs] …"); it states the line's kind as a heading would, or names a scope the words after it classify."""
+    assert only("## What's Changed\n\n" + line + "\n").section == section
+
 def test_generic_heading_defers_to_wording() -> None:
     body = (
         "### Other Changes\n\n"

@@ -246,7 +246,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   # 11: a fix type over feature-like headings, an issue before an explicit PR link
                   11: "761ea59d43a0440107ecd66100ceba828a10645d371f20bc3c281de7fb50c2db",
                   # 12: a line led by its PR reference is classified by the words after it
-                  12: "5edecf80e3f90735c1314a2b9817be323d6fde22fd67eb0e67890579d3225207"}
+                  12: "5edecf80e3f90735c1314a2b9817be323d6fde22fd67eb0e67890579d3225207",
+                  # 13: a leading bracketed kind tag ("[Bug] …", "[Docs] …") is the line's section
+                  13: "f051ba5825bd8103a49c2af604627f1364034ffad8ca60884ba5fc2c78e1825e"}
 
 
 @pytest.mark.slow

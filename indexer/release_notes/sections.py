@@ -121,6 +121,9 @@ def classify_heading(heading: str) -> str | None:
 _CONVENTIONAL = re.compile(r"([A-Za-z]{2,10})(?:\(([^()\n]{0,60})\))?!?:\s")
 _SCOPE_PREFIX = re.compile(r"\(([^()\n]{1,60})\)\s+")
 _LABEL_PREFIX = re.compile(r"([A-Z][\w .+/-]{0,30}):\s+")
+# a leading bracketed tag, "[Bug] Fix …", "[Docs] Add …" (a kind: the line's own heading), "[Android] Fix …" (a
+# scope: the wording after it decides); not a link's text ("[#12](…)", "[`x`][ref]")
+_BRACKET_TAG = re.compile(r"\[([^\]\n#]{1,40})\](?![(\[])\s*:?\s+")
 _BC_BREAK = re.compile(r"\[(?:bc break|breaking)\]", re.IGNORECASE)
 _FIRST_WORD = re.compile(r"[A-Za-z]{1,20}")
 
@@ -209,11 +212,11 @@ def _classify_wording(text: str, weak: bool) -> str | None:
     found = _classify_conventional(core)
     if found:
         return found
-    for prefix in (_SCOPE_PREFIX, _LABEL_PREFIX):
+    for prefix in (_BRACKET_TAG, _SCOPE_PREFIX, _LABEL_PREFIX):
         match = prefix.match(core)
         if match:
-            if prefix is _LABEL_PREFIX and (labelled := _kind_label(match.group(1))):
-                return labelled  # "Bug fix: rewind …", "Improvement: …": the label is the line's own heading
+            if prefix is not _SCOPE_PREFIX and (labelled := _kind_label(match.group(1))):
+                return labelled  # "Bug fix: rewind …", "[Bug] Fix …": the label is the line's own heading
             core = core[match.end() :]
             found = _classify_conventional(core)
             if found:
