@@ -30,8 +30,15 @@ _NAME_END = re.compile(r"(?![\w-]|\.\w)")  # a name ends before no word characte
 SLUG = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
 
 
+MAX_ERROR_CHARS = 300  # a refusal quotes the wrong value; a whole table of it would bury the message
+
+
 class RegistryError(Exception):
-    """The registry file is missing or malformed."""
+    """The registry file is missing or malformed. The message, which quotes the wrong value, is cut to
+    `MAX_ERROR_CHARS` here, once for every check: it is one line of a log or of a Slack reply."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message[:MAX_ERROR_CHARS])
 
 
 @dataclass
@@ -260,12 +267,12 @@ def _check_tables(data: dict, path: object) -> None:
         value = data.get(table)
         if value is not None and not (isinstance(value, dict) and all(isinstance(s, str) for s in value.values())):
             raise RegistryError(f"SDK registry {path}: '{table}' must be an object of name → owner/repo, "
-                                f"not {value!r}"[:300])
+                                f"not {value!r}")
     ambiguous = data.get("ambiguous")
     if ambiguous is not None and not (isinstance(ambiguous, dict) and all(
             isinstance(choices, list) and all(isinstance(c, str) for c in choices) for choices in ambiguous.values())):
         raise RegistryError(f"SDK registry {path}: 'ambiguous' must be an object of name → a list of owner/repo, "
-                            f"not {ambiguous!r}"[:300])
+                            f"not {ambiguous!r}")
 
 
 def _check_names(slug: str, info: dict, path: object) -> None:
@@ -274,10 +281,10 @@ def _check_names(slug: str, info: dict, path: object) -> None:
     if aliases is not None and not (isinstance(aliases, list)
                                     and all(isinstance(a, str) and a.strip() for a in aliases)):
         raise RegistryError(f"SDK registry {path}: 'aliases' of {slug} must be a list of names ([\"acme\"]), "
-                            f"not {aliases!r}"[:300])
+                            f"not {aliases!r}")
     for key in ("slack_group_id", "github_team"):
         if info.get(key) is not None and not isinstance(info[key], str):
-            raise RegistryError(f"SDK registry {path}: '{key}' of {slug} must be a string, not {info[key]!r}"[:300])
+            raise RegistryError(f"SDK registry {path}: '{key}' of {slug} must be a string, not {info[key]!r}")
 
 
 def _check_bundles(slug: str, bundles: object, path: object) -> None:
@@ -345,7 +352,7 @@ def _from_dict(data: object, path: object) -> Registry:
     for slug, info in data.get("repositories", {}).items():
         if info is not None and not isinstance(info, dict):
             raise RegistryError(f"SDK registry {path}: '{slug}' must map to an object ({{\"aliases\": [\"name\"]}}) "
-                                f"or null, not {info!r}"[:300])
+                                f"or null, not {info!r}")
     repositories = {slug: dict(info or {}) for slug, info in data.get("repositories", {}).items()}
     aliases = {_normalise(k): v for k, v in (data.get("aliases") or {}).items()}
     for slug, info in repositories.items():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.registry import RegistryError, fold_case, load_registry
+from indexer.registry import MAX_ERROR_CHARS, RegistryError, fold_case, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,6 +122,30 @@ def test_a_top_level_table_of_the_wrong_type_is_named(tmp_path, tables, said) ->
     path.write_text(json.dumps({"repositories": {"acme/sdk": {"aliases": ["acme"]}}, **tables}))
     with pytest.raises(RegistryError, match=re.escape(said)):
         load_registry(path)
+
+
+LONG = ["x" * 40] * 200  # a wrong value of 8,000 characters and more
+
+
+@pytest.mark.parametrize("data", [
+    {"repositories": {"acme/sdk": {"aliases": [*LONG, 1]}}},
+    {"repositories": {"acme/sdk": {"ships": {"acme/core": "x" * 8000}}}},
+    {"repositories": {"acme/sdk": {"packages": [1, *LONG]}}},
+    {"repositories": {"acme/sdk": {"ecosystems": {"npm": LONG}}}},
+    {"repositories": {"acme/sdk": {"package": "x" * 8000}}},
+    {"repositories": {"acme/sdk": {"bundles": {"Core": "x" * 8000}}}},
+    {"repositories": {"x" * 8000: {}}},
+    {"repositories": {}, "ambiguous": {"acme": "x" * 8000}},
+])
+def test_a_refusal_quotes_at_most_the_start_of_a_long_wrong_value(tmp_path, data) -> None:
+    """Every check's message is cut in one place (`RegistryError`): a wrong value may be a whole table, and the
+    message is one line of a log or a Slack reply. 'ships', 'packages', 'ecosystems', 'package', 'bundles' and a
+    bad slug quoted all of it."""
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(RegistryError) as raised:
+        load_registry(path)
+    assert str(raised.value).startswith("SDK registry") and len(str(raised.value)) <= MAX_ERROR_CHARS
 
 
 def test_wif_index_and_ask_say_what_is_wrong_with_the_registry_in_one_line(tmp_path, capsys, monkeypatch) -> None:
