@@ -88,7 +88,9 @@ def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, f
 
 @contextmanager
 def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
-    """For the block: `weight.name` → the lexicon's `[weight]` table with that value (`lexicon.use`); `module.NAME`
+    """For the block: `weight.name` → the lexicon's `[weight]` table with that value (`lexicon.use`);
+    `message_weight.name` → its `[message_weight]` table (what a problem condensed out of a message reads);
+    `module.NAME`
     (a module of wif_action.engines.offline, or a dotted module path) → set on the shipped module."""
     saved = []
     packaged = lexicon.data()
@@ -96,10 +98,10 @@ def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
     changed = False
     for target, value in setting.items():
         module_name, _, name = target.rpartition(".")
-        if module_name == "weight":
+        if module_name in ("weight", "message_weight"):
             if name not in tables["weight"]:
                 raise SystemExit(f"lexicon.toml [weight] has no '{name}'")
-            tables["weight"][name] = value
+            tables.setdefault(module_name, {})[name] = value  # message_weight: a message's own value
             changed = True
             continue
         module = importlib.import_module(module_name if "." in module_name else f"{OFFLINE}.{module_name}")

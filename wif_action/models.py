@@ -49,6 +49,9 @@ class Request:
     # "React Native 8.9.2 … @sentry/react-native": a version the text ties to a name the SDK shares with its
     # framework or platform; the SDK's only if the resolved repository released it (`confirm_tentative_version`)
     tentative_version: str | None = None
+    # the problem was condensed out of a free-text message (a Slack message, `/wif …`, `wif ask --message`), not
+    # given as a field: everything the customer pasted around the symptom (setup, code, logs) is in it too
+    from_message: bool = False
 
 
 @dataclass(kw_only=True)

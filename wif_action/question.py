@@ -62,6 +62,7 @@ class Question:
     own_names: frozenset[str] = frozenset()  # term keys naming only the asked SDK itself: no note matches them
     deployment_keys: frozenset[str] = frozenset()  # term keys of where their service runs ("self-hosted"): not what
     failure_classes: dict[str, str] = field(default_factory=dict)  # the problem's exception classes, key → as written
+    from_message: bool = False  # the problem was condensed out of a free-text message (`Request.from_message`)
 
     @property
     def text(self) -> str:
@@ -144,7 +145,7 @@ def question_of(request: Request, registry: Registry | None = None, repo: str | 
     """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
     question = analyse_question(request.problem, request.raw_text, registry)
     customer = customer_of(request, question.platforms, registry, repo or request.repo)
-    return replace(question, customer=customer,
+    return replace(question, customer=customer, from_message=request.from_message,
                    own_names=frozenset(own_name_keys(question.text, customer.repo, registry)))
 
 

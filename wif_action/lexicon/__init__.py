@@ -267,8 +267,11 @@ def ecosystems_named(text: str) -> frozenset[str]:
     return frozenset(name for name, found in ecosystem_patterns().items() if found.search(text))
 
 
-def weight(name: str) -> float:
-    """A numeric weight of the `[weight]` table."""
+def weight(name: str, from_message: bool = False) -> float:
+    """A numeric weight of the `[weight]` table; `from_message`: the `[message_weight]` value when it has one (a
+    problem condensed out of a free-text message, `Question.from_message`)."""
+    if from_message and name in data().get("message_weight", {}):
+        return float(data()["message_weight"][name])
     return float(data()["weight"][name])
 
 

@@ -50,6 +50,7 @@ def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
         problem=problem or extracted.problem or message[:500], links=links,
         raw_text="\n\n".join(part for part in raw_parts if part) or extracted.raw_text,
         tentative_version=None if _clean(inputs.version) else extracted.tentative_version,
+        from_message=not problem and bool(extracted.problem or message),
     )
     given = {"sdk": inputs.sdk, "repo": inputs.repo, "version": inputs.version, "problem": inputs.problem,
              "links": inputs.links}

@@ -85,7 +85,7 @@ class OfflineJudge:
         if not entries:
             return []
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
-        return rank_entries(entries, question.terms, stats, question.wants_functionality)
+        return rank_entries(entries, question.terms, stats, question.wants_functionality, question.from_message)
 
     def shortlist(self, entries: list[Entry], question: Question, size: int) -> list[Entry]:
         """The `size` entries of a batch most worth an LLM's reading (see `relevance.shortlist`): what goes first

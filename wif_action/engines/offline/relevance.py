@@ -47,19 +47,21 @@ def shortlist(entries: list[Entry], query: dict[str, Term], stats: RepositorySta
 
 
 def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
-                 feature_request: bool) -> list[RelevantEntry]:
+                 feature_request: bool, from_message: bool = False) -> list[RelevantEntry]:
     """Relevant entries, best first; repeats of the same note or PR keep the oldest release.
 
     Those within `relative_to_best` of the batch's best are picked; the rest of `max_per_batch`, best first, goes to
     second looks (`RelevantEntry.second_look`) at lines of a section fixes are listed in: a right line worded unlike
     the question ("Emscripten" for "Pyodide") scores far below a batch's best, yet among its best few, and a second
     look lists it beside the better candidates without letting it lead (scan_release_notes._second_look). No share
-    of the best to choose: which lines get a look is `max_per_batch`'s (LOO-CV), what they may become is fixed."""
+    of the best to choose: which lines get a look is `max_per_batch`'s (LOO-CV), what they may become is fixed.
+    `from_message`: the question's problem was condensed out of a free-text message, whose share of the best is
+    its own (lexicon.toml [message_weight])."""
     scored = score_entries(entries, query, stats, feature_request)
     best = max((score for score, _, _ in scored), default=0.0)
     repo = entries[0].release.repo if entries else ""
     floor = lexicon.weight("min_relevance") * stats.scale(repo)
-    bar = max(floor, lexicon.weight("relative_to_best") * best)
+    bar = max(floor, lexicon.weight("relative_to_best", from_message) * best)
     most = int(lexicon.weight("max_per_batch"))
     chosen: list[RelevantEntry] = []
     seen: set[str] = set()
