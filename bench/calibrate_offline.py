@@ -90,8 +90,7 @@ def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, f
 def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
     """For the block: `weight.name` → the lexicon's `[weight]` table with that value (`lexicon.use`);
     `message_weight.name` → its `[message_weight]` table (what a problem condensed out of a message reads);
-    `module.NAME`
-    (a module of wif_action.engines.offline, or a dotted module path) → set on the shipped module."""
+    `module.NAME` (a module of wif_action.engines.offline, or a dotted module path) → set on the shipped module."""
     saved = []
     packaged = lexicon.data()
     tables = copy.deepcopy(packaged)  # data() is the cached table itself: edit a copy
