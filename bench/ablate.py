@@ -142,6 +142,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (candidate_order, "_look_ahead", lambda pool, peers: None),  # a second look naming far more leads too
     (objections, "_note_says_it_fixes", lambda note: False),  # a "Fixes …" line of a `chore:` PR is no chore
     (objections, "_below_fixes", lambda section: False),  # a breaking-change line is listed after the fixes
+    (objections, "_names_what_failed", lambda question: False),  # a 5xx or crash reported: a fix answers an ask too
     (candidate_order, "_rare_part", lambda high, rival, rare: False),  # an older "provider" rivals "content provider"
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (candidate_order, "_its_own", lambda grounds: grounds.own_text),  # a line citing only a commit rivals as a PR's

@@ -260,3 +260,25 @@ def test_a_complaint_after_a_condition_clause_is_read():
     (complaint,) = complaints(problem)
     assert complaint.absent and "events" in complaint.words
     assert opposite("Stop sending events from the settings screen", complaints(problem)) is not None
+
+
+@pytest.mark.parametrize(("problem", "objected"), [
+    ("There is no option to keep the gizmo proxy from logging client cancellations.", True),
+    # the same ask after a failure the lexicon knows (a 5xx response, `symptom` 5xx says_what): a broken behaviour
+    ("The gizmo proxy answers 502 when a client cancels. Can a newer version tell client cancellations apart?", False),
+])
+def test_a_request_that_names_what_failed_is_answered_by_its_fix(tmp_path, openai_fake, problem, objected):
+    """A request for functionality lists a fix after the features (`a_feature_for_missing_functionality`) — unless
+    it also names what failed (`objections._names_what_failed`): then the fix answers it as well, unobjected."""
+    openai_fake.responder = keyword_responder("gizmo", confidence="medium")
+    fix = "Avoid gizmo proxy errors for client cancellations"
+    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {fix} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": fix, "merged": True}])
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
+                        engine="openai", openai_url=openai_fake.url)
+    (top,) = answer.candidates
+    assert (top.pr, top.confidence.value, top.objected) == (11, "medium", objected)
+    assert ("asks for functionality" in top.reason) == objected

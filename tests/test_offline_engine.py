@@ -823,3 +823,21 @@ def test_without_it_no_longer_is_a_rare_term_an_unrelated_fix_shares():
         assert "longer" in shared
     finally:
         lexicon.use(None)
+
+
+@pytest.mark.parametrize("fix_verb", [False, True])
+def test_a_5xx_response_is_the_failure_a_two_concept_headline_must_say_it_fixes(fix_verb) -> None:
+    """A 502 the customer gets (folded onto "5xx", lexicon `symptom` 5xx) names what failed: a headline naming two of
+    the problem's other concepts ("fix(middleware/proxy): append RealIP to X-Forwarded-For …" for a proxy answering
+    502 when the client cancels) is a HIGH only when it names the 5xx or says with a verb what it fixes
+    (`scoring._says_which_fix`); its `fix:` commit type alone files it as some fix of the proxy."""
+    question = analyse_question("Through the proxy middleware a cancelled request is answered 502 and forwarded.")
+    assert question.problem_keys & lexicon.says_what_terms() == {"5xx"}
+    terms = [Term("middlewar proxi", "middleware proxy", 2.0, "bigram"), Term("forward", "forward", 2.0),
+             Term("cancel", "cancel", 2.0)]
+    concepts = [Concept([term], 10.0, {term.key}) for term in terms]
+    evidence = Evidence(1.0, concepts=concepts, credits=[1.0, 1.0, 0.0], matched=[{t.key} for t in terms],
+                        keys=[t.key for t in terms], shares=[0.01, 0.01, 0.01],
+                        headline={t.key: (t, 10.0) for t in terms[:2]}, says_fix=True, fix_verb=fix_verb,
+                        symptoms_asked=frozenset(question.problem_keys & lexicon.symptom_terms()))
+    assert scoring.confidence(evidence) == (Confidence.HIGH if fix_verb else Confidence.MEDIUM)

@@ -163,10 +163,20 @@ def a_feature_for_missing_functionality(score: Score, _pull: PullRequest, entry:
     stays: a fix can deliver what was missing, and only the order among MEDIUMs changes."""
     if score.confidence != Confidence.MEDIUM or entry is None or entry.section in feature_sections():
         return None
-    if not question.wants_functionality:
+    if not question.wants_functionality or _names_what_failed(question):
         return None
     return Score(confidence=Confidence.MEDIUM,
                  reason=f"{score.reason} But it changes existing behaviour, and the request asks for functionality.")
+
+
+def _names_what_failed(question: Question) -> bool:
+    """The problem names what failed (a `says_what` symptom of the lexicon: a crash, a hang, a 5xx response): a
+    broken behaviour, whatever its ask's words ("… our 5xx alerting fires. Can a newer echo tell client cancellations
+    apart?"), so the fix of it is an answer as good as a feature (neither is objected, `a_fix_for_a_bug` and this).
+
+    Why: read as a request for functionality alone, the right fix ("Avoid context canceled errors") was objected, and
+    an objected MEDIUM never stops the scan nor leads while an unrelated MEDIUM stands."""
+    return bool(question.problem_keys & lexicon.says_what_terms())
 
 
 def more_than_the_note(score: Score, pull: PullRequest, _entry: Entry | None, _question: Question) -> Score | None:
