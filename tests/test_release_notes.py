@@ -491,6 +491,49 @@ def test_a_line_led_by_its_pr_is_classified_by_the_words_after_it(bullet: str, s
     assert entry.prs == tuple(sorted({2734, 2765, 2790, 2799, 12, 13} & set(entry.prs))) and entry.prs
 
 
+_ACME_PULL = "https://github.com/acme/sdk/pull"
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    # flat: one item per scope line (clog's single-item scopes)
+    ("#### Bug Fixes\n\n* **http2:** avoid buffering writes (#4102)\n* **client:** fix panic on empty DNS (#2292)\n",
+     [("http2: avoid buffering writes (#4102)", (4102,)), ("client: fix panic on empty DNS (#2292)", (2292,))]),
+    # a scope group: every nested item is an entry of its own, led by the scope; the next top-level item ends it
+    ("#### Bug Fixes\n\n* **http1:**\n  * discard content-length header (#4124)\n"
+     "  * use append for repeat trailers (#4107)\n* **http2:** avoid buffering writes (#4102)\n",
+     [("http1: discard content-length header (#4124)", (4124,)), ("http1: use append for repeat trailers (#4107)",
+                                                                 (4107,)), ("http2: avoid buffering writes (#4102)",
+                                                                            (4102,))]),
+    # Alamofire: the nested "Fixed by … in Pull Request #N" says who and which PR of its parent, no entry of its own
+    ("### Fixed\n- Passing `queue` parameter to `DataStream` serializers.\n  - Fixed by [Jon Shier]"
+     f"(https://github.com/jshier) in Pull Request [#3879]({_ACME_PULL}/3879).\n"
+     f"- `validate` reads the file size.\n  - Updated by [Jon](https://github.com/jon) in Pull Request [#3899]"
+     f"({_ACME_PULL}/3899).\n",
+     [("Passing `queue` parameter to `DataStream` serializers. Fixed by Jon Shier in Pull Request #3879.", (3879,)),
+      ("`validate` reads the file size. Updated by Jon in Pull Request #3899.", (3899,))]),
+    # mixed: "-" items four spaces deep, a detail nested under a scoped item joins that item, the group ends at a
+    # top-level item without a scope, and a scope written "**x**:" (colon outside the bold)
+    ("#### Bug Fixes\n\n- **http1**:\n    - discard content-length header (#4124)\n"
+     "        - the header is dropped when chunked\n    - use append for repeat trailers (#4107)\n"
+     "- plain fix of a crash (#4103)\n",
+     [("http1: discard content-length header (#4124) the header is dropped when chunked", (4124,)),
+      ("http1: use append for repeat trailers (#4107)", (4107,)), ("plain fix of a crash (#4103)", (4103,))]),
+    # a heading ends a group: the next heading's items carry no scope of the last group
+    ("#### Bug Fixes\n\n* **http1:**\n\t* discard content-length header (#4124)\n\n#### Features\n\n"
+     "  * add an option (#5)\n",
+     [("http1: discard content-length header (#4124)", (4124,)), ("add an option (#5)", (5,))]),
+], ids=["flat", "scope-group", "attribution-sub-bullet", "mixed-indentation", "heading-ends-group"])
+def test_items_under_a_scope_only_item_are_entries_of_their_own(body: str, expected: list) -> None:
+    """clog (hyper) groups a scope's fixes under "* **http1:**": read as one entry, six fixes shared one text and six
+    PRs, and the entry read as its first item. A nested item under an item that says more than its scope (Alamofire's
+    attribution line) still belongs to it."""
+    assert [(e.text, e.prs) for e in parse(body, "acme/sdk")] == expected
+
+
+def test_a_bold_label_with_text_after_it_is_an_entry_not_a_scope() -> None:
+    assert len(parse("* **Note:** see below\n* Fix a crash (#1)\n")) == 2
+
+
 def test_older_changesets_credit_the_commit_before_the_pr_and_list_dependency_updates() -> None:
     """@emotion/react 11.0–11.1: "[`sha`](…) [#N](…) Thanks [@user](…)! - text" (the commit first) kept the credit in
     the entry's text ("`fdd46bdf` #2112 Thanks @Andarist! - Fixed …"); every changesets package also lists its

@@ -232,6 +232,9 @@ FORMAT_SAMPLES = (
     "* [#2734](https://github.com/acme/widget/pull/2734) Fix parseHeader to return undefined instead of NaN\n"
     "* [#2790](https://github.com/acme/widget/pull/2790) Bump brace-expansion from 1.1.11 to 1.1.16\n",
     # stripe-node: heading-less lines led by their PR
+    "#### Bug Fixes\n\n* **http1:**\n  * discard content-length header (#4124) ([540fff91](https://github.com/acme/widget/"
+    "commit/540fff9180ce47ee5fab01b6cc2126eb6c286eda), closes [#4123](https://github.com/acme/widget/issues/4123))\n"
+    "  * use append for repeat trailers (#4107)\n* **http2:** avoid buffering writes (#4102)\n",  # hyper's clog
 )
 # release_notes.PARSER_VERSION → digest of what it parses the fixtures and samples to.
 PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffdb3805c",  # 3: with commits
@@ -248,7 +251,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   # 12: a line led by its PR reference is classified by the words after it
                   12: "5edecf80e3f90735c1314a2b9817be323d6fde22fd67eb0e67890579d3225207",
                   # 13: a leading bracketed kind tag ("[Bug] …", "[Docs] …") is the line's section
-                  13: "f051ba5825bd8103a49c2af604627f1364034ffad8ca60884ba5fc2c78e1825e"}
+                  13: "f051ba5825bd8103a49c2af604627f1364034ffad8ca60884ba5fc2c78e1825e",
+                  # 14: the items nested under a scope-only item ("* **http1:**") are entries of their own
+                  14: "2ab4602c9532d57dcc3e0da7145e68ed7d91d24ab0e7061a35151ebe7604e87f"}
 
 
 @pytest.mark.slow

@@ -62,7 +62,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 13  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 14  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
@@ -77,6 +77,8 @@ PARSER_VERSION = 13  # 3: commits a line cites (entries.commits); 4: ``literal``
 # 12: a line led by the PR it cites ("[#2734](…/pull/2734) Fix …", Stripe's SDKs) is classified by the words after it
 # 13: a leading bracketed tag naming a kind of change is the line's section ("[Bug] Fix …" fix, "[Docs] Add …" docs:
 # Polly's generated notes); another tag ("[Dio] Ref: …") leaves the words after it to decide
+# 14: the items nested under a scope-only item ("* **http1:**", clog's scope groups) are entries of their own, each
+# led by the scope, not one entry citing every item's PR
 
 _log = logging.getLogger(__name__)
 

@@ -111,6 +111,7 @@ class _State:
     after_break: bool = True  # previous line was blank/heading: a pseudo-heading may start here
     prose: list[tuple[_Context, list[str]]] = field(default_factory=list)  # paragraphs no entry came from (prose.py)
     prose_size: int = 0
+    scope: tuple[int, str] | None = None  # (indent, "**http1:**") of a scope-only item whose nested items are entries
 
 
 def _context(stack: list[_Head]) -> _Context:
@@ -140,6 +141,7 @@ def _section(context: _Context, head_text: str) -> str:
 def _push_heading(state: _State, level: int, text: str) -> None:
     """Enter a heading; deeper headings are sub-groups of the current one."""
     _close_bullet(state)
+    state.scope = None
     rule = _heading_rule(text)
     while state.stack and state.stack[-1].level >= level:
         state.stack.pop()
@@ -240,8 +242,13 @@ def _is_plain_entry(line: str, repo: str | None) -> bool:
 
 
 def _start_bullet(state: _State, indent: int, content: str, bold: bool) -> None:
-    """Open a new top-level bullet under the current heading context."""
+    """Open a new top-level bullet under the current heading context; an item nested under a scope-only item
+    ("* **http1:**") starts with that scope, as a one-line "* **http2:** …" item does."""
     _close_bullet(state)
+    if state.scope is not None and indent <= state.scope[0]:
+        state.scope = None
+    if state.scope is not None:
+        content = f"{state.scope[1]} {content}"
     stripped = content.strip()
     bold = bold or (len(stripped) > 4 and stripped.startswith("**") and stripped.endswith("**"))
     unit = _Unit([], True)
@@ -257,6 +264,11 @@ def _handle_bullet(state: _State, indent: int, content: str, bold: bool) -> None
     if bullet is not None and indent >= bullet.indent + 2 and (heading := _list_heading(bullet)) is not None:
         state.bullet = None  # the section's name is no entry
         _push_heading(state, 7, heading)
+        _start_bullet(state, indent, content, bold)
+        return
+    if bullet is not None and indent >= bullet.indent + 2 and (scope := _scope_only(bullet)) is not None:
+        state.bullet = None  # clog's "* **http1:**" over its fixes: the scope is no entry, each item is one
+        state.scope = (bullet.indent, scope)
         _start_bullet(state, indent, content, bold)
         return
     if bullet is not None and indent >= bullet.indent + 2:
@@ -279,6 +291,17 @@ def _list_heading(bullet: _Bullet) -> str | None:
         return None
     rule = _heading_rule(text)
     return text if rule is not None and not rule.reset else None
+
+
+_SCOPE_ONLY = re.compile(r"\*\*[^*\s][^*\n]{0,39}?(?::\*\*|\*\*:)")
+
+
+def _scope_only(bullet: _Bullet) -> str | None:
+    """The bold scope a bullet is nothing but ("**http1:**", clog's scope groups), as "**http1:**"; None otherwise."""
+    if len(bullet.units) != 1 or len(bullet.units[0].lines) != 1:
+        return None
+    text = bullet.units[0].lines[0].strip()
+    return text.replace("**:", ":**") if _SCOPE_ONLY.fullmatch(text) else None
 
 
 _TOWNCRIER_REFS = re.compile(r"\*?Related issues and pull requests on GitHub:\*?\s*", re.IGNORECASE)
