@@ -95,6 +95,9 @@ def ablations() -> list[Ablation]:
                               used=f"equivalent:{stem(short)}"))
     for index, record in enumerate(data.get("ecosystem", [])):
         found.append(Ablation(f"ecosystem:{record['name']}", _drop_ecosystem(index)))
+    for index, record in enumerate(data.get("counterpart", [])):
+        found.append(Ablation(f"counterpart:{'/'.join(words[0] for words in record['sides'])}",
+                              _drop_counterpart(index)))
     for word in data.get("equivalent", {}):
         found.append(Ablation(f"equivalent:{word}", _drop_entry("equivalent", word), used=f"equivalent:{stem(word)}"))
     for name in data["words"]:
@@ -112,7 +115,8 @@ def ablations() -> list[Ablation]:
                               patch=_replaced(module, function, value)))
     for name, value in WEIGHT_RULES:
         found.append(Ablation(f"rule:weight.{name}", _weight(name, value)))
-    order = ("symptom", "abbreviation", "equivalent", "words", "rule", "pattern", "platform", "ecosystem")
+    order = ("symptom", "abbreviation", "equivalent", "words", "rule", "pattern", "platform", "ecosystem",
+             "counterpart")
     return sorted(found, key=lambda ablation: order.index(ablation.name.split(":", 1)[0]))
 
 
@@ -205,6 +209,12 @@ def _flag_off(index: int, flag: str) -> Callable[[dict[str, Any]], None]:
 def _drop_ecosystem(index: int) -> Callable[[dict[str, Any]], None]:
     def edit(data: dict[str, Any]) -> None:
         data["ecosystem"][index]["words"] = []
+    return edit
+
+
+def _drop_counterpart(index: int) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["counterpart"][index]["sides"] = [[], []]
     return edit
 
 

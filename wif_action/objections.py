@@ -91,6 +91,29 @@ def _span(levels: frozenset[int]) -> str:
         str(low) if low == high else f"{low}–{high}"
 
 
+def on_the_side_asked(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
+    """A fix that qualifies a thing by the other side of an exchange (lexicon `[[counterpart]]`) than the problem
+    qualifies it by — "cancel sending client request body on response future drop" for a response body that ends
+    early — is about the same subject's other side, another trigger of it, another bug: at most MEDIUM, and listed
+    after the lines nothing objects to. A problem that names the fix's side too objects to nothing.
+
+    Why only a qualified thing: a headline naming only requests, for a problem naming only responses, moved no
+    labelled answer from wrong to right (bench/ablation.md), and "requests" alone is often the whole exchange."""
+    if score.confidence == Confidence.LOW or not question.sides:
+        return None
+    cut = int(lexicon.weight("headline_chars"))
+    named = lexicon.sides_named(f"{entry.text[:cut] if entry is not None else ''}\n{pull.title}")
+    counterparts = lexicon.counterparts()
+    other = sorted(side for side, things in named.items() if side not in question.sides
+                   and things & question.sides.get(counterparts[side], frozenset()))
+    if not other:
+        return None
+    asked = sorted(counterparts[side] for side in other)
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it is about the {' and '.join(other)} side, and the problem is about "
+                        f"the {' and '.join(asked)}.")
+
+
 def in_the_asked_direction(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
     """A change the opposite way (adding what the customer has too much of, removing what they miss) is
     about the same thing but not its fix: at most MEDIUM, saying why."""
@@ -249,7 +272,8 @@ def _names(families: set[int]) -> set[str]:
     return {names.get(term, term) for index in families for term in lexicon.symptom_families()[index]}
 
 
-CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, in_the_asked_direction,
+CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, on_the_side_asked,
+                             in_the_asked_direction,
                              a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
                              of_the_failure_asked, of_the_exception_asked)
 CAPS: tuple[Check, ...] = (more_than_the_note,)  # lower the level, object to nothing

@@ -63,6 +63,8 @@ class Question:
     deployment_keys: frozenset[str] = frozenset()  # term keys of where their service runs ("self-hosted"): not what
     failure_classes: dict[str, str] = field(default_factory=dict)  # the problem's exception classes, key → as written
     from_message: bool = False  # the problem was condensed out of a free-text message (`Request.from_message`)
+    sides: dict[str, frozenset[str]] = field(default_factory=dict)  # the sides of an exchange it names, each with
+    # what it qualifies ("response body" → {"response": {"bodi"}}; lexicon `[[counterpart]]`, `lexicon.sides_named`)
 
     @property
     def text(self) -> str:
@@ -93,6 +95,7 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         alternatives=alternatives(both) + _devices(both),
         deployment_keys=deployment_keys(both),
         failure_classes=failure_classes(problem),
+        sides=lexicon.sides_named(both[:MAX_ANALYSED_CHARS]),
         links=tuple(link.url for link in find_links(request_text)))
 
 

@@ -70,7 +70,7 @@ def data() -> dict[str, Any]:
 
 # What turns a text into its terms, with data() (the question side, `question_terms`, `control_case`, counts nothing).
 _ANALYSIS_CODE = ("__init__.py", "cleaning.py", "terms.py", "stemmer.py")
-_NOT_ANALYSIS = ("weight", "section_weight", "ecosystem")  # tables no term key depends on
+_NOT_ANALYSIS = ("weight", "section_weight", "ecosystem", "counterpart")  # tables no term key depends on
 
 
 @_cached
@@ -265,6 +265,43 @@ def ecosystem_patterns() -> dict[str, re.Pattern[str]]:
 def ecosystems_named(text: str) -> frozenset[str]:
     """The package managers a text names ("the sentry crate" → cargo; "`mix deps.get` fails" → hex)."""
     return frozenset(name for name, found in ecosystem_patterns().items() if found.search(text))
+
+
+def _counterparts() -> list[dict[str, Any]]:
+    """The `[[counterpart]]` records with two sides of at least a word each (bench/ablate.py empties one)."""
+    return [record for record in data().get("counterpart", [])
+            if len(record["sides"]) == 2 and all(record["sides"])]
+
+
+@_cached
+def counterparts() -> dict[str, str]:
+    """Each side of an exchange (`[[counterpart]]`, named by its first word: "request") → the other side."""
+    pairs = [tuple(words[0] for words in record["sides"]) for record in _counterparts()]
+    return {side: other for one, two in pairs for side, other in ((one, two), (two, one))}
+
+
+@_cached
+def _side_of() -> dict[str, str]:
+    """Stem of each word naming a side (`[[counterpart]]`) → that side (its first word)."""
+    return {stem(word): words[0] for record in _counterparts() for words in record["sides"]
+            for word in words}
+
+
+def sides_named(text: str) -> dict[str, frozenset[str]]:
+    """The sides of an exchange a text names, by any form of their words ("Requests", "responses"), each with the
+    stems of the words right after it that it qualifies ("response body" → {"response": {"bodi"}})."""
+    side_of, stop = _side_of(), stopwords()
+    tokens = re.findall(r"[A-Za-z]+", text)
+    keys = [stem(token.lower()) for token in tokens]
+    found: dict[str, set[str]] = {}
+    for index, key in enumerate(keys):
+        if key not in side_of:
+            continue
+        heads = found.setdefault(side_of[key], set())
+        after = keys[index + 1] if index + 1 < len(keys) else None
+        if after is not None and after not in side_of and tokens[index + 1].lower() not in stop:
+            heads.add(after)
+    return {side: frozenset(heads) for side, heads in found.items()}
 
 
 def weight(name: str, from_message: bool = False) -> float:
