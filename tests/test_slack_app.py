@@ -619,3 +619,43 @@ def test_socket_mode_refuses_the_same_shapes_in_the_listener(github, slack, stat
     finally:
         jobs.close()
     assert not github.dispatches
+
+
+SOCKET_SHAPES = [(_step(authorizations="x"), "`authorizations` is a string"),
+                 (_step(authorizations=[{"team": 3}]), "`authorizations[0].team` is a number"),
+                 (_shortcut(authorizations=["x"]), "`authorizations[0]` is a string")]
+
+
+def test_socket_mode_refuses_a_payload_bolt_cannot_read_before_its_adapter(github, slack, state, caplog):
+    """Over a real Socket Mode connection (slack_sdk's client, Bolt's adapter, `wif slack serve`'s handler): Bolt
+    builds its request before any listener, and `"authorizations": "x"` raised AttributeError there
+    (`extract_is_enterprise_install`), logged with a traceback, the envelope never acknowledged. Now one line
+    names the field, the envelope is acknowledged, nothing is recorded, and the next request is answered."""
+    from tests.fakes.socket_mode_server import FakeSocketMode
+    from wif_action.slack_socket import GuardedSocketModeHandler
+
+    env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": slack.url + "/api/",
+           "GITHUB_API_URL": github.url, "GITHUB_TOKEN": GITHUB_TOKEN, "WIF_REPOSITORY": REPO}
+    bolt, jobs = build(env, str(state))
+    with FakeSocketMode() as server, caplog.at_level("INFO"):
+        slack.socket_mode_url = server.url
+        handler = GuardedSocketModeHandler(bolt, "xapp-test")
+        try:
+            handler.connect()
+            for number, (payload, _) in enumerate(SOCKET_SHAPES):
+                kind = "interactive" if payload.get("type") == "message_action" else "events_api"
+                server.send({"envelope_id": f"bad{number}", "type": kind, "payload": payload,
+                             "accepts_response_payload": False})
+            wait_for(lambda: len(server.acks) == len(SOCKET_SHAPES))
+            good = json.loads(function_executed(STEP_INPUTS, execution="Fx0042"))
+            server.send({"envelope_id": "good", "type": "events_api", "payload": good,
+                         "accepts_response_payload": False})
+            wait_for(lambda: "good" in server.acks and slack.completions)
+        finally:
+            handler.close()
+            jobs.close()
+    assert sorted(server.acks) == sorted([f"bad{number}" for number in range(len(SOCKET_SHAPES))] + ["good"])
+    refused = [r.getMessage() for r in caplog.records if r.name == "wif.slack"]
+    assert all(any(said in line for line in refused) for _, said in SOCKET_SHAPES), refused
+    assert not any(r.levelname == "ERROR" or r.exc_info for r in caplog.records), caplog.text
+    assert [c["function_execution_id"] for c in slack.completions] == ["Fx0042"] and len(github.dispatches) == 1

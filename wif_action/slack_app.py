@@ -140,7 +140,8 @@ def build_slack_app(env: Mapping[str, str], jobs: JobRunner, client: WebClient) 
 def readable(body: Mapping[str, Any]) -> bool:
     """False (and one log line) for a payload WIF cannot read or answer: nothing is recorded or dispatched.
 
-    HTTP mode refuses such a body with 400 before Bolt (`slack_http.RequestGuard`); this holds for Socket Mode."""
+    HTTP mode refuses such a body with 400 before Bolt (`slack_http.RequestGuard`), Socket Mode before Bolt's adapter
+    (`slack_socket`); this holds if a payload reaches a listener all the same."""
     problem = payload_problem(body)
     if problem:
         log.warning("slack request refused: %s", problem)

@@ -87,6 +87,7 @@ class FakeSlack(FakeServer):
         self.completions: list[dict[str, Any]] = []
         self.ephemerals: list[dict[str, Any]] = []  # functions.completeSuccess / completeError calls
         self.channel_ids: dict[str, str] = {}  # channel name → fake ID
+        self.socket_mode_url = ""  # what apps.connections.open answers (tests/fakes/socket_mode_server.py)
         self._by_key: dict[tuple[str, str], dict[str, Any]] = {}
         self._last_us = _BASE_TS_US
         self._failures: dict[str, list[list[Any]]] = defaultdict(list)
@@ -96,6 +97,7 @@ class FakeSlack(FakeServer):
             "conversations.replies": self._replies,
             "reactions.add": self._reactions_add,
             "auth.test": self._auth_test,
+            "apps.connections.open": lambda params: {"url": self.socket_mode_url},
             "chat.postEphemeral": self._ephemeral,
             "functions.completeSuccess": lambda params: self._complete("success", params),
             "functions.completeError": lambda params: self._complete("error", params),

@@ -99,9 +99,9 @@ def run(args: argparse.Namespace) -> int:
         if args.http:
             serve_http(app, env, args.host, args.port)
         else:
-            from slack_bolt.adapter.socket_mode import SocketModeHandler
+            from wif_action.slack_socket import GuardedSocketModeHandler
 
-            SocketModeHandler(app, env["SLACK_APP_TOKEN"].strip()).start()
+            GuardedSocketModeHandler(app, env["SLACK_APP_TOKEN"].strip()).start()
     finally:
         jobs.close()  # every accepted request is dispatched before the process ends
     return 0
