@@ -44,13 +44,14 @@ def section_of(entry: Entry, pr: PullRequest) -> str:
 
 def ships_to_users(headline: str, asked: frozenset[str] = frozenset()) -> bool:
     """False when a `type(scope):` prefix says the change is CI, docs, tests, samples or internal, or when its
-    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README").
+    first words change only documentation ("Update `strict` docstring in `model_validate`", "Improve README"), or
+    it places the change in the project's examples ("Fix … in example code", lexicon `examples_only`).
 
     `asked`: the problem's term keys. A scope of lexicon `used_scopes` that the problem itself is about names a
     part the customer uses: "fix(test): handle deduped events when collecting" fixes the SDK's test helpers, which
     ship, when the customer asks about their tests ("in our tests, the collected reports …"); the commit type
     ("test: …") still says test-only, and a problem naming "CI" or an "internal service" frees no scope."""
-    if lexicon.pattern("docs_only").match(headline):
+    if lexicon.pattern("docs_only").match(headline) or lexicon.pattern("examples_only").search(headline):
         return False
     prefix = commit_prefix(headline)
     if prefix is None:
