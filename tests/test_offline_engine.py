@@ -241,7 +241,8 @@ def test_under_a_mixed_heading_the_pr_title_says_whether_it_is_a_feature(cache, 
     ("Update `strict` docstring in `model_validate` method", False), ("Improve the README", False),
     ("Fix crash when docs are loaded", True),
     # a change placed in the project's examples (pattern.examples_only); a sample rate is no sample
-    ("Fix Retry strategy ShouldHandle in example code by @x in #2527", False), ("Fix the timeout in the samples.", False),
+    ("Fix Retry strategy ShouldHandle in example code by @x in #2527", False),
+    ("Fix the timeout in the samples.", False),
     ("Fix crash in sample rate calculation", True), ("Fix crash in examples of the error message", True),
 ])
 def test_ships_to_users_reads_the_commit_type_and_scope(headline, ships) -> None:
