@@ -44,7 +44,7 @@ from wif_action.engines.offline import evidence, extraction, judge, relevance, s
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import cleaning, control_case, question_terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
-from wif_action.subtasks import scan_release_notes  # noqa: E402
+from wif_action.subtasks import scan_demotions, scan_release_notes  # noqa: E402
 
 CASE_FILES = tuple(case_files())  # public + holdout + bench/data/near (bench/labelled.py)
 MODES = ("fields", "message")
@@ -151,7 +151,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (candidate_order, "_its_own", lambda grounds: grounds.own_text),  # a line citing only a commit rivals as a PR's
     (candidate_order, "first_match", lambda grounds: False),  # a capped confirmed line rivals by its subject alone
-    (scan_release_notes, "behind_first_match", lambda grounds: False),  # ... and the line it demotes cannot lead
+    (scan_demotions, "behind_first_match", lambda grounds: False),  # ... and the line it demotes cannot lead
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (extraction, "_shared_at_version", lambda text, registry, version, best: best),  # "sentry 0.47.0 in a tokio app"
     (question, "manager_keys", lambda request_text: set()),  # "via CocoaPods" weighs as an SDK name
@@ -175,8 +175,8 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
     ("rival_share", 0.0),  # candidate_order: ... naming a rare subject of the HIGH, not only its first
     ("rival_breadth", math.inf),  # candidate_order: ... or as many of the problem's ideas (breadth), not only words
-    ("behind_own", 0.0),  # scan_release_notes: a bundled HIGH demoted behind an older own line is objected too
-    ("held_releases", 0.0),  # scan_release_notes: a line of a release the customer already runs demotes a HIGH
+    ("behind_own", 0.0),  # scan_demotions: a bundled HIGH demoted behind an older own line is objected too
+    ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH
 ]
 
 

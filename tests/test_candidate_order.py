@@ -27,7 +27,8 @@ from wif_action.run_context import Run
 from wif_action.run_records.recorder import RunContext, RunRecorder
 from wif_action.run_records.store import RunStore
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
-from wif_action.subtasks.scan_release_notes import ScanResult, _demote_behind_older_rivals
+from wif_action.subtasks.scan_demotions import demote_behind_older_rivals
+from wif_action.subtasks.scan_state import ScanResult
 from wif_action.tools.progress import RecordingProgress
 
 REPO = "acme/sdk"
@@ -311,7 +312,7 @@ def test_a_line_the_customer_already_runs_rivals_a_later_high(lexicon_restored) 
 def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_line(lexicon_restored) -> None:
     use_weights(older_rival=0.8)
     result = ScanResult(candidates=[medium("1.2.0", 12, 9.0), candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
-    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert [c.confidence for c in result.candidates] == [Confidence.MEDIUM, Confidence.MEDIUM]
     assert "PR #12 of the older 1.2.0 is about the same thing" in result.candidates[1].reason
     assert top_candidate(result.candidates).pr == 12
@@ -320,7 +321,7 @@ def test_the_scan_demotes_a_rivalled_high_so_the_answer_leads_with_the_older_lin
     bundled = replace(medium("1.2.0", 12, 9.0), repo="acme/core", via=Via(repo="acme/core", version="3.1.0"))
     result = ScanResult(candidates=[bundled, candidate("1.5.0", 15, Confidence.HIGH, strength=10.0)])
     notes: list[str] = []
-    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN), notes.append)
+    demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN), notes.append)
     assert "But core PR #12 of the older 1.2.0 is about the same thing" in result.candidates[1].reason
     assert notes == ["PR #15 (1.5.0) lowered to medium: core PR #12 of the older 1.2.0 is about the same thing and "
                      "names the problem about as well."]
@@ -335,17 +336,17 @@ def test_a_bundled_high_demoted_by_an_older_own_line_cannot_lead_as_the_clear_ma
     bundled_high = replace(candidate("1.5.0", 15, Confidence.HIGH, strength=25.0), repo="acme/core",
                            via=Via(repo="acme/core", version="3.1.0"))
     result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), bundled_high])
-    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert [(c.pr, c.confidence, c.objected) for c in result.candidates] == [
         (12, Confidence.MEDIUM, False), (15, Confidence.MEDIUM, True)]
     assert top_candidate(result.candidates).pr == 12
     own_high = candidate("1.5.0", 15, Confidence.HIGH, strength=25.0)
     result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), own_high])
-    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert not result.candidates[1].objected and top_candidate(result.candidates).pr == 15  # the clear leader
     use_weights(older_rival=0.3, behind_own=0)
     result = ScanResult(candidates=[medium("1.2.0", 12, 10.0), bundled_high])
-    _demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
+    demote_behind_older_rivals(result, grounds_of(pr15=HIGH_GROUNDS, pr12=OWN))
     assert not result.candidates[1].objected and top_candidate(result.candidates).pr == 15
 
 

@@ -20,7 +20,8 @@ from tests.lexicon_helpers import use_weights
 from tests.workflow_helpers import ask
 from wif_action.candidate_order import older_rivals, top_candidate
 from wif_action.models import AskInput, Candidate, Confidence, Grounds
-from wif_action.subtasks.scan_release_notes import ScanResult, _demote_behind_older_rivals
+from wif_action.subtasks.scan_demotions import demote_behind_older_rivals
+from wif_action.subtasks.scan_state import ScanResult
 
 REPO = "acme/gadget-js"
 SHA = "e4ddff6f2085b1c69eaa790e48d1a22d2dd9d7fb"
@@ -137,7 +138,7 @@ def test_a_high_held_back_by_the_first_match_cannot_lead_as_the_clear_match(lexi
     first = _candidate("6.45.0", Confidence.MEDIUM, 10.0, commit="e4ddff6")
     result = ScanResult(candidates=[first, _candidate("7.5.0", Confidence.HIGH, 25.0, pr=1998)])
     notes: list[str] = []
-    _demote_behind_older_rivals(result, grounds, notes.append)
+    demote_behind_older_rivals(result, grounds, notes.append)
     assert [(c.confidence, c.objected) for c in result.candidates] == [(Confidence.MEDIUM, False),
                                                                        (Confidence.MEDIUM, True)]
     assert top_candidate(result.candidates) is first
@@ -145,5 +146,5 @@ def test_a_high_held_back_by_the_first_match_cannot_lead_as_the_clear_match(lexi
                      "thing and matched the problem first."]
     ordinary = _grounds({"1998": LATER_GROUNDS, "e4ddff6": COMMIT_LINE})
     result = ScanResult(candidates=[first, _candidate("7.5.0", Confidence.HIGH, 25.0, pr=1998)])
-    _demote_behind_older_rivals(result, ordinary)
+    demote_behind_older_rivals(result, ordinary)
     assert not result.candidates[1].objected and top_candidate(result.candidates).pr == 1998

@@ -1,4 +1,4 @@
-"""A line of a release the customer already runs rivals a later ✓ (`scan_release_notes._demote_behind_held_lines`,
+"""A line of a release the customer already runs rivals a later ✓ (`scan_demotions.demote_behind_held_lines`,
 issue 21), pinned at the spec's boundary: the customer's own release is held (a rival, never an answer); the
 release just after it is scanned (a candidate). Real cache (SQLite), real workflow, offline engine, fake GitHub."""
 

@@ -1,5 +1,5 @@
-"""A later line of the HIGH's batch that the filter ranked above it rivals the ✓ (`scan_release_notes.
-_demote_behind_later_lines`, `candidate_order.later_rival`, issue 21), and a rival naming the HIGH's subject inside
+"""A later line of the HIGH's batch that the filter ranked above it rivals the ✓ (`scan_demotions.
+demote_behind_later_lines`, `candidate_order.later_rival`, issue 21), and a rival naming the HIGH's subject inside
 a longer phrase names it (`candidate_order._within`). Real cache (SQLite), real workflow, offline engine, fake
 GitHub."""
 

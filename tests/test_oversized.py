@@ -18,7 +18,7 @@ from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.workflow_helpers import ask, keyword_responder
 from wif_action.models import Answer, AskInput, Outcome
-from wif_action.subtasks.scan_release_notes import MAX_ENTRIES_PER_CALL
+from wif_action.subtasks.scan_state import MAX_ENTRIES_PER_CALL
 
 COCOA = "getsentry/sentry-cocoa"
 PROBLEM = "WatchdogTermination issues have empty tags (e.g., OS)."
