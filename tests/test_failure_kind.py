@@ -74,6 +74,15 @@ def test_every_score_goes_through_the_exception_check(exception, objected):
     assert score.confidence == (Confidence.MEDIUM if objected else Confidence.HIGH)
 
 
+def test_an_exception_class_named_in_the_plural_is_another_failure():
+    """"Fix rescue_from ValidationErrors exception" names a class of failure as much as "ValidationError" would
+    (lexicon `failure_class`, plural too): for a NoMethodError it fixes another exception of the same handler."""
+    question = analyse_question("Any exception now ends with `NoMethodError: undefined method` in rescue_from.")
+    objection = of_the_exception_asked(Score(confidence=Confidence.HIGH, reason="R."),
+                                       pull("Fix rescue_from ValidationErrors exception"), None, question)
+    assert objection is not None and "another failure (ValidationErrors)" in objection.reason
+
+
 def test_a_problem_naming_no_exception_class_gets_no_exception_objection():
     question = analyse_question("The Kotlin compiler crashes on a module without compose-ui.")
     assert of_the_exception_asked(Score(confidence=Confidence.HIGH, reason="R."),

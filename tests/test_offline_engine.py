@@ -351,6 +351,7 @@ def _concept(text: str) -> Concept:
     ("leaks in the uploader", False),
     # an exception class names the kind of failure ("… NSInvalidArgumentException crash in the replay converter")
     ("NSInvalidArgumentException", True), ("NullPointerException", True), ("TypeError", True),
+    ("ValidationErrors", True), ("HTTPExceptions", True),  # a class of several failures is named in the plural too
     ("SentryCrashDoctor", False), ("ErrorHandler", False), ("exception handler", False),
 ])
 def test_a_symptom_class_says_what_failed_not_where(text, symptom):
