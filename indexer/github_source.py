@@ -27,7 +27,7 @@ from github import Github, GithubException
 from github.Repository import Repository
 
 from indexer.github_client import REQUESTS_PER_MINUTE, GitHubPolicy, RequestGate, ResponseTooLarge, build_github
-from indexer.redaction import Redactor, redact
+from indexer.redaction import Redactor, redact, shown_url
 from indexer.registry import SLUG
 from indexer.store import ReleaseRecord
 from indexer.wall_clock import WallClockExceeded, run_within
@@ -279,7 +279,7 @@ class ReleaseSource:
     # -------------------------------------------------------------------- helpers
     def _status_error(self, slug: str, status: int, headers: Any, data: Any) -> SourceError:
         """The SourceError for an HTTP error, without the token should the server's message quote it."""
-        error = _error_for_status(slug, status, headers, data, self.base_url)
+        error = _error_for_status(slug, status, headers, data, shown_url(self.base_url))
         return SourceError(slug, redact(error.message, self._token), status)
 
     def begin_repository(self) -> None:
@@ -300,20 +300,24 @@ class ReleaseSource:
         try:
             return run_within(left, lambda: request(client))
         except WallClockExceeded:
-            reason = f"cannot reach GITHUB_API_URL ({self.base_url}: no complete answer within the repository's " \
-                     f"{self.repository_seconds:g} s budget)"
-            raise SourceError(slug, reason) from None
+            raise self._unreachable(slug, f"no complete answer within the repository's "
+                                          f"{self.repository_seconds:g} s budget") from None
         except GithubException as error:
             raise self._status_error(slug, error.status, error.headers or {}, error.data) from error
         except requests.exceptions.RetryError as error:
             raise SourceError(slug, f"GitHub kept failing after retries ({_reason(error)})", 502) from error
         except ResponseTooLarge as error:  # cut off at the cap, not downloaded: a broken proxy or a hostile server
-            raise SourceError(slug, f"{error} (at {self.base_url}); not read") from error
+            raise SourceError(slug, f"{error} (at {shown_url(self.base_url)}); not read") from error
         except ValueError as error:  # PyGithub's own JSON decoding (PR details, contents)
             raise SourceError(slug, f"GitHub returned malformed JSON ({str(error)[:200]})") from error
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, OSError) as error:
-            reason = f"cannot reach GITHUB_API_URL ({self.base_url}: {_reason(error)})"
-            raise SourceError(slug, reason) from error
+            raise self._unreachable(slug, _reason(error)) from error
+
+    def _unreachable(self, slug: str, why: str) -> SourceError:
+        """GitHub not reached: the URL without its credentials (`shown_url`), the environment's secrets redacted
+        from the reason (a library's error may quote the URL as configured)."""
+        return SourceError(slug, self.redactor.text(f"cannot reach GITHUB_API_URL ({shown_url(self.base_url)}: "
+                                                    f"{why})") or "")
 
 
 def _repo(github: Github, slug: str) -> Repository:

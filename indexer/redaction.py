@@ -93,6 +93,18 @@ class Redactor:
         return value
 
 
+def shown_url(url: str) -> str:
+    """A configured URL as a message shows it: without its user-info and query, where credentials are passed
+    ("https://x-access-token:ghp_…@ghe.example/api/v3", "…?token=…"): a reader needs the host and path only."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a malformed URL (a bad port): its scheme and host as written, before any credential
+        return url.split("@", 1)[-1].split("?", 1)[0]
+    return urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+
+
 def _url_passwords(env: Mapping[str, str]) -> list[str]:
     """The passwords in the URLs of `URL_ENV`, as written and decoded ("p%40ss" and "p@ss")."""
     found = []

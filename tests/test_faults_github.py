@@ -305,6 +305,20 @@ def test_index_unreachable_api(monkeypatch, tmp_path):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("credentials", ["x-access-token:{token}@", "{token}@"])
+def test_an_unreachable_api_url_is_shown_without_its_credentials(monkeypatch, tmp_path, fake_github, credentials):
+    """A GitHub Enterprise URL may carry its token as user-info or in the query; "cannot reach GITHUB_API_URL (…)"
+    printed it as configured (stderr, the --json report, a Slack answer of an on-the-spot index), GITHUB_TOKEN's
+    value included. Shown now: scheme, host, port and path only; a timeout's reason the same."""
+    token, query = "ghp_" + "Q7x" * 12, "hunter2" * 3
+    port = closed_port()
+    url = f"http://{credentials.format(token=token)}127.0.0.1:{port}/api/v3?token={query}"
+    code, data, err = wif_index(monkeypatch, url, tmp_path / "cache.db", "--repo", RUBY)
+    said = f"{data['repos'][0]['error']}\n{err}"
+    assert code == 1 and f"cannot reach GITHUB_API_URL (http://127.0.0.1:{port}/api/v3: " in said, said
+    assert token not in said and query not in said and "Traceback" not in said
+
+
 @pytest.mark.parametrize("body", [b"{not json", b"[1, 2]"], ids=["malformed", "wrong-shape"])
 def test_index_pull_detail_faults_keep_the_releases(monkeypatch, tmp_path, fake_github, body):
     fake_github.add_fault("GET", r"/pulls/\d+$", status=200, raw_body=body, times=None)
