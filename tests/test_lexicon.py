@@ -347,6 +347,24 @@ def test_a_phrase_also_reads_as_the_term_a_note_writes(name: str, question: str,
     assert term not in keys(question)
 
 
+def test_the_header_a_proxy_forwards_the_client_address_in_reads_as_its_ip() -> None:
+    """A note naming the header a proxy forwards the client's address in (`X-Forwarded-For`, `X-Real-IP`) names the
+    customer's "end user's IP" (lexicon `pattern.forwarded_ip`); a note forwarding other headers does not, nor the
+    header without the pattern."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    question = "behind a load balancer all events show its internal IP instead of the end user's IP"
+    note = "SentryTunnelMiddleware overwrites the X-Forwarded-For header"
+    assert "ip" in keys(question) & keys(note)
+    assert "ip" in keys("Respect X-Real-IP behind proxies")
+    assert "ip" not in keys("Forward the request headers for tunnels")
+    tables = lexicon.data()
+    tables["pattern"]["forwarded_ip"]["re"] = "(?!)"
+    lexicon.use(tables)
+    assert "ip" not in keys(note)
+
+
 @pytest.mark.parametrize(("table", "word", "key", "question", "note"), [
     ("abbreviation", "dist", "distribut", "ignores the release and distribution we configured for it",
      "Support custom `dist` and `release`"),
