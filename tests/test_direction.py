@@ -12,6 +12,8 @@ from wif_action.direction import change_direction, complaints, opposite, without
 from wif_action.models import AskInput
 from wif_action.problem_kind import asked_in_own_words, wants_functionality
 
+FLICKERS = "The gizmo flickers when the screen rotates."  # a broken behaviour the one-line tests ask about
+
 
 @pytest.mark.parametrize(("headline", "direction"), [
     ("fix(core): Send `internal_error` as span status", "adds"),
@@ -124,15 +126,7 @@ def test_an_opposite_change_is_not_the_high_answer(tmp_path):
 def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(tmp_path, openai_fake, line, why):
     """Whatever the engine says, such a line has its evidence elsewhere: at most MEDIUM, saying why."""
     openai_fake.responder = keyword_responder("gizmo")
-    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {line} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
-    with FakeGitHub() as github:
-        github.add_repo("acme/app-sdk", releases=releases,
-                        pulls=[{"number": 11, "title": line, "merged": True}])
-        db = tmp_path / "cache.db"
-        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0",
-                                                problem="The gizmo flickers when the screen rotates."),
-                        engine="openai", openai_url=openai_fake.url)
+    answer = _answer_on_one_line(tmp_path, openai_fake.url, "Fixes", line, FLICKERS)
     assert answer.candidates and answer.candidates[0].pr == 11
     assert answer.candidates[0].confidence.value == "medium" and why in answer.candidates[0].reason
 
@@ -147,14 +141,7 @@ def test_an_llm_high_on_a_dependency_update_or_an_upstream_reference_is_medium(t
 def test_an_llm_high_on_a_change_that_declares_no_behaviour_change_is_medium(tmp_path, openai_fake, title, level):
     """A refactor or chore "neither fixes a bug nor adds a feature" by its own type: never the ✓ answer."""
     openai_fake.responder = keyword_responder("gizmo")
-    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {title} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
-    with FakeGitHub() as github:
-        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": title, "merged": True}])
-        db = tmp_path / "cache.db"
-        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0",
-                                                problem="The gizmo flickers when the screen rotates."),
-                        engine="openai", openai_url=openai_fake.url)
+    answer = _answer_on_one_line(tmp_path, openai_fake.url, "Fixes", title, FLICKERS)
     top = answer.candidates[0]
     assert (top.pr, top.confidence.value) == (11, level)
     assert (level == "medium") == ("declares no change of behaviour" in top.reason)
@@ -168,14 +155,7 @@ def test_an_llm_high_on_a_feature_entry_is_medium_for_a_broken_behaviour(tmp_pat
     """The spec prioritises Fixes; features answer requests for missing functionality only."""
     openai_fake.responder = keyword_responder("gizmo")
     line = "Add a gizmo option to keep it still when the screen rotates"
-    releases = [{"tag_name": "1.1.0", "body": f"### Features\n\n- {line} (#11)\n"},
-                {"tag_name": "1.0.0", "body": "- x"}]
-    with FakeGitHub() as github:
-        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": line, "merged": True}])
-        db = tmp_path / "cache.db"
-        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
-                        engine="openai", openai_url=openai_fake.url)
+    answer = _answer_on_one_line(tmp_path, openai_fake.url, "Features", line, problem)
     top = answer.candidates[0]
     assert (top.pr, top.confidence.value, top.objected) == (11, level, level == "medium")
     assert (level == "medium") == ("it adds functionality" in top.reason)
@@ -272,13 +252,21 @@ def test_a_request_that_names_what_failed_is_answered_by_its_fix(tmp_path, opena
     it also names what failed (`objections._names_what_failed`): then the fix answers it as well, unobjected."""
     openai_fake.responder = keyword_responder("gizmo", confidence="medium")
     fix = "Avoid gizmo proxy errors for client cancellations"
-    releases = [{"tag_name": "1.1.0", "body": f"### Fixes\n\n- {fix} (#11)\n"}, {"tag_name": "1.0.0", "body": "- x"}]
-    with FakeGitHub() as github:
-        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": fix, "merged": True}])
-        db = tmp_path / "cache.db"
-        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
-        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
-                        engine="openai", openai_url=openai_fake.url)
+    answer = _answer_on_one_line(tmp_path, openai_fake.url, "Fixes", fix, problem)
     (top,) = answer.candidates
     assert (top.pr, top.confidence.value, top.objected) == (11, "medium", objected)
     assert ("asks for functionality" in top.reason) == objected
+
+
+def _answer_on_one_line(tmp_path, openai_url: str, section: str, line: str, problem: str):
+    """The OpenAI engine's answer to `problem` over one release 1.1.0 whose `section` holds `line` (PR #11), asked
+    from 1.0.0: the setup the LLM-level tests share."""
+    releases = [{"tag_name": "1.1.0", "body": f"### {section}\n\n- {line} (#11)\n"},
+                {"tag_name": "1.0.0", "body": "- x"}]
+    with FakeGitHub() as github:
+        github.add_repo("acme/app-sdk", releases=releases, pulls=[{"number": 11, "title": line, "merged": True}])
+        db = tmp_path / "cache.db"
+        build_cache(db, github, ["acme/app-sdk"], pulls="recent", max_pulls=None)
+        answer, _ = ask(db, github.url, AskInput(repo="acme/app-sdk", version="1.0.0", problem=problem),
+                        engine="openai", openai_url=openai_url)
+    return answer
