@@ -99,3 +99,15 @@ def test_a_note_spelling_the_problem_differently_is_judged_as_naming_it():
     assert _level(problem, title) is Confidence.HIGH
     _without("config")
     assert _level(problem, title) is Confidence.LOW
+
+
+@pytest.mark.parametrize(("note", "question", "shared"), [
+    ("strip content-length header in response to CONNECT requests", "the connection is closing", False),
+    ("Fix OPTIONS requests skipping before filters", "an OPTIONS preflight skips the before block", True),
+    ("Fix OPTIONS requests skipping before filters", "the options we pass are ignored", False),
+    ("Warn on a body for GET requests", "every GET call logs a warning", True),
+])
+def test_an_http_method_in_capitals_is_the_method_not_the_word_it_is_spelled_like(note, question, shared) -> None:
+    """lexicon `http_methods`: "CONNECT" names a method, "connection" a connection; both stem to "connect"."""
+    method = {"CONNECT", "OPTIONS", "GET"}
+    assert bool(_keys(note) & _keys(question) & (method | {"connect", "option"})) is shared

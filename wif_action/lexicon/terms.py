@@ -71,8 +71,10 @@ def _versioned_term(subject: Term, number: str) -> Term | None:
 
 
 def word_terms(part: str, kind: str = "word") -> list[Term]:
-    """Terms of one plain word: its stem, plus the folded synonym if any."""
+    """Terms of one plain word: its stem, plus the folded synonym if any; an HTTP method in capitals, as written."""
     lower = part.lower()
+    if part.isupper() and lower in lexicon.words("http_methods"):
+        return [Term(part, part, lexicon.weight("part") if kind == "part" else 1.0, kind)]
     stopwords = lexicon.stopwords()
     if lower in stopwords or not _keep_word(lower):
         return []
