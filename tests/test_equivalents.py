@@ -111,3 +111,12 @@ def test_an_http_method_in_capitals_is_the_method_not_the_word_it_is_spelled_lik
     """lexicon `http_methods`: "CONNECT" names a method, "connection" a connection; both stem to "connect"."""
     method = {"CONNECT", "OPTIONS", "GET"}
     assert bool(_keys(note) & _keys(question) & (method | {"connect", "option"})) is shared
+
+
+@pytest.mark.parametrize(("question", "note"), [
+    ("the server shuts down gracefully", "send 'connection: close' when graceful shutdown is triggered"),
+    ("the upload finished successfully", "report successful uploads"),
+])
+def test_an_adverb_in_fully_also_reads_as_its_adjective(question, note) -> None:
+    """lexicon `fully_adverb`: Porter keeps "gracefulli" apart from "grace"; the adverb also reads as the adjective."""
+    assert _keys(question) & _keys(note) - {"shut", "upload", "send"}
