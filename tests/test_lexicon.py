@@ -774,3 +774,10 @@ def test_every_cross_validation_grid_offers_the_shipped_value():
 
     missing = {target: values for target, values in GRID.items() if shipped(target) not in values}
     assert not missing, f"shipped value not in the grid: {missing}"
+
+
+def test_a_reading_patterns_hints_may_name_the_word_list_it_is_built_from() -> None:
+    """`hints = "package_managers"`: the words of that list are the hints, so a name added to the list reaches both
+    the pattern (`<<package_managers>>`) and its prefilter; a text naming only that new word is still read."""
+    hints = {name: pieces for name, _reads, pieces in lexicon.reading_patterns()}
+    assert set(hints["package_manager"]) == lexicon.words("package_managers")

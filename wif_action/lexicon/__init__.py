@@ -208,9 +208,14 @@ def _key(word: str) -> str:
 def reading_patterns() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """(name, what it reads as, hints) of each pattern with a `reads` template: a phrase people and notes write in
     different words ("init it again", "re-initialise" / "restart"), read as the one term they share too. `hints`:
-    lower-case pieces one of which every match holds (a text holding none skips the pattern)."""
-    return tuple((name, str(spec["reads"]), tuple(spec["hints"]))
+    lower-case pieces one of which every match holds (a text holding none skips the pattern), or the name of the word
+    list the pattern is built from (its words are the hints)."""
+    return tuple((name, str(spec["reads"]), _hints(spec["hints"]))
                  for name, spec in data()["pattern"].items() if "reads" in spec)
+
+
+def _hints(hints: str | list[str]) -> tuple[str, ...]:
+    return tuple(sorted(words(hints))) if isinstance(hints, str) else tuple(hints)
 
 
 @_cached
