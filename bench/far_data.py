@@ -37,6 +37,8 @@ HEADINGS = (
                r"(?:\([^)\s]*\))?(?: [^\n]*)?$", re.M),
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+) \([^)\n]*\)\n(?:-{3,}|={3,})$", re.M),  # setext/rst "2.7.0 (…)\n==="
     re.compile(r"^Version (?P<v>\d+\.\d+\.\d+)\n-{3,}$", re.M),  # Pallets' CHANGES.rst: "Version 3.0.2\n-------------"
+    # kotlinx.serialization's / express's setext "1.9.0 / 2025-06-27\n===" (pre-releases "1.9.0-RC / …" end a section)
+    re.compile(r"^v?(?P<v>\d+\.\d+\.\d+[\w.+-]*) / [^\n]*\n={3,}$", re.M),
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
 # `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets)
