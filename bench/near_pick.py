@@ -19,7 +19,8 @@ fix/bug; `--commits` draws, instead of PR lines, the fix lines that cite no PR b
 heading-less body that carry their kind as a prefix saying fix/bug (Guzzle 6's `* Fix: …`, `* Bug fix: …`);
 `--clog` reads clog's notes (hyper): `#### Bug Fixes` headings in a body with no shallower one, a bullet that only
 names a scope (`* **http1:**`) over nested items as one line per item (`http1: …`), and a line's `closes [#N](…)`
-issue links left out of its references.
+issue links left out of its references; `--mixed` also draws a bullet saying fix/bug under a mixed heading
+(kotlinx.serialization's `### Bugfixes and improvements`) and reads lists indented two spaces (`  * Fix … (#N)`).
 
     python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
     python bench/near_pick.py bench/data/near/openai__openai-node.json.gz --seed 21 --commits
@@ -27,6 +28,7 @@ issue links left out of its references.
     python bench/near_pick.py bench/data/near/labstack__echo.json.gz --seed 21 --bold
     python bench/near_pick.py bench/data/near/guzzle__guzzle.json.gz --seed 21 --prefixed
     python bench/near_pick.py bench/data/near/hyperium__hyper.json.gz --seed 21 --clog
+    python bench/near_pick.py bench/data/near/Kotlin__kotlinx.serialization.json.gz --seed 21 --mixed
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ BOLD_HEADING = re.compile(r"^\*\*(?P<md>[^*\n]+?):?\*\*:?[ \t]*$", re.M)
 # a bullet's kind as its prefix, "Fix: …" / "Bug fix: …" / "Bugfix: …" (Guzzle 6), for --prefixed
 FIX_PREFIX = re.compile(r"^(?:bug ?fix(?:es)?|fix(?:e[sd])?)[ \t]*:", re.I)
 BULLET = re.compile(r"^[-*] +(?P<text>.+(?:\n {2,}\S.*)*)", re.M)
+# --mixed also reads a list indented two spaces, "  * Fix resize in JsonPath (#2995)" (kotlinx.serialization)
+INDENTED_BULLET = re.compile(r"^ {0,2}[-*] +(?P<text>.+(?:\n {4,}\S.*)*)", re.M)
 # a bullet that cites no PR itself: its indented paragraphs after blank lines, where towncrier (aiohttp) puts
 # "*Related issues and pull requests on GitHub:* :issue:`N`."
 # a commit a line cites: a commit URL (full SHA), else a short hash in parentheses or brackets ("(92e109c)")
@@ -75,13 +79,15 @@ FOLLOWING = re.compile(r"(?:[ \t]*\n)+ {2,}\S.*(?:\n(?:[ \t]*\n)* {2,}\S.*)*")
 
 
 def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool = False,
-              prefixed: bool = False, clog: bool = False) -> list[tuple[str, str]]:
+              prefixed: bool = False, clog: bool = False, mixed: bool = False) -> list[tuple[str, str]]:
     """(heading, bullet text) of every bullet under a fix/bug heading of one release body. `flat` (notes that
     never have section headings, e.g. Pallets' CHANGES.rst): in a body without any heading, every bullet of a
     patch release (X.Y.Z, Z > 0: a bug-fix release by semver) and, in other releases, a bullet saying fix/bug.
     `areas` (headings that name areas, e.g. Black's "Stable style"): also a bullet saying fix/bug under any
     heading that is not a feature or mixed one. `bold`: a bold-only line is a heading too, when the body has no
-    other. `prefixed`: only the bullets of a heading-less body whose kind prefix says fix/bug."""
+    other. `prefixed`: only the bullets of a heading-less body whose kind prefix says fix/bug. `mixed`: under a mixed
+    heading ("Bugfixes and improvements", kotlinx.serialization), a bullet saying fix/bug, and bullets indented two
+    spaces."""
     body = release["body"] or ""
     marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)] or \
         [(m.start(), m["md"].strip()) for m in COLON_HEADING.finditer(body)]
@@ -97,10 +103,11 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
         return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
                 if patch or FIX_WORD.search(b["text"])]
     found: list[tuple[str, str]] = []
-    for bullet in BULLET.finditer(body):
+    for bullet in (INDENTED_BULLET if mixed else BULLET).finditer(body):
         above = [title for start, title in marks if start < bullet.start()]
-        if above and not MIXED_HEADING.search(above[-1]) and (
-                FIX_HEADING.search(above[-1]) or (areas and FIX_WORD.search(bullet["text"]))):
+        if above and ((not MIXED_HEADING.search(above[-1]) and (
+                FIX_HEADING.search(above[-1]) or (areas and FIX_WORD.search(bullet["text"])))) or (
+                mixed and MIXED_HEADING.search(above[-1]) and FIX_WORD.search(bullet["text"]))):
             text = bullet["text"]
             if clog:
                 found.extend((above[-1], line) for line in _clog_items(text))
@@ -126,7 +133,7 @@ def commits(text: str) -> set[str]:
 
 
 def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_commit: bool = False,
-         bold: bool = False, prefixed: bool = False, clog: bool = False) -> list[dict]:
+         bold: bool = False, prefixed: bool = False, clog: bool = False, mixed: bool = False) -> list[dict]:
     """Every drawable fix line in the seeded order, each with a customer version before the fix (`before`, None
     when the data holds no earlier release of its major line) and one at or after it (`after`). `by_commit`:
     the lines citing no PR and one commit instead (the pick names `commit`, not `pr`)."""
@@ -138,7 +145,7 @@ def draw(data: dict, seed: int, flat: bool = False, areas: bool = False, by_comm
             first.setdefault(ref, release["name"])
     pool = []
     for release in releases:
-        for heading, text in fix_lines(release, flat, areas, bold, prefixed, clog):
+        for heading, text in fix_lines(release, flat, areas, bold, prefixed, clog, mixed):
             numbers = set(map(int, PR_REF.findall(text)))
             shas = commits(text)
             if by_commit and not numbers and len(shas) == 1 and first[sha := shas.pop()] == release["name"]:
@@ -174,10 +181,12 @@ def main() -> None:
                         help="draw the heading-less bullets whose kind prefix says fix (`* Fix: …`, Guzzle 6) instead")
     parser.add_argument("--clog", action="store_true",
                         help="clog's notes (hyper): `####` kind headings, scope-only bullets over nested items")
+    parser.add_argument("--mixed", action="store_true",
+                        help="also a bullet saying fix/bug under a mixed heading (`### Bugfixes and improvements`)")
     args = parser.parse_args()
     data = json.loads(gzip.decompress(args.data.read_bytes()))
     for pick in draw(data, args.seed, args.flat, args.areas, args.commits, args.bold, args.prefixed,
-                     args.clog)[:args.first]:
+                     args.clog, args.mixed)[:args.first]:
         print(json.dumps(pick))
 
 
