@@ -381,3 +381,45 @@ def test_clog_scope_groups_are_drawn_one_item_at_a_time_only_with_clog() -> None
         "http1: use append for repeat trailers", "**http2:** avoid buffering `Upgraded` writes without send capacity"]
     assert [PR_REF.findall(line) for line in lines] == [["4124"], ["4107"], ["4102"]]
     assert fix_lines({"body": body}) == []
+
+
+KOTLINX = """1.9.0 / 2025-06-27
+==================
+
+This release updates Kotlin version to 2.2.0.
+
+## Other bugfixes
+  * Fix resize in JsonPath (#2995)
+  * Fixed proguard rules for obfuscation to work correctly (#2983)
+
+1.9.0-RC / 2025-05-27
+==================
+
+  * Pre-release line (#2900)
+
+1.8.1 / 2025-03-31
+==================
+
+### Bugfixes and improvements
+
+* Fix TaggedDecoder nullable decoding (#2456)
+* Support decoding maps with boolean keys (#2440)
+"""
+
+
+def test_setext_slash_date_headings_split_the_sections_and_a_pre_release_ends_one() -> None:
+    """kotlinx.serialization (and express) head versions `1.9.0 / 2025-06-27` over `===`: without the heading the
+    file is no release at all; a `-RC` heading must end the stable section above it."""
+    found = sections(KOTLINX)
+    assert [version for version, _ in found] == ["1.9.0", "1.8.1"]
+    assert "#2900" not in found[0][1]
+
+
+def test_mixed_headings_and_indented_lists_are_drawn_only_with_mixed() -> None:
+    """kotlinx.serialization lists fixes under `Bugfixes and improvements` and indents lists two spaces: --mixed
+    draws a bullet saying fix under a mixed heading and reads the indented list; the default draw reads neither."""
+    new, old = (body for _, body in sections(KOTLINX))
+    assert [text for _, text in fix_lines({"body": new}, mixed=True)] == [
+        "Fix resize in JsonPath (#2995)", "Fixed proguard rules for obfuscation to work correctly (#2983)"]
+    assert [text for _, text in fix_lines({"body": old}, mixed=True)] == ["Fix TaggedDecoder nullable decoding (#2456)"]
+    assert fix_lines({"body": new}) == [] and fix_lines({"body": old}) == []
