@@ -42,8 +42,20 @@ def test_words_common_in_this_repository_alone_are_no_high(notes_naming_them, le
 
 def test_one_uncommon_concept_among_everyday_ones_still_counts():
     """"uploads" and "proxy" are everyday in this repository, "port" is not: the headline names a specific idea."""
-    notes = ["uploads proxy url"] * 30 + ["port"] * 5 + ["release health"] * 65
+    notes = ["uploads proxy url"] * 15 + ["port"] * 5 + ["release health"] * 80
     assert _level(notes) == Confidence.HIGH
+
+
+@pytest.mark.parametrize(("notes_naming_them", "level"), [
+    (15, Confidence.HIGH),  # in 15% of the notes: everyday, but still one of the ideas a ✓ names
+    (20, Confidence.MEDIUM),  # one note in five (scoring.SHIPPED.counted_share): not counted, "port" alone is no ✓
+])
+def test_a_word_of_every_fifth_note_is_not_counted_among_the_ideas_of_a_high(notes_naming_them, level):
+    """"Run all processing steps with `--no-upload`" for a mapping upload failing at a step names "step" and "upload",
+    a word of a fifth of the repository's notes: one idea and a word every other change names, no ✓."""
+    assert scoring.SHIPPED.counted_share == 0.2
+    notes = ["uploads proxy url"] * notes_naming_them + ["port"] * 5 + ["release health"] * (95 - notes_naming_them)
+    assert _level(notes) == level
 
 
 def test_the_share_is_per_repository():

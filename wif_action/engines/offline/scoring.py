@@ -39,6 +39,7 @@ class Thresholds:
     min_section_for_high: float
     named_credit: float
     common_share: float
+    counted_share: float
 
     @classmethod
     def from_lexicon(cls) -> Thresholds:
@@ -102,7 +103,7 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
         return False  # only words common in this repository's notes ("api", "client", "error"): not a ✓
     if _only_where(evidence, uncommon):
         return False  # only where it happens ("on Apple Silicon Macs"): the platform is a gate (objections), no ✓
-    named, coverage = len(concepts), evidence.coverage
+    named, coverage = len(evidence.uncommon(concepts, weights.counted_share)), evidence.coverage
     mass = evidence.headline_mass / evidence.scale
     if named >= weights.high_concepts and coverage >= weights.high_coverage and mass >= weights.high_mass:
         return True
