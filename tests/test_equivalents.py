@@ -86,7 +86,7 @@ def test_the_document_frequency_of_a_folded_word_counts_its_most_frequent_spelli
 def _level(problem: str, title: str) -> Confidence:
     query = query_terms(problem)
     stats = RepositoryStats(BatchStatistics(["release health", "span status", "session tracking", "client options",
-                                             "response streaming"] * 20 + [title]))
+                                             "response streaming", "breadcrumbs"] * 20 + [title]))
     stats.load("r", list(query.values()))
     pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
     return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query)))
