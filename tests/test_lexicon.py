@@ -326,6 +326,8 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "Fix the crash of #307 in 3.0.7"),
     ("gives_up", "every time a client gives up on a slow request we log a bad gateway error",
      "Avoid context canceled errors", "cancel", "we had to give up support for Python 3.7"),
+    ("wraps_around", "a JSON number too large for the target integer type silently wraps around",
+     "Fix numeric overflow in JsonLexer", "overflow", "Fix the iterator on array-wrapped inputs"),
     ("package_manager", "our `pnpm install` fails in the postinstall step; a colleague on Yarn berry sees it too",
      "This change ensures the postinstall script remains compatible with package managers other than `npm`",
      "packag manag", "the CLI's npm package fails to install"),
