@@ -42,6 +42,7 @@ from wif_action.app import AppConfig, build_workflow  # noqa: E402
 from wif_action.candidate_order import top_candidate  # noqa: E402
 from wif_action.commands.eval_cases import case_input, result_of  # noqa: E402
 from wif_action.engines.offline import judge as offline_judge  # noqa: E402
+from wif_action.engines.offline import scoring  # noqa: E402
 from wif_action.engines.offline.evidence import Evidence  # noqa: E402
 from wif_action.engines.offline.relevance import score_entries  # noqa: E402
 from wif_action.evaluation import Case, Claim, FixRef, is_claim_of, judge_result  # noqa: E402
@@ -196,7 +197,7 @@ def _scored(evidence: Evidence, judge: offline_judge.OfflineJudge) -> list[str]:
     weights = judge.weights
     named = evidence.named(0.5)
     mass = evidence.total_mass * max(evidence.section_weight, 0.5)
-    need = weights.medium_mass * evidence.scale
+    need = scoring.medium_bar(evidence, weights)
     area = len(named) >= weights.medium_concepts or evidence.body_concepts >= weights.body_concepts
     if area and mass >= need:
         return ["scored MEDIUM or better by the judge, then lowered to LOW by an objection, or cut by the listing "
@@ -207,7 +208,8 @@ def _scored(evidence: Evidence, judge: offline_judge.OfflineJudge) -> list[str]:
                      f" and {evidence.body_concepts} in the PR body (< body_concepts {weights.body_concepts})")
     if mass < need:
         body = evidence.total_mass - evidence.headline_mass
-        parts.append(f"mass×section {_fmt(mass)} < medium_mass×scale {_fmt(need)} "
+        bar = "medium_mass×scale×bodiless_mass" if evidence.bodiless else "medium_mass×scale"
+        parts.append(f"mass×section {_fmt(mass)} < {bar} {_fmt(need)} "
                      f"(headline {_fmt(evidence.headline_mass)}, body {_fmt(body)}, section {evidence.section_weight})")
     return ["scored LOW: " + "; ".join(parts)]
 

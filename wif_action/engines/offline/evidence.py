@@ -68,6 +68,9 @@ class Evidence:
     ships: bool = True  # False for CI, docs, tests, samples, internal changes (see `ships_to_users`)
     host_names: tuple[str, ...] = ()  # code names only the customer's own SDK names, for a bundled SDK's PR
     area_named: int = 0  # concepts after the key ones (to `area_concepts`) the headline names: in the same area
+    bodiless: bool = False  # no text beyond the headline to read (a commit line, a PR with no description): the
+    # MEDIUM bar is `bodiless_mass` of a PR line's (`scoring.medium_bar`)
+    from_message: bool = False  # the problem was condensed out of a free-text message (`Question.from_message`)
 
     @property
     def headline_mass(self) -> float:
@@ -223,7 +226,8 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     said, aside = _without_side_effects(note[:cut])
     headline = term_counts(said + "\n" + pr.title)
     members = qualified_members(said + "\n" + pr.title)
-    body = term_counts(aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS])
+    explained = aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS]
+    body = term_counts(explained)
     for key in unmatched:
         headline.pop(key, None)
         body.pop(key, None)
@@ -247,6 +251,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.area_named = _area_named(evidence, wide[len(evidence.concepts):], headline, modifiers)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
+    evidence.bodiless = not explained.strip()
     evidence.quoted_unique = any(key in headline and stats.df(repo, key) == 1
                                  and not _anothers_member(key, headline, members, query) for key in quoted)
     evidence.quoted_only = _quoted_only(evidence, quoted_code)

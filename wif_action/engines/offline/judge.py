@@ -173,6 +173,7 @@ class OfflineJudge:
                           question.problem_keys, repo, question.quoted, question.alternatives, question.quoted_code,
                           question.own_names, question.deployment_keys)
         evidence.host_names = self._host_names(question, repo)
+        evidence.from_message = question.from_message
         return stats, evidence
 
     def _host_names(self, question: Question, repo: str) -> tuple[str, ...]:

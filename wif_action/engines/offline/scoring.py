@@ -64,9 +64,19 @@ def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
     area = len(evidence.named(weights.medium_named)) + evidence.area_named >= weights.medium_concepts \
         or evidence.body_concepts >= weights.body_concepts
     section = max(evidence.section_weight, weights.medium_section_floor)
-    if area and evidence.total_mass * section >= weights.medium_mass * evidence.scale:
+    if area and evidence.total_mass * section >= medium_bar(evidence, weights):
         return Confidence.MEDIUM
     return Confidence.LOW
+
+
+def medium_bar(evidence: Evidence, weights: Thresholds = SHIPPED) -> float:
+    """The mass a candidate needs for MEDIUM. A line with no text beyond its headline (a release line citing only a
+    commit, a PR with no description) can show no mass from a description, so it is held to `bodiless_mass` of the
+    bar: the evidence asked for scales with the text there is to read. HIGH's bars are not scaled: a thin note is
+    never a ✓ on less. The factor is a weight per input mode (`[message_weight]`: a message's problem carries more
+    words, and more lines reach the lowered bar by them)."""
+    factor = lexicon.weight("bodiless_mass", evidence.from_message) if evidence.bodiless else 1.0
+    return weights.medium_mass * factor * evidence.scale
 
 
 def _quoted_unique_fix(evidence: Evidence) -> bool:
