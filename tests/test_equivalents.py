@@ -88,7 +88,8 @@ def _level(problem: str, title: str) -> Confidence:
     stats = RepositoryStats(BatchStatistics(["release health", "span status", "session tracking", "client options",
                                              "response streaming", "breadcrumbs"] * 20 + [title]))
     stats.load("r", list(query.values()))
-    pr = PullRequest(repo="r", number=4, title=title, body="", url="https://example.invalid/4")
+    # a PR with a description (of nothing the problem names): the MEDIUM bar of a described PR, not a bodiless one's
+    pr = PullRequest(repo="r", number=4, title=title, body="See the discussion.", url="https://example.invalid/4")
     return scoring.confidence(gather(pr, None, query, stats, False, [], frozenset(query)))
 
 
