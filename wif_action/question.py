@@ -72,13 +72,15 @@ class Question:
         return f"{self.problem}\n{self.request_text}"
 
 
-def analyse_question(problem: str, request_text: str = "", registry: Registry | None = None) -> Question:
-    """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`)."""
+def analyse_question(problem: str, request_text: str = "", registry: Registry | None = None,
+                     from_message: bool = False) -> Question:
+    """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`);
+    `from_message`: the problem was condensed out of a free-text message, weighed by lexicon `[message_weight]`."""
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
     # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
     said, asked = (as_api_levels(without_the_ask(text)) for text in (problem, request_text))
-    terms = query_terms(said, asked)
+    terms = query_terms(said, asked, lexicon.weight("setup_factor", from_message))
     for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
         term = terms[key]
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
@@ -146,7 +148,7 @@ def _devices(text: str) -> tuple[frozenset[str], ...]:
 
 def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:
     """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
-    question = analyse_question(request.problem, request.raw_text, registry)
+    question = analyse_question(request.problem, request.raw_text, registry, request.from_message)
     customer = customer_of(request, question.platforms, registry, repo or request.repo)
     return replace(question, customer=customer, from_message=request.from_message,
                    own_names=frozenset(own_name_keys(question.text, customer.repo, registry)))

@@ -58,6 +58,14 @@ def control_statement(statement: str) -> bool:
         lexicon.pattern(name).search(statement) for name in ("complains", "names_failure", "contrast_word"))
 
 
+def states_failure(text: str) -> bool:
+    """Whether the text says something fails: it names a failure or complains (lexicon `names_failure`,
+    `complains`, `states_failure`) or uses a symptom word ("hangs", "drops")."""
+    if any(lexicon.pattern(name).search(text) for name in ("names_failure", "complains", "states_failure")):
+        return True
+    return any(term.key in lexicon.symptom_terms() for term in analyse(text))
+
+
 def without_the_ask(text: str) -> str:
     """The text with the words of its ask blanked (offsets kept): in a question sentence about a release
     (lexicon `release_ask`: "Is that handled in a newer release?", "Is there a version that handles this better?"), its

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 
 from wif_action import lexicon
-from wif_action.lexicon.control_case import without_control_statements, without_what_works
+from wif_action.lexicon.control_case import asks, states_failure, without_control_statements, without_what_works
 from wif_action.lexicon.terms import Term, analyse, quoted_spans, word_terms
 
 MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
@@ -23,15 +23,18 @@ _CODE_SEGMENT = re.compile(r"[a-z][A-Z]|_|\.\w{1,4}$")  # camelCase, snake_case,
 _PATH = re.compile(r"(?<![\w.~/])/[\w.*:{}-]+(?:/[\w.*:{}-]+)+/?")
 
 
-def query_terms(problem: str, request_text: str = "") -> dict[str, Term]:
+def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0) -> dict[str, Term]:
     """Weighted, de-duplicated query terms: the problem counts fully, the rest of the request less.
 
     Why: the problem is the condensed symptom; the raw request adds context words
-    (framework names, what the customer tried) that are weaker evidence.
+    (framework names, what the customer tried) that are weaker evidence. `setup_factor`: what the problem's setup
+    statements (`setup_statements`) count.
     """
     weights: dict[str, Term] = {}
     problem, request_text = (_without_routes(_without_object_state(text)) for text in (problem, request_text))
-    _add(weights, problem_terms(problem), 1.0)
+    stated, setup = setup_statements(problem) if setup_factor != 1.0 else (problem, "")
+    _add(weights, problem_terms(stated), 1.0)
+    _add(weights, problem_terms(setup), setup_factor)
     complaint = without_what_works(request_text, keep_code=True)
     _add(weights, analyse(complaint), lexicon.weight("request_factor"))
     bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
@@ -59,6 +62,24 @@ def acronyms(text: str) -> list[Term]:
     for match in _COMPOUND_NAME.finditer(text or ""):
         found += word_terms("".join(word[0] for word in re.split(r"[- ]", match.group())).lower())
     return found
+
+
+_SENTENCE_BREAK = re.compile(r"((?<=[.!?])\s+|\s*\n\s*)")  # kept by re.split: offsets stay
+
+
+def setup_statements(problem: str) -> tuple[str, str]:
+    """The problem split into what it states and its setup statements, offsets kept by blanks: a sentence that
+    introduces what the customer uses or tries (lexicon `setup_statement`: "using the stream handler …", "We're
+    testing Elixir 1.19 with the logger handler.") and states no failure (`control_case.states_failure`) nor asks.
+
+    Why: a message condensed into the problem keeps the customer's setup beside the symptom, and a release line
+    naming that setup ("Special-case Ranch errors in the logger handler …") outweighed the line naming what fails
+    ("Remain compatible with new translation format … Elixir 1.19")."""
+    parts = _SENTENCE_BREAK.split(problem)
+    setup = [bool(lexicon.pattern("setup_statement").search(part)) and not asks(part) and not states_failure(part)
+             for part in parts]
+    return ("".join(" " * len(part) if is_setup else part for part, is_setup in zip(parts, setup, strict=True)),
+            "".join(part if is_setup else " " * len(part) for part, is_setup in zip(parts, setup, strict=True)))
 
 
 def problem_terms(problem: str) -> list[Term]:
