@@ -172,6 +172,7 @@ WORD_BY_WORD = ("versioned_names",)
 WEIGHT_RULES: list[tuple[str, float]] = [
     ("lead_margin", math.inf),  # candidate_order: a MEDIUM naming far more of the problem leads the older ones
     ("lead_breadth", 0.0),  # candidate_order: ... measured by how many of the problem's ideas it names, too
+    ("lead_section", 0.0),  # candidate_order: ... each weighed by the section its line is filed under
     ("older_rival", math.inf),  # candidate_order: an older MEDIUM of the same subject demotes a later HIGH
     ("rival_share", 0.0),  # candidate_order: ... naming a rare subject of the HIGH, not only its first
     ("rival_breadth", math.inf),  # candidate_order: ... or as many of the problem's ideas (breadth), not only words

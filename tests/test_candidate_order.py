@@ -378,3 +378,57 @@ def test_a_phrase_spells_a_stemmed_code_name_that_ends_inside_its_last_word() ->
     assert not _same_name(name, "version api") and not _same_name(name, "version")
     assert not _same_name("latestapiversx", "api version")  # "vers" must end the name, or "version" be whole
     assert _same_name("digestauthmiddlewar", "digest auth") and _same_name("composeui", "compos ui")
+
+
+def test_a_line_filed_under_a_lighter_heading_weighs_its_section_in_the_lead(lexicon_restored) -> None:
+    """lead_measure and the words measure are weighed by the section the line is filed under (`filed`, to the
+    power lead_section): "#2717 Add V2List and V2ListPromise types" (Other, 0.8) names about as much of an
+    iteration bug as the later "#2747 Fix V2ListIterator: … empty page handling" (Fixes); the fix leads. Off
+    (lead_section 0), neither is the clear match and the older line leads."""
+    older = replace(candidate("22.2.0", 2717, Confidence.MEDIUM, strength=23.9, breadth=0.42), filed=0.8)
+    fix = replace(candidate("22.2.1", 2747, Confidence.MEDIUM, strength=25.1, breadth=0.42), filed=1.0)
+    assert top_candidate([older, fix]) is fix
+    claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, strength=c.strength,
+                    breadth=c.breadth, filed=c.filed) for c in (older, fix)]
+    assert eval_top(CaseResult(id="x", outcome="medium", candidates=claims)).pr == 2747  # the evaluation's too
+    use_weights(lead_section=0.0)  # how bench/ablate.py switches it off
+    assert top_candidate([older, fix]) is older
+
+
+def test_a_feature_section_weighs_as_a_fix_when_the_request_asks_for_functionality() -> None:
+    from wif_action.candidate_order import filed_weight
+    assert filed_weight("feature", wants_functionality=True) == lexicon.weight("missing_functionality_section")
+    assert filed_weight("feature", wants_functionality=False) == lexicon.section_weights()["feature"]
+    assert filed_weight("fix", wants_functionality=False) == 1.0
+    assert filed_weight("a heading the table lacks", False) == lexicon.section_weights()["other"]
+    assert filed_weight(None, False) is None
+
+
+@pytest.mark.parametrize(("section", "filed"), [("other", 0.8), ("fix", 1.0)])
+def test_a_judged_line_carries_the_weight_of_its_section(section, filed) -> None:
+    """PrEvaluator sets `filed` from the line's section (lexicon [section_weight]), whatever the engine, as the
+    order reads it; and the evaluation's claims carry it (`eval_cases.result_of`)."""
+    from wif_action.commands.eval_cases import result_of
+    from wif_action.models import Entry, PullRequest, Release, Score
+    from wif_action.question import analyse_question
+    from wif_action.subtasks.pr_evaluation import PrEvaluator
+
+    class OnePull:  # the GitHub port, holding one PR
+        requests_made = 0
+
+        def pull_request(self, repo: str, number: int) -> PullRequest:
+            return PullRequest(repo=repo, number=number, title="Fix V2ListIterator", body="",
+                               url=f"https://x.invalid/{number}", merged=True)
+
+    class Medium:  # an engine that scores every PR MEDIUM
+        def score_pr_confidence(self, pr: PullRequest, entry: Entry | None, question: object) -> Score:
+            return Score(confidence=Confidence.MEDIUM, reason="In the same area.", strength=10.0, breadth=0.4)
+
+    tools = AnalysisTools(cache=None, github=OnePull(), judge=Medium())  # type: ignore[arg-type]
+    run = Run(tools=tools, journal=Journal(), progress=RecordingProgress())
+    release = Release(id=1, repo=REPO, tag="v22.2.1", version="22.2.1", version_key="22.2.1")
+    entry = Entry(id=1, release=release, section=section, text="#2747 Fix V2ListIterator", prs=[2747])
+    found = PrEvaluator(run, REPO, analyse_question("A v2 list stops early.")).evaluate(2747, entry, release, "scan")
+    assert found is not None and found.filed == filed
+    answer = Answer(outcome=Outcome.MEDIUM, message="m", candidates=[found])
+    assert result_of("x", answer, 0.0).candidates[0].filed == filed

@@ -41,6 +41,9 @@ class Ranked(Protocol):
     @property
     def breadth(self) -> float | None: ...
 
+    @property
+    def filed(self) -> float | None: ...
+
 
 R = TypeVar("R", bound=Ranked)
 UNRELEASED = "unreleased"  # the version of a candidate from the default branch's Unreleased notes
@@ -113,7 +116,7 @@ def _leading(peers: list[R], margin: float) -> R | None:
     different peers; None for fewer than two or any without a measured strength."""
     if len(peers) < 2 or any(c.strength is None for c in peers) or not math.isfinite(margin):
         return None
-    by_ideas, by_words = _ahead(peers, lead_measure, margin), _ahead(peers, lambda c: c.strength or 0.0, margin)
+    by_ideas, by_words = _ahead(peers, lead_measure, margin), _ahead(peers, lead_words, margin)
     if by_ideas is not None and by_words is not None and by_ideas is not by_words:
         return None
     return by_ideas or by_words
@@ -129,14 +132,44 @@ def _ahead(peers: list[R], measure: Callable[[R], float], margin: float) -> R | 
 def lead_measure(candidate: Ranked) -> float:
     """How much of the problem a candidate's headline names, for `clear_leader`: its `strength` (the problem's
     vocabulary it names, idf-weighted) times its `breadth` (the share of the problem's distinct ideas it names)
-    to the power `lead_breadth` (lexicon.toml [weight]; 0: strength alone; no breadth measured: 1).
+    to the power `lead_breadth` (lexicon.toml [weight]; 0: strength alone; no breadth measured: 1), weighed by the
+    section its line is filed under (`_as_filed`).
 
     Why: strength counts every spelling of one idea ("watchdog termination", "watchdog", "termination" are three
     terms of one idea), so a headline repeating the one idea an older line also names can look as strong as one
     naming it and a second idea of the problem; breadth counts each idea once, so the line naming more of what
     the customer describes is the clear match."""
     breadth = 1.0 if candidate.breadth is None else candidate.breadth
-    return (candidate.strength or 0.0) * breadth ** lexicon.weight("lead_breadth")
+    return (candidate.strength or 0.0) * breadth ** lexicon.weight("lead_breadth") * _as_filed(candidate)
+
+
+def lead_words(candidate: Ranked) -> float:
+    """The problem's words a candidate's headline names (`strength`), weighed by its section (`_as_filed`): the
+    second measure of `clear_leader`."""
+    return (candidate.strength or 0.0) * _as_filed(candidate)
+
+
+def _as_filed(candidate: Ranked) -> float:
+    """The weight of the section the candidate's line is filed under (`filed`, `filed_weight`) to the power
+    `lead_section` (lexicon.toml [weight]; 0: off; no section known: 1).
+
+    Why: the maintainers' heading says what a change is: a line filed under a mixed or lighter heading ("Other",
+    a project's area headings, "Improvements") names the problem's words as often as a fix does, without being
+    one, and it led the fix filed as such by naming a few more words ("Add V2List types …" over "Fix
+    V2ListIterator: … empty page handling"), or, the older one, kept the later fix from leading. The judge already
+    weighs a line's mass by its section; the order of the MEDIUMs did not."""
+    return 1.0 if candidate.filed is None else candidate.filed ** lexicon.weight("lead_section")
+
+
+def filed_weight(section: str | None, wants_functionality: bool) -> float | None:
+    """The weight of a release-note section for this question (lexicon.toml [section_weight]; a feature section
+    weighs `missing_functionality_section` when the request asks for functionality); None without a section."""
+    if section is None:
+        return None
+    if wants_functionality and section in lexicon.words("feature_sections"):
+        return lexicon.weight("missing_functionality_section")
+    weights = lexicon.section_weights()
+    return weights.get(section, weights["other"])
 
 
 def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None],

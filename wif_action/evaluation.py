@@ -89,6 +89,7 @@ class Claim(BaseModel):
     commit: str | None = None
     strength: float | None = None  # the engine's evidence strength (`Candidate.strength`)
     breadth: float | None = None  # the share of the problem's ideas its headline names (`Candidate.breadth`)
+    filed: float | None = None  # the weight of the section its line is filed under (`Candidate.filed`)
 
 
 class CaseResult(BaseModel):

@@ -251,6 +251,7 @@ class Candidate:
     second_look: bool = False  # listed only as a second look (pr_evaluation.as_second_look): never leads
     strength: float | None = None  # the engine's `Score.strength` (before any check lowered its level)
     breadth: float | None = None  # the engine's `Score.breadth`
+    filed: float | None = None  # the weight of the section its line is filed under (`candidate_order.filed_weight`)
     unreleased: bool = False  # from the default branch's Unreleased notes: `version` is "unreleased", no release
 
     def __post_init__(self) -> None:

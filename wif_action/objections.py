@@ -262,6 +262,26 @@ def of_the_exception_asked(score: Score, pull: PullRequest, entry: Entry | None,
                         "than the problem's.")
 
 
+def only_the_types(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
+    """A change to type declarations only (lexicon `types_only`: a `types:`/`typings:` commit, "… type annotation
+    to accept …", "… for static type checkers") changes what a type checker reads, not what the code does: for a
+    problem that names no types (lexicon `types_asked`: TypeScript, mypy, type definitions, …) — a failure at run
+    time — it is at most MEDIUM, and listed after the MEDIUMs nothing objects to.
+
+    Why: such a line names the problem's words as any line of its area does ("types: export CJS types from ESM" for
+    a server that fails to start on an ESM import, "`readinto()` type annotation" for a `TypeError`), and it led the
+    run-time fix of the same release or an older one."""
+    if score.confidence == Confidence.LOW or lexicon.pattern("types_asked").search(question.text):
+        return None
+    cut = int(lexicon.weight("headline_chars"))
+    typed = lexicon.pattern("types_only")
+    if not any(typed.search(headline) for headline in (entry.text[:cut] if entry is not None else "", pull.title)):
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it changes type declarations only, and the problem is a failure at run "
+                        "time.")
+
+
 def _families(keys: frozenset[str]) -> set[int]:
     """The kinds of failure (lexicon: a symptom's `family`) these term keys name."""
     return {index for index, family in enumerate(lexicon.symptom_families()) if family & keys}
@@ -275,5 +295,5 @@ def _names(families: set[int]) -> set[str]:
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, on_the_side_asked,
                              in_the_asked_direction,
                              a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
-                             of_the_failure_asked, of_the_exception_asked)
+                             of_the_failure_asked, of_the_exception_asked, only_the_types)
 CAPS: tuple[Check, ...] = (more_than_the_note,)  # lower the level, object to nothing

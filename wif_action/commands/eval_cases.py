@@ -116,7 +116,7 @@ def run_case(case: Case, mode: str, config: AppConfig) -> CaseResult:
 def result_of(case_id: str, answer: Answer, seconds: float) -> CaseResult:
     claims = [Claim(version=c.version, tag=c.tag, pr=c.pr, confidence=c.confidence.value, reason=c.reason,
                     repo=c.repo, objected=c.objected, commit=c.commit, strength=c.strength,
-                    breadth=c.breadth, second_look=c.second_look)
+                    breadth=c.breadth, second_look=c.second_look, filed=c.filed)
               for c in answer.candidates]
     usage = answer.usage
     result = CaseResult(id=case_id, outcome=answer.outcome.value, candidates=claims,

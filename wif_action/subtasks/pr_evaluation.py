@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 
 from indexer.versions import display_version
+from wif_action.candidate_order import filed_weight
 from wif_action.models import (
     UNRELEASED_VERSION,
     Candidate,
@@ -174,7 +175,8 @@ class PrEvaluator:
                          confidence=score.confidence, reason=score.reason,
                          entry=entry.text[:500] if entry else pull.title[:500], source=source, repo=pull.repo, via=via,
                          objected=objected, commit=pull.commit, unreleased=release.unreleased, strength=strength,
-                         breadth=breadth)
+                         breadth=breadth, filed=filed_weight(entry.section if entry else None,
+                                                             self.question.wants_functionality))
 
     @staticmethod
     def _bounded(pull: PullRequest) -> PullRequest:
