@@ -46,6 +46,22 @@ def test_an_sdk_name_in_the_request_counts_little() -> None:
     assert damped.terms["crash"].weight == plain.terms["crash"].weight
 
 
+def test_only_the_asked_repositorys_own_names_count_little() -> None:
+    """Another repository's own name is a word of the problem: asked of sentry-java, "cocoa" of sentry-cocoa keeps
+    its weight, "java" of its own name counts little, and so does "typescript" (a platform word, whichever SDK the
+    registry files it under); asked of sentry-react-native, which bundles sentry-cocoa, "cocoa" counts little."""
+    registry, text = load_registry(), "TypeScript build fails with sentry-java and sentry-cocoa"
+    plain = analyse_question("build fails", text)
+    java = analyse_question("build fails", text, registry, repo="getsentry/sentry-java")
+    assert java.terms["java"].weight < plain.terms["java"].weight
+    assert java.terms["cocoa"].weight == plain.terms["cocoa"].weight
+    assert java.terms["typescript"].weight < plain.terms["typescript"].weight
+    react_native = analyse_question("build fails", text, registry, repo="getsentry/sentry-react-native")
+    assert react_native.terms["cocoa"].weight < plain.terms["cocoa"].weight
+    request = Request(problem="build fails", raw_text=text, repo="getsentry/sentry-java")
+    assert question_of(request, registry).terms["cocoa"].weight == plain.terms["cocoa"].weight
+
+
 def test_question_of_a_request_reads_its_problem_and_raw_text() -> None:
     request = Request(problem="App hangs on launch", raw_text="Customer: app hangs on launch since 8.1")
     question = question_of(request)

@@ -73,15 +73,16 @@ class Question:
 
 
 def analyse_question(problem: str, request_text: str = "", registry: Registry | None = None,
-                     from_message: bool = False) -> Question:
-    """Analyse a question once. `registry`: whose SDK names in the request count little (see `sdk_name_keys`);
-    `from_message`: the problem was condensed out of a free-text message, weighed by lexicon `[message_weight]`."""
+                     from_message: bool = False, repo: str | None = None) -> Question:
+    """Analyse a question once. `registry`: whose SDK names in the request count little, those of `repo` (the
+    asked repository) and what it bundles when it is known (see `sdk_name_keys`); `from_message`: the problem was
+    condensed out of a free-text message, weighed by lexicon `[message_weight]`."""
     problem, request_text = problem or "", request_text or ""
     both = f"{problem}\n{request_text}"
     # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
     said, asked = (as_api_levels(without_the_ask(text)) for text in (problem, request_text))
     terms = query_terms(said, asked, lexicon.weight("setup_factor", from_message))
-    for key in (sdk_name_keys(request_text, registry) | manager_keys(request_text)) & terms.keys():
+    for key in (sdk_name_keys(request_text, registry, repo) | manager_keys(request_text)) & terms.keys():
         term = terms[key]
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
     return Question(
@@ -148,8 +149,9 @@ def _devices(text: str) -> tuple[frozenset[str], ...]:
 
 def question_of(request: Request, registry: Registry | None = None, repo: str | None = None) -> Question:
     """The analysed question of an extracted request; `repo` is the resolved repository (else the request's)."""
-    question = analyse_question(request.problem, request.raw_text, registry, request.from_message)
-    customer = customer_of(request, question.platforms, registry, repo or request.repo)
+    repo = repo or request.repo
+    question = analyse_question(request.problem, request.raw_text, registry, request.from_message, repo)
+    customer = customer_of(request, question.platforms, registry, repo)
     return replace(question, customer=customer, from_message=request.from_message,
                    own_names=frozenset(own_name_keys(question.text, customer.repo, registry)))
 
@@ -197,20 +199,30 @@ def manager_keys(request_text: str) -> set[str]:
             for term in analyse(match.group())}
 
 
-def sdk_name_keys(request_text: str, registry: Registry | None) -> set[str]:
+def sdk_name_keys(request_text: str, registry: Registry | None, repo: str | None = None) -> set[str]:
     """Term keys of the SDK names the request uses. Why they count little: "iOS SDK" or "sentry-cocoa" say which
     repository, not what is wrong, and would match every dependency bump of that SDK. A package's own part
     ("serverless" of "@sentry/aws-serverless", "okhttp" of "sentry-okhttp") names the area, so it keeps its
     weight. A cached repository's package name ("anthropic" of anthropic-sdk-python, `Registry.find_package_names`)
-    counts little like an alias."""
+    counts little like an alias.
+
+    With `repo` known, only the names of `repo` and of the SDKs it bundles count little, and platform words
+    (`alias_kind_weight`: "TypeScript", "Android" say where, whichever SDK the registry files them under): another
+    repository's own name is a word of the problem there ("# fmt: skip" asked of psf/black is no name of
+    fmtlib/fmt), and registries grow names that are everyday words (fmt, rich, click, requests)."""
     keys: set[str] = set()
     if registry is None:
         return keys
+    own = None if not repo else {repo, *registry.bundles(repo).values()}
     text = request_text[:MAX_ANALYSED_CHARS]
-    for alias, repo in registry.find_in_text(text):
-        own = {term.key for term in analyse(repo.replace("/", " ").replace("-", " "))}
-        package = is_package_weight(alias_kind_weight(alias, repo)[0])
-        keys |= {term.key for term in analyse(alias) if not package or term.key in own}
+    for alias, target in registry.find_in_text(text):
+        weight, names_sdk = alias_kind_weight(alias, target)
+        if own is not None and target not in own and names_sdk:
+            continue
+        words = {term.key for term in analyse(target.replace("/", " ").replace("-", " "))}
+        package = is_package_weight(weight)
+        keys |= {term.key for term in analyse(alias) if not package or term.key in words}
     for _start, name in registry.find_package_names(text):  # "anthropic" of anthropic-sdk-python, as an alias
-        keys |= {term.key for term in analyse(name)}
+        if own is None or own & set(registry.package_choices(name)):
+            keys |= {term.key for term in analyse(name)}
     return keys
