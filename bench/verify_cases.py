@@ -96,7 +96,7 @@ def first_stable_release_with_commit(cache: SqliteReleaseCache, repo: str, sha: 
     want = sha.lower()
     for release in cache.stable_releases(repo):
         if any(c.lower().startswith(want) or want.startswith(c.lower())
-               for entry in cache.entries([release.id]) for c in entry.commits if len(c) >= 7):
+               for entry in cache.entries([release.id]) for c in entry.commit_hashes if len(c) >= 7):
             return release
     return None
 

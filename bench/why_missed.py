@@ -112,7 +112,7 @@ def _is_fix_entry(entry: Entry, fix: FixRef, case: Case) -> bool:
         return False
     if fix.pr is not None:
         return fix.pr in entry.prs
-    return any(c.startswith(fix.commit or "~") or (fix.commit or "").startswith(c) for c in entry.commits)
+    return any(c.startswith(fix.commit or "~") or (fix.commit or "").startswith(c) for c in entry.commit_hashes)
 
 
 def _fmt(value: float) -> str:

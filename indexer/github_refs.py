@@ -41,6 +41,19 @@ def commit_mentions(text: str) -> list[str]:
     return [token for token in tokens if looks_like_commit(token)]
 
 
+def commit_ref(repo: str, sha: str) -> str:
+    """`owner/repo@sha`: how a release-note line's commit of *another* repository is stored among the line's commits
+    (`entries.commits`), beside this repository's bare hashes. Why: socket.io-client's notes cite engine.io-client's
+    commits for the fixes it ships from there; the answer must link that repository's commit, not a 404 here."""
+    return f"{repo}@{sha}"
+
+
+def split_commit(ref: str, home: str) -> tuple[str, str]:
+    """(repository, hash) of a stored commit (`commit_ref`): a bare hash is a commit of `home`, the line's own."""
+    repo, at, sha = ref.rpartition("@")
+    return (repo, sha) if at and repo else (home, ref)
+
+
 @dataclass(frozen=True)
 class GitHubLink:
     """An issue or PR of a repository; `url` is the canonical form (no query, fragment or case quirks)."""

@@ -45,9 +45,11 @@ STREAM_SHA = "a3f5c7e9b1d2468ace0f13579bdf2468ace13579"
     (f"- Fix streaming {STREAM_SHA}", (STREAM_SHA,)),  # a full SHA anywhere
     ("- 4c5d6e7: Fix retries", ("4c5d6e7",)),  # changesets' leading hash
     ("- Fix `4c5d6e7` retries", ("4c5d6e7",)),
-    # not this repository's commits, or not hashes
-    (f"- Bump core https://github.com/other/core/commit/{STREAM_SHA}", ()),
-    ("- Bump core ([a1b2c3d](https://github.com/other/core/commit/a1b2c3d)) (a1b2c3d)", ()),
+    # another repository's commits: kept with their repository, after this repository's own
+    (f"- Bump core https://github.com/other/core/commit/{STREAM_SHA}", (f"other/core@{STREAM_SHA}",)),
+    ("- Bump core ([a1b2c3d](https://github.com/other/core/commit/a1b2c3d)) (a1b2c3d)", ("other/core@a1b2c3d",)),
+    ("- x ([a1b2c3d](https://github.com/other/core/commit/a1b2c3d)) (92e109c)", ("92e109c", "other/core@a1b2c3d")),
+    # not hashes
     ("- Fix (deadbeef) the (1234567) words", ()),  # a hex word has no digit; a number has no letter
     ("- Fix a1b2c3d in the middle of a sentence", ()),  # bare short hashes are too easily words or ids
 ])
@@ -60,6 +62,43 @@ def test_a_line_citing_a_pr_and_a_commit_keeps_both() -> None:
     (entry,) = parse_release_notes("* **client:** x ([#27](https://github.com/acme/widget-js/issues/27)) "
                                    f"([92e109c](https://github.com/acme/widget-js/commit/{QUERY_SHA}))", REPO)
     assert (entry.prs, entry.commits) == ((27,), (QUERY_SHA,))
+
+
+def test_a_paragraph_citing_only_another_repository_s_commit_is_no_entry_of_a_body_without_entries() -> None:
+    """Prose bodies keep the pieces that cite this repository's change (prose.py): a thank-you naming another
+    repository's commit is not one."""
+    own = parse_release_notes(f"Fixed the retries (https://github.com/acme/widget-js/commit/{STREAM_SHA}).", REPO)
+    other = parse_release_notes(f"Thanks to the fix in https://github.com/other/core/commit/{STREAM_SHA}.", REPO)
+    assert [e.commits for e in own] == [(STREAM_SHA,)] and other == []
+
+
+ENGINE = "acme/engine-js"
+ENGINE_SHA = "d55c39e0ed5cb7b3a34875a398efc111c91184f6"
+
+
+def test_a_line_citing_only_another_repository_s_commit_is_answered_with_that_commit(tmp_path) -> None:
+    """socket.io-client's notes cite engine.io-client's commits for the fixes it ships from there: the answer links
+    that repository's commit (it was dropped: the line cited no change of its own)."""
+    body = ("### Bug Fixes\n\n* **webtransport:** properly handle abruptly closed connections "
+            f"([d55c39e](https://github.com/{ENGINE}/commit/{ENGINE_SHA}))\n")
+    release = {"tag_name": "v2.1.0", "name": "v2.1.0", "published_at": "2026-05-01T10:00:00Z", "draft": False,
+               "prerelease": False, "html_url": f"https://github.com/{REPO}/releases/tag/v2.1.0", "body": body}
+    older = {**release, "tag_name": "v2.0.0", "name": "v2.0.0", "published_at": "2026-04-01T10:00:00Z",
+             "html_url": f"https://github.com/{REPO}/releases/tag/v2.0.0", "body": "### Features\n\n* x (1a2b3c4)\n"}
+    fake = FakeGitHub()
+    fake.start()
+    try:
+        fake.add_repo(REPO, releases=[release, older], pulls=[])
+        path = tmp_path / "cache.db"
+        build_cache(path, fake, [REPO], pulls="recent", max_pulls=None)
+        answer, _ = ask(path, fake.url, AskInput(
+            repo=REPO, version="2.0.0", problem="WebTransport connections closed abruptly are not handled"))
+    finally:
+        fake.stop()
+    top = answer.candidates[0]
+    assert (top.version, top.pr, top.commit, top.repo) == ("2.1.0", None, ENGINE_SHA, ENGINE), answer.message
+    assert top.url == f"https://github.com/{ENGINE}/commit/{ENGINE_SHA}"
+    assert f"[commit {ENGINE} d55c39e](https://github.com/{ENGINE}/commit/{ENGINE_SHA})" in answer.message
 
 
 @pytest.fixture(scope="module")

@@ -253,7 +253,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   # 13: a leading bracketed kind tag ("[Bug] …", "[Docs] …") is the line's section
                   13: "f051ba5825bd8103a49c2af604627f1364034ffad8ca60884ba5fc2c78e1825e",
                   # 14: the items nested under a scope-only item ("* **http1:**") are entries of their own
-                  14: "2ab4602c9532d57dcc3e0da7145e68ed7d91d24ab0e7061a35151ebe7604e87f"}
+                  14: "2ab4602c9532d57dcc3e0da7145e68ed7d91d24ab0e7061a35151ebe7604e87f",
+                  # 15: another repository's commit links kept as `owner/repo@sha` among the line's commits
+                  15: "114df20660c917b3b562ddafa38d8dd9ae0cc9a5a928373cd06ef165969adfc9"}
 
 
 @pytest.mark.slow

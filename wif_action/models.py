@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, TypeVar
 
+from indexer.github_refs import split_commit
+
 
 class Outcome(StrEnum):
     HIGH = "high"
@@ -118,11 +120,22 @@ class Entry:
     prs: list[int] = field(default_factory=list)
     issues: list[int] = field(default_factory=list)
     position: int = 0
-    commits: list[str] = field(default_factory=list)  # commit hashes the line cites (used when it cites no PR)
+    commits: list[str] = field(default_factory=list)  # commits the line cites (used when it cites no PR): its own
+    # repository's as hashes, then another's as `owner/repo@sha` (`indexer.github_refs.commit_ref`)
     # Set on an entry of a bundled SDK's release (its `release`) brought in by a bump of the customer's SDK:
     # the customer's release that first ships it, and the bump line that says so.
     bundled_in: Release | None = None
     bump: str = ""
+
+    def cited_commit(self) -> tuple[str, str] | None:
+        """(repository, hash) of the commit the line stands for (its first: its own repository's when it cites
+        one), or None."""
+        return split_commit(self.commits[0], self.release.repo) if self.commits else None
+
+    @property
+    def commit_hashes(self) -> tuple[str, ...]:
+        """The hashes of every commit the line cites, whichever repository's."""
+        return tuple(split_commit(ref, self.release.repo)[1] for ref in self.commits)
 
 
 @dataclass(kw_only=True)

@@ -25,10 +25,12 @@ Reference rules (chosen so that a PR number is only claimed when the notes reall
   (``… (#2599) by @x in https://…/pull/3006``: generated notes print the PR's title, which names its issue; an
   issue predates the PR that fixes it). A higher bare ``#N`` stays a PR (a backport: ``([#17357](…/pull/17357))
   (#17359)``).
-* With ``repo`` given, links and URLs to other repositories are never counted.
+* With ``repo`` given, links and URLs to other repositories are never counted as PRs or issues.
 * Commits (``commits``): a ``…/commit/<sha>`` URL of the same repository, a hash in parentheses, backticks
   or brackets (``… base_url (92e109c)``) with a digit and a letter, a full 40-hex SHA, and a leading credit
-  hash (``1a2b3c4: Fix …``). A line that cites a commit but no PR is judged with its text as the only evidence.
+  hash (``1a2b3c4: Fix …``); after them, a commit URL of another repository as ``owner/repo@sha``
+  (``github_refs.commit_ref``: socket.io-client's lines citing engine.io-client's commits). A line that cites a
+  commit but no PR is judged with its text as the only evidence, and answered with that commit.
 
 Only the bullet line itself (plus lines that continue it without a blank line) and its
 nested sub-bullets contribute references; explanatory paragraphs after a blank line are
@@ -62,7 +64,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 14  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 15  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
@@ -79,6 +81,8 @@ PARSER_VERSION = 14  # 3: commits a line cites (entries.commits); 4: ``literal``
 # Polly's generated notes); another tag ("[Dio] Ref: …") leaves the words after it to decide
 # 14: the items nested under a scope-only item ("* **http1:**", clog's scope groups) are entries of their own, each
 # led by the scope, not one entry citing every item's PR
+# 15: a commit link of another repository is kept among the line's commits as ``owner/repo@sha`` (after its own
+# repository's hashes), so a line citing only that commit is judged and links it
 
 _log = logging.getLogger(__name__)
 

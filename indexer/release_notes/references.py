@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer.github_refs import commit_ref, split_commit
 from indexer.release_notes.model import _MAX_REFS_PER_UNIT
 
 # --------------------------------------------------------------------------- inline rendering
@@ -396,17 +397,23 @@ def _looks_like_sha(token: str) -> bool:
 
 
 def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
-    """Commits of this repository a bullet cites: commit URLs (full SHA from the URL), enclosed short hashes
-    ("… base_url (92e109c)"), full SHAs, and a leading credit hash ("1a2b3c4: Fix …", changesets'
-    "#512 `9f8e7d6` Thanks …"). Hashes of another repository's commit links are not this repository's.
+    """Commits a bullet cites: this repository's first, as hashes — commit URLs (full SHA from the URL), enclosed
+    short hashes ("… base_url (92e109c)"), full SHAs, and a leading credit hash ("1a2b3c4: Fix …", changesets'
+    "#512 `9f8e7d6` Thanks …") —, then another repository's commit links as `owner/repo@sha`
+    (`github_refs.commit_ref`); a hash that spells one of those is not this repository's.
 
     Why: many projects cite a commit, not a PR; the line is then the only evidence, and its commit is the
-    one thing to link to."""
+    one thing to link to — in the repository the link names (socket.io-client's lines citing engine.io-client's
+    commits for the fixes it ships from there)."""
     own: list[str] = []
-    foreign: list[str] = []
+    foreign: list[tuple[str, str]] = []
     if "/commit" in raw:  # every commit URL has it
         for match in _COMMIT_URL.finditer(raw[:_MAX_SCAN]):
-            (own if _same_repo(match.group(1), repo) else foreign).append(match.group(2).lower())
+            sha = match.group(2).lower()
+            if _same_repo(match.group(1), repo):
+                own.append(sha)
+            else:
+                foreign.append((match.group(1), sha))
     found = list(own)
     candidates = [m.group(1) for m in _ENCLOSED_SHA.finditer(text)]
     if _HEX_RUN.search(text) is not None:
@@ -415,10 +422,16 @@ def commit_refs(raw: str, text: str, repo: str | None) -> tuple[str, ...]:
     if leading is not None:
         candidates += [m.group(1) for m in [_LEADING_SHA.match(text)] if m is not None]
     for token in candidates:
-        if not _looks_like_sha(token) or any(sha.startswith(token) for sha in foreign):
+        if not _looks_like_sha(token) or any(sha.startswith(token) for _, sha in foreign):
             continue
         found.append(token)
-    return _unique_shas(found) if found else ()
+    others = tuple(dict.fromkeys(commit_ref(owner_repo, sha) for owner_repo, sha in foreign))
+    return ((_unique_shas(found) if found else ()) + others)[:_MAX_COMMITS]
+
+
+def cites_own_commit(commits: tuple[str, ...], repo: str | None) -> bool:
+    """Whether one of a line's commits (`commit_refs`) is of its own repository."""
+    return any(split_commit(ref, repo or "")[0] == (repo or "") for ref in commits)
 
 
 def _unique_shas(shas: list[str]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from indexer.release_notes.references import (
     _render_unit,
     _strip_inline_markup,
     _without_credit_prefix,
+    cites_own_commit,
     commit_refs,
 )
 from indexer.release_notes.sections import _classify_wording, _heading_rule, _Rule, own_fix_type
@@ -185,7 +186,7 @@ def _emit(state: _State, context: _Context, units: list[_Unit], bold: bool, cite
         return
     head_text = texts[0]
     pr_numbers = tuple(n for n in _dedupe(prs) if str(n) in text)
-    if cited and not pr_numbers and not commits:
+    if cited and not pr_numbers and not cites_own_commit(commits, state.repo):  # prose: this repository's change
         return
     issue_numbers = tuple(n for n in _dedupe(issues) if n not in pr_numbers)
     state.entries.append(

@@ -70,10 +70,11 @@ class PrEvaluator:
         Why: the scan judges only releases after the customer's (the spec); a later fix of the same component
         then reaches ✓ while the line the customer already runs names the problem as well."""
         number = entry.prs[0] if entry.prs else None
-        commit = None if number is not None or not entry.commits else entry.commits[0]
-        if number is None and commit is None:
+        cited = None if number is not None else entry.cited_commit()
+        if number is None and cited is None:
             return None
         release, repo = entry.release, entry.release.repo
+        repo, commit = cited if cited is not None else (repo, None)
         pull = PullRequest(repo=repo, number=number or 0, title=entry.text[:500], merged=True, url="", commit=commit)
         try:
             score = judged(self.run, f"score a line of {display_version(release.tag)}",
@@ -121,9 +122,13 @@ class PrEvaluator:
 
     def evaluate_commit(self, entry: Entry, release: Release, repo: str | None = None) -> Candidate | None:
         """A line that cites a commit and no PR, judged like a PR line with the note as its only text (there is
-        no PR to fetch); the candidate names the commit, linked from the hash the line cites."""
-        repo = repo or self.repo
-        sha = entry.commits[0]
+        no PR to fetch); the candidate names the commit, linked from the hash the line cites in the repository
+        whose commit it is (another's when the line cites only that: `Entry.cited_commit`)."""
+        cited = entry.cited_commit()
+        if cited is None:
+            return None
+        where, sha = cited
+        repo = where if where != entry.release.repo else repo or self.repo
         key = (repo, f"commit:{sha}")
         if key not in self._results:
             url = f"https://github.com/{repo}/commit/{sha}"
@@ -199,14 +204,14 @@ class PrEvaluator:
         claims (a note saying "fixed in 99.0.0" must not let an engine repeat that as its own)."""
         evidence = pull.title + " " + (entry.text if entry else "")
         unquoted = _QUOTE.sub(lambda m: " " if m.group(1) in evidence else m.group(0), reason)
-        prs, commits = (entry.prs, entry.commits) if entry else ([], [])
+        prs, commits = (entry.prs, entry.commit_hashes) if entry else ([], ())
         cited = " ".join([*(f"#{number}" for number in prs), *commits])
         return self.journal.unread_claims(unquoted, quoted=cited)
 
     def _shown(self, reason: str, entry: Entry | None) -> str:
         """A reason fit to show: versions, PRs and commits the run never read (quoted or not) blanked."""
         return self.journal.scrub_unread(reason, allowed_prs=tuple(entry.prs) if entry else (),
-                                         allowed_commits=tuple(entry.commits) if entry else ())
+                                         allowed_commits=entry.commit_hashes if entry else ())
 
     def _checked(self, score: Score, pull: PullRequest, entry: Entry | None) -> Score:
         """Reject a reason that names a version or PR the run never read; blank any it quotes."""

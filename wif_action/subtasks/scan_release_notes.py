@@ -159,7 +159,7 @@ def _consider(scan: Scan, entry: Entry, pr: int | None, second_look: bool = Fals
                      f"\u201c{entry.text[:160]}\u201d.")
         return
     if pr is None:  # "… base_url (92e109c)": the line is the only evidence, the commit what to link to
-        if any(c.commit == entry.commits[0] for c in result.candidates):
+        if any(c.commit == entry.commit_hashes[0] for c in result.candidates):
             return
         candidate = evaluator.evaluate_commit(entry, shipped_in(entry), repo=pr_repo)
     elif any(c.pr == pr and (c.repo or pr_repo) == pr_repo for c in result.candidates):
