@@ -1,4 +1,5 @@
-"""A text as the analyser reads it: URLs, PR references, @mentions, versions, measurements out; durations one term.
+"""A text as the analyser reads it: URLs, PR references, ticket keys, @mentions, versions, measurements out;
+durations one term.
 
 Why a module of its own: this is the first pass every text takes (a question, a release note at index time), and
 what it keeps decides which terms are counted, so it is part of the lexicon's fingerprint (`lexicon._ANALYSIS_CODE`).
@@ -26,7 +27,8 @@ SUBJECT_VERSION = re.compile(r"(\d{1,4}(?:\.\d{1,4}){0,2})")
 
 
 def clean(text: str) -> str:
-    """Text without URLs, PR/issue references, @mentions, versions and measurements. A pattern is applied only
+    """Text without URLs, PR/issue references, tracker ticket keys (lexicon `pattern.tracker_key`), @mentions,
+    versions and measurements. A pattern is applied only
     when the text holds a character every match of it needs (a substitution only ever adds spaces): most notes
     cite no URL and most words hold no digit, and the skipped scans were a third of counting an index run."""
     text = (text or "")[:MAX_ANALYSED_CHARS]
@@ -34,6 +36,8 @@ def clean(text: str) -> str:
         text = _URL.sub(" ", text)
     if "#" in text or "@" in text or "GH-" in text:
         text = _REFERENCE.sub(" ", text)
+    if "-" in text:
+        text = lexicon.pattern("tracker_key").sub(_name_or_space, text)
     lower = text.lower()
     for name, reads, hints in lexicon.reading_patterns():
         if any(hint in lower for hint in hints):
@@ -85,6 +89,16 @@ def _subsecond(match: re.Match[str]) -> str:
     """A phrase of a duration below one second (lexicon `pattern.subsecond`), followed by the one term every such
     phrase shares; the phrase's own words stay ("sub" is what notes have been counted by)."""
     return f"{match.group()} subsecond"
+
+
+def _name_or_space(match: re.Match[str]) -> str:
+    """A ticket key ("JAVA-559") is a reference, no text to judge; one whose key is a name the number belongs to
+    ("UTF-8", "ISO-8601", "HTTP-2": lexicon `numbered_names`, `versioned_names`) stays."""
+    return match.group() if match.group("key").lower() in _numbered_names() else " "
+
+
+def _numbered_names() -> frozenset[str]:
+    return lexicon.words("numbered_names", "versioned_names")
 
 
 def _version_or_space(match: re.Match[str]) -> str:
