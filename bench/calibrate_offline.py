@@ -46,6 +46,8 @@ from wif_action.evaluation import Case, CaseResult, is_high, judge_result, load_
 CASES = ROOT / "tests" / "data" / "eval" / "cases.jsonl"
 CACHE = ROOT / "cache.db.example"
 OFFLINE = "wif_action.engines.offline"
+# `weight.NAME` (the value both input modes share) and `<mode>_weight.NAME` (one mode's own, lexicon.input_mode)
+WEIGHT_TABLES = ("weight", *(f"{mode}_weight" for mode in lexicon.MODES))
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ def judge_weights(setting: Mapping[str, float]) -> tuple[Thresholds, dict[str, f
 @contextmanager
 def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
     """For the block: `weight.name` → the lexicon's `[weight]` table with that value (`lexicon.use`);
-    `message_weight.name` → its `[message_weight]` table (what a problem condensed out of a message reads);
+    `fields_weight.name` / `message_weight.name` → that input mode's own table (`[<mode>_weight]`: what a form's
+    fields / a problem condensed out of a message reads, over the shared `[weight]`);
     `module.NAME` (a module of wif_action.engines.offline, or a dotted module path) → set on the shipped module."""
     saved = []
     packaged = lexicon.data()
@@ -97,7 +100,7 @@ def thresholds(setting: Mapping[str, float]) -> Iterator[None]:
     changed = False
     for target, value in setting.items():
         module_name, _, name = target.rpartition(".")
-        if module_name in ("weight", "message_weight"):
+        if module_name in WEIGHT_TABLES:
             if name not in tables["weight"]:
                 raise SystemExit(f"lexicon.toml [weight] has no '{name}'")
             tables.setdefault(module_name, {})[name] = value  # message_weight: a message's own value
@@ -144,7 +147,9 @@ class ShippedRunner:
         self._github.__exit__(*exc)
 
     def run(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[Scored]:
-        return [scored(case, result) for case, result in zip(cases, self.results(cases, mode, setting), strict=True)]
+        results = self.results(cases, mode, setting)
+        with thresholds(judge_weights(setting or {})[1]), lexicon.input_mode(mode):  # judged as the run read
+            return [scored(case, result) for case, result in zip(cases, results, strict=True)]
 
     def results(self, cases: list[Case], mode: str, setting: Mapping[str, float] | None = None) -> list[CaseResult]:
         """What `wif eval` answers for each case (the one runner of calibration, cross-validation and

@@ -45,7 +45,7 @@ from wif_action.question import question_of  # noqa: E402
 from wif_action.tools.cache import SqliteReleaseCache  # noqa: E402
 
 # The thresholds the procedure may choose between: (module, name) → candidate values.
-# lexicon.toml [weight] names (`weight.NAME`, what `ShippedRunner.run` sets for a run).
+# lexicon.toml [weight] names; each run varies them in the input mode's own table (`settings`).
 GRID: dict[str, tuple[float, ...]] = {
     "weight.min_relevance": (0.0, 3.5, 7.0),
     "weight.relative_to_best": (0.5, 0.6),
@@ -55,14 +55,29 @@ GRID: dict[str, tuple[float, ...]] = {
 }
 
 
-def settings() -> list[dict[str, float]]:
-    """Every combination of the grid, as `weight.NAME` → value (what `ShippedRunner.run` sets)."""
-    return [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
+def settings(mode: str) -> list[dict[str, float]]:
+    """Every combination of the grid as the input mode's own values, `<mode>_weight.NAME` → value (what
+    `ShippedRunner.run` sets). Why the mode's table, not `[weight]`: the run reads a mode's own value first
+    (lexicon.input_mode), so a `weight.NAME` the mode overrides would be varied without effect; and the values chosen
+    here are what that mode's table would ship (lexicon.toml [fields_weight] / [message_weight])."""
+    targets = [f"{mode}_weight.{target.rpartition('.')[2]}" for target in GRID]
+    axes = [mode_values(mode, target) for target in GRID]
+    return [dict(zip(targets, values, strict=True)) for values in itertools.product(*axes)]
+
+
+def mode_values(mode: str, target: str) -> tuple[float, ...]:
+    """A grid axis as one mode varies it: GRID's values and the mode's shipped one (message's own
+    relative_to_best 0.55 between 0.5 and 0.6), so a tie can always go to what ships."""
+    own = shipped(f"{mode}_weight.{target.rpartition('.')[2]}")
+    return tuple(sorted({*GRID[target], own}))
 
 
 def shipped(target: str) -> float:
-    """The shipped value of a grid's `weight.NAME` (its one home: lexicon.toml [weight])."""
-    return lexicon.weight(target.rpartition(".")[2])
+    """The shipped value of a grid's `<mode>_weight.NAME`: the mode's own (lexicon.toml [<mode>_weight]) or the
+    shared [weight] one."""
+    table, _, name = target.rpartition(".")
+    with lexicon.input_mode(table.removesuffix("_weight") if table != "weight" else None):
+        return lexicon.weight(name)
 
 
 def summary(results: list[Scored]) -> str:
@@ -147,7 +162,7 @@ def main() -> None:
         return
     with_near = not args.without_near
     cases = labelled(args.cases or case_files(with_near=with_near))
-    grid = settings()
+    grid = settings(args.input)
     # Ties between settings go to the one closest to the shipped defaults (a prior fixed before any case is
     # scored), not to whichever comes first in GRID.
     prior = [sum(shipped(target) == value for target, value in setting.items()) for setting in grid]

@@ -14,6 +14,8 @@ what listing more lines costs, which no other number shows.
     python bench/quality_report.py                                # the shipped rules
     python bench/quality_report.py --set scoring.COMMON_SHARE=1   # a constant changed (1: rule off)
     python bench/quality_report.py --grid scoring.COMMON_SHARE=0.05,0.1,0.2,1 # in-sample per value + LOO-CV
+    python bench/quality_report.py --grid fields_weight.max_per_batch=3,4   # one input mode's own value
+    python bench/quality_report.py --grid weight.A=1,2 --grid weight.B=3,4  # every combination, chosen jointly
     python bench/quality_report.py --save a.json; ... --diff a.json   # which cases an ablation changes
     python bench/quality_report.py --misses                       # each miss and whether the fix was listed
     python bench/quality_report.py --far --misses                 # the far holdout (bench/data/far): report only
@@ -25,16 +27,20 @@ weight: it is the read of how WIF does on a repository it has never seen.
 
 Leave-one-repository-out (`--grid`): for each repository, the value that scores best on the *other*
 repositories' cases (bench/objective.py) is applied to the held-out repository's cases; the CV numbers are
-those held-out answers. Rules with no value to choose are the same in-sample and under CV.
+those held-out answers. Rules with no value to choose are the same in-sample and under CV. A grid of one input
+mode's own weights (`fields_weight.NAME`, `message_weight.NAME`: lexicon.toml's per-mode tables) is chosen on that
+mode's answers alone; the other mode reads none of them and is run once.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -45,6 +51,7 @@ if str(ROOT) not in sys.path:
 from bench.calibrate_offline import ShippedRunner, judge_weights, parse_setting, thresholds  # noqa: E402
 from bench.labelled import case_files, fixture_dir, near_repos, registry_file  # noqa: E402
 from bench.objective import Graded, graded, objective  # noqa: E402
+from wif_action import lexicon  # noqa: E402
 from wif_action.evaluation import (  # noqa: E402
     Case,
     CaseResult,
@@ -117,16 +124,46 @@ def _ratio(part: int, whole: int) -> tuple[int, int]:
     return part, whole
 
 
-def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str]) -> dict[str, list[dict]]:
-    """Every case in both modes through calibration's runner (the shipped workflow), constants set for the run
-    and while the answers are judged (the top-candidate rule's `weight.lead_margin` is read then too)."""
+def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str],
+            modes: tuple[str, ...] = MODES) -> dict[str, list[dict]]:
+    """Every case in each mode through calibration's runner (the shipped workflow), constants set for the run
+    and while the answers are judged in their mode (the top-candidate rule's `weight.lead_margin` is read then
+    too, `lexicon.input_mode`)."""
     setting = parse_setting(assignments)
     rows: dict[str, list[dict]] = {}
-    for mode in MODES:
+    for mode in modes:
         results = runner.results(cases, mode, setting)
-        with thresholds(judge_weights(setting)[1]):
+        with thresholds(judge_weights(setting)[1]), lexicon.input_mode(mode):
             rows[mode] = [row(case, result) for case, result in zip(cases, results, strict=True)]
     return rows
+
+
+def grid_settings(grids: list[str]) -> list[list[str]]:
+    """Every combination of the `--grid` options' values (`weight.A=1,2 --grid weight.B=3,4`: four settings), each
+    as `NAME=VALUE` assignments, in the order listed (the last combination wins a tie: list shipped values last)."""
+    axes = [[f"{target}={value}" for value in values.split(",")]
+            for target, _, values in (grid.partition("=") for grid in grids)]
+    return [list(combination) for combination in itertools.product(*axes)]
+
+
+def scoped_mode(grids: list[str]) -> str | None:
+    """The one input mode every grid target belongs to (`fields_weight.NAME`, `message_weight.NAME`: that mode's
+    own value, lexicon.input_mode), else None. Why: the other mode never reads them, so it is run once."""
+    tables = {grid.partition("=")[0].rpartition(".")[0] for grid in grids}
+    modes = {mode for mode in MODES if tables == {f"{mode}_weight"}}
+    return modes.pop() if modes else None
+
+
+def run_grid(cases: list[Case], runner: ShippedRunner, base: list[str],
+             grids: list[str]) -> dict[str, dict[str, list[dict]]]:
+    """Each grid setting's answers in both modes; a grid of one mode's own weights runs the other mode once."""
+    scoped = scoped_mode(grids)
+    other = run_all(cases, runner, base, tuple(m for m in MODES if m != scoped)) if scoped else {}
+    runs: dict[str, dict[str, list[dict]]] = {}
+    for setting in grid_settings(grids):
+        label = " ".join(setting)
+        runs[label] = {**other, **run_all(cases, runner, [*base, *setting], (scoped,) if scoped else MODES)}
+    return runs
 
 
 def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
@@ -145,6 +182,15 @@ def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
         chosen[repo] = best
         held += [r for r in grid_rows[best][mode] if r["repo"] == repo]
     return held, chosen
+
+
+def folds(chosen: dict[str, str]) -> str:
+    """How many folds chose each setting, most first, naming the repositories of the rarer ones."""
+    counts = Counter(chosen.values())
+    top = counts.most_common(1)[0][0] if counts else None
+    return "; ".join(f"{label}: {count} folds" + ("" if label == top else
+                                                   f" ({', '.join(r for r, v in chosen.items() if v == label)})")
+                     for label, count in counts.most_common())
 
 
 # Issue 21's "Done when" (must_not_claim: none at all). A ratio is printed with three decimals and marked
@@ -202,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", help="release cache (default: built from the fixtures in a temporary directory)")
     parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
-    parser.add_argument("--grid", metavar="MODULE.NAME=V1,V2,…", help="values to choose between by LOO-CV")
+    parser.add_argument("--grid", action="append", metavar="MODULE.NAME=V1,V2,…",
+                        help="values to choose between by LOO-CV (repeatable: every combination); "
+                             "fields_weight.NAME / message_weight.NAME: that input mode's own value")
     parser.add_argument("--save", metavar="FILE", help="write every answer (both modes) as JSON")
     parser.add_argument("--diff", metavar="FILE", help="list the cases whose answer differs from a --save file")
     parser.add_argument("--misses", action="store_true",
@@ -226,18 +274,23 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("GITHUB_TOKEN", None)
     with ShippedRunner(Path(db), data_dir, registry) as runner:
         if args.grid:
-            target, _, values = args.grid.partition("=")
-            grid = {value: run_all(cases, runner, [*args.set, f"{target}={value}"]) for value in values.split(",")}
+            grid = run_grid(cases, runner, args.set, args.grid)
+            scoped = scoped_mode(args.grid)
             for mode in MODES:
-                for value, rows in grid.items():
-                    show(f"{mode} in-sample {target}={value}", rows[mode])
+                if scoped not in (None, mode):  # the other mode reads none of the values: one run
+                    show(f"{mode} (reads none of them)", next(iter(grid.values()))[mode])
+                    continue
+                for label, rows in grid.items():
+                    show(f"{mode} in-sample {label}", rows[mode])
                 held, chosen = loo(grid, mode)
                 show(f"{mode} LOO-CV", held)
-                print(f"  chosen per held-out repository: {chosen}")
-            for mode in MODES:  # one value for both input modes, as the judge ships one constant
+                print(f"  chosen per held-out repository: {folds(chosen)}")
+            if scoped:  # one mode's own value: the other mode reads none of them
+                return 0
+            for mode in MODES:  # one value for both input modes, as a shared [weight] value
                 held, chosen = loo(grid, mode, MODES)
                 show(f"{mode} LOO-CV, one value both modes", held)
-            print(f"  chosen per held-out repository: {chosen}")
+            print(f"  chosen per held-out repository: {folds(chosen)}")
             return 0
         rows = run_all(cases, runner, args.set)
     kind = "far holdout, repositories no other case uses" if args.far else \

@@ -194,7 +194,7 @@ def _in_batch(call: Filtered, entry: Entry, fix: FixRef, case: Case, listed: lis
 
 
 def _scored(evidence: Evidence, judge: offline_judge.OfflineJudge) -> list[str]:
-    weights = judge.weights
+    weights = judge.thresholds()  # the mode's (`explain` reads in the case's input mode)
     named = evidence.named(0.5)
     mass = evidence.total_mass * max(evidence.section_weight, 0.5)
     need = scoring.medium_bar(evidence, weights)
@@ -233,9 +233,10 @@ def explain(case: Case, mode: str, config: AppConfig) -> list[str]:
     """A header line (the answer, and whether the right fix is first, listed or not found), then per right fix
     where it was lost (`explain_fix`)."""
     result, record = answer(case, mode, config)
-    lines = [headline(case, mode, result)]
-    for fix in case.expect.fixes():
-        lines += ["    " + line for line in explain_fix(case, fix, result, record)]
+    with lexicon.input_mode(mode):  # the weights the run read (lexicon.toml [<mode>_weight])
+        lines = [headline(case, mode, result)]
+        for fix in case.expect.fixes():
+            lines += ["    " + line for line in explain_fix(case, fix, result, record)]
     return lines
 
 

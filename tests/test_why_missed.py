@@ -53,7 +53,7 @@ def test_a_fix_below_the_medium_floor_is_reported_as_scored_low_with_the_floor(p
 
 def test_a_fix_the_batch_filter_cut_is_reported_with_the_rule_that_cut_it(php) -> None:
     case, config = php
-    with thresholds({"weight.max_per_batch": 0}):
+    with thresholds({"fields_weight.max_per_batch": 0}):  # the fields mode reads its own value first
         lines = explain(case, "fields", config)
     assert lines[0].endswith("not found")
     assert any("DROPPED by the filter: cut by max_per_batch 0 (0 scored higher)" in line for line in lines)

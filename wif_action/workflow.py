@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from indexer.registry import Registry
 from indexer.versions import display_version, parse_tag
+from wif_action import lexicon
 from wif_action.events import Events, RunFinished, RunStarted, StepFinished, StepStarted
 from wif_action.journal import Journal
 from wif_action.models import (
@@ -35,7 +36,12 @@ from wif_action.ports import AnalysisTools, CacheReadError, Progress
 from wif_action.question import question_of
 from wif_action.run_context import Run, WorkflowOptions, mention_for
 from wif_action.subtasks.check_links import LinkResult, check_links
-from wif_action.subtasks.extract_request import confirm_tentative_version, extract_request, missing_field_question
+from wif_action.subtasks.extract_request import (
+    confirm_tentative_version,
+    extract_request,
+    from_message,
+    missing_field_question,
+)
 from wif_action.subtasks.fetch_release_range import fetch_release_range
 from wif_action.subtasks.pr_evaluation import PrEvaluator
 from wif_action.subtasks.resolve_answer import Findings, resolve_answer
@@ -76,7 +82,8 @@ class Workflow:
         """The answer to one question; RunStarted/RunFinished bracket it for observers."""
         self.events.emit(RunStarted(inputs))
         try:
-            answer = self._run(inputs)
+            with lexicon.input_mode("message" if from_message(inputs) else "fields"):  # its weights, every read
+                answer = self._run(inputs)
         except BaseException as error:
             self.events.emit(RunFinished(None, error))
             raise

@@ -13,7 +13,9 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -70,7 +72,8 @@ def data() -> dict[str, Any]:
 
 # What turns a text into its terms, with data() (the question side, `question_terms`, `control_case`, counts nothing).
 _ANALYSIS_CODE = ("__init__.py", "cleaning.py", "terms.py", "stemmer.py")
-_NOT_ANALYSIS = ("weight", "section_weight", "ecosystem", "counterpart")  # tables no term key depends on
+_NOT_ANALYSIS = ("weight", "fields_weight", "message_weight", "section_weight", "ecosystem",
+                 "counterpart")  # tables no term key depends on
 
 
 @_cached
@@ -309,11 +312,43 @@ def sides_named(text: str) -> dict[str, frozenset[str]]:
     return {side: frozenset(heads) for side, heads in found.items()}
 
 
-def weight(name: str, from_message: bool = False) -> float:
-    """A numeric weight of the `[weight]` table; `from_message`: the `[message_weight]` value when it has one (a
-    problem condensed out of a free-text message, `Question.from_message`)."""
-    if from_message and name in data().get("message_weight", {}):
-        return float(data()["message_weight"][name])
+# The input modes a question comes in (`Request.from_message`): a form's fields, or a problem condensed out of a
+# free-text message. Each may have its own value of any `[weight]`: lexicon.toml `[fields_weight]`, `[message_weight]`.
+MODES = ("fields", "message")
+_mode: ContextVar[str | None] = ContextVar("wif_input_mode", default=None)
+
+
+@contextmanager
+def input_mode(mode: str | None) -> Iterator[None]:
+    """Within the block, `weight(name)` reads the mode's own value when its table (`[<mode>_weight]`) has one.
+
+    Why a context and not an argument: weights are read in some 80 places of the judge, the scan and the candidate
+    order; the workflow knows the mode once per question (`Workflow.run`) and every read in its run takes it, so any
+    weight can get a per-mode value in data alone, without code that names it. None: the shared `[weight]` values."""
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"unknown input mode {mode!r} (one of {', '.join(MODES)})")
+    token = _mode.set(mode)
+    try:
+        yield
+    finally:
+        _mode.reset(token)
+
+
+def mode_weights(mode: str | None = None) -> dict[str, float]:
+    """The values the input mode (default: the current one) has of its own (`[<mode>_weight]`); {} for none."""
+    mode = mode or _mode.get()
+    return {name: float(value) for name, value in data().get(f"{mode}_weight", {}).items()} if mode else {}
+
+
+def weight(name: str, from_message: bool | None = None) -> float:
+    """A numeric weight: the input mode's own value (`[<mode>_weight]`) when it has one, else the `[weight]` value
+    both modes share. The mode is the run's (`input_mode`); `from_message` names it where a caller judges a
+    question outside a run (`Question.from_message`: True the message mode, False the fields mode)."""
+    mode = _mode.get() if from_message is None else ("message" if from_message else "fields")
+    if mode is not None:
+        own = data().get(f"{mode}_weight", {})
+        if name in own:
+            return float(own[name])
     return float(data()["weight"][name])
 
 

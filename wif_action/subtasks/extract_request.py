@@ -50,7 +50,7 @@ def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
         problem=problem or extracted.problem or message[:500], links=links,
         raw_text="\n\n".join(part for part in raw_parts if part) or extracted.raw_text,
         tentative_version=None if _clean(inputs.version) else extracted.tentative_version,
-        from_message=not problem and bool(extracted.problem or message),
+        from_message=from_message(inputs),
     )
     given = {"sdk": inputs.sdk, "repo": inputs.repo, "version": inputs.version, "problem": inputs.problem,
              "links": inputs.links}
@@ -59,6 +59,12 @@ def extract_request(run: Run, inputs: AskInput) -> ExtractResult:
         sources["repo"] = "link"
     return ExtractResult(outcome=_outcome(request), request=request, question=missing_field_question(request),
                          sources=sources)
+
+
+def from_message(inputs: AskInput) -> bool:
+    """Whether the question's problem comes out of free text (no problem field, a message): `Request.from_message`,
+    and the input mode whose weights the run reads (`lexicon.input_mode`, set by the workflow before extraction)."""
+    return not (inputs.problem or "").strip() and bool((inputs.message or "").strip())
 
 
 def confirm_tentative_version(run: Run, request: Request, repo: str) -> Request:

@@ -39,6 +39,11 @@ class OfflineJudge:
         self._stats = RepositoryStats(cache) if cache is not None else None  # None: batch statistics only
         self.rejected_claims: list[str] = []  # the offline engine only quotes its input
 
+    def thresholds(self) -> scoring.Thresholds:
+        """The thresholds the question's input mode judges by: `weights` with the mode's own values laid over
+        (`scoring.in_mode`)."""
+        return scoring.in_mode(self.weights)
+
     # --- Subtasks 1 and 2 -------------------------------------------------------------
 
     def extract_request(self, message: str) -> Request:
@@ -85,7 +90,7 @@ class OfflineJudge:
         if not entries:
             return []
         stats = self._statistics(_repositories(entries), question.terms, [entry.text for entry in entries])
-        return rank_entries(entries, question.terms, stats, question.wants_functionality, question.from_message)
+        return rank_entries(entries, question.terms, stats, question.wants_functionality)
 
     def shortlist(self, entries: list[Entry], question: Question, size: int) -> list[Entry]:
         """The `size` entries of a batch most worth an LLM's reading (see `relevance.shortlist`): what goes first
@@ -101,20 +106,21 @@ class OfflineJudge:
             return Score(confidence=Confidence.LOW,
                          reason=f"PR {quote_title(pr.title)} changes CI, docs, tests, samples or internal code only, "
                                 "which never reach the customer's app.")
-        level = scoring.confidence(evidence, self.weights)
+        weights = self.thresholds()
+        level = scoring.confidence(evidence, weights)
         model = features.active_model()
         if model is not None:
             level = features.level(model, features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr,
-                                                                      self.weights), level)
+                                                                      weights), level)
         return Score(confidence=level, reason=_score_reason(pr, evidence, level),
                      strength=round(evidence.headline_mass / evidence.scale, 3),
-                     breadth=round(evidence.breadth(self.weights.named_credit), 3), subjects=scoring.subjects(evidence),
+                     breadth=round(evidence.breadth(weights.named_credit), 3), subjects=scoring.subjects(evidence),
                      shares=scoring.subject_shares(evidence), partly=scoring.partly(evidence))
 
     def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
         """The named features the confidence model reads (`features.candidate_features`), for fitting it."""
         stats, evidence = self._evidence(pr, entry, question)
-        return features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr, self.weights)
+        return features.candidate_features(evidence, stats, evidence.repo or pr.repo, pr, self.thresholds())
 
     def verify_pr_match(self, pr: PullRequest, entry: Entry | None, question: Question) -> Verdict:
         """Confirm only if the entry or PR names the problem's rarest terms, not just generic ones."""
@@ -126,16 +132,17 @@ class OfflineJudge:
             return Verdict(confirmed=True, reason=f"PR {title} refers to the issue linked in the request.")
         named = evidence.named()
         covered = term_list([c.name for c in named]) or "none of them"
-        confirmed = scoring.verified(evidence, stats, repo, self.weights)
+        weights = self.thresholds()
+        confirmed = scoring.verified(evidence, stats, repo, weights)
         model = features.active_model()
         if model is not None:
             hand = Confidence.HIGH if confirmed else Confidence.MEDIUM
-            confirmed = features.level(model, features.candidate_features(evidence, stats, repo, pr, self.weights),
+            confirmed = features.level(model, features.candidate_features(evidence, stats, repo, pr, weights),
                                        hand) is Confidence.HIGH
         if confirmed:
             return Verdict(confirmed=True, reason=f"{what} name {covered}, "
                                                   "the problem's most specific terms.")
-        missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo, self.weights) if c not in named])
+        missing = term_list([c.name for c in scoring.rarest(evidence, stats, repo, weights) if c not in named])
         return Verdict(confirmed=False, reason=f"{what} name {covered}, "
                                                f"but not enough of the problem's most specific terms "
                                                f"({missing or 'the rest'}).")

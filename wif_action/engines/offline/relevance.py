@@ -47,7 +47,7 @@ def shortlist(entries: list[Entry], query: dict[str, Term], stats: RepositorySta
 
 
 def rank_entries(entries: list[Entry], query: dict[str, Term], stats: RepositoryStats,
-                 feature_request: bool, from_message: bool = False) -> list[RelevantEntry]:
+                 feature_request: bool) -> list[RelevantEntry]:
     """Relevant entries, best first; repeats of the same note or PR keep the oldest release.
 
     Those within `relative_to_best` of the batch's best are picked; the rest of `max_per_batch`, best first, goes to
@@ -55,13 +55,13 @@ def rank_entries(entries: list[Entry], query: dict[str, Term], stats: Repository
     the question ("Emscripten" for "Pyodide") scores far below a batch's best, yet among its best few, and a second
     look lists it beside the better candidates without letting it lead (scan_release_notes._second_look). No share
     of the best to choose: which lines get a look is `max_per_batch`'s (LOO-CV), what they may become is fixed.
-    `from_message`: the question's problem was condensed out of a free-text message, whose share of the best is
-    its own (lexicon.toml [message_weight])."""
+    Each of the three thresholds is the question's input mode's (`lexicon.input_mode`: a problem condensed out of a
+    free-text message has its own, lexicon.toml [message_weight]; a form's fields [fields_weight])."""
     scored = score_entries(entries, query, stats, feature_request)
     best = max((score for score, _, _ in scored), default=0.0)
     repo = entries[0].release.repo if entries else ""
     floor = lexicon.weight("min_relevance") * stats.scale(repo)
-    bar = max(floor, lexicon.weight("relative_to_best", from_message) * best)
+    bar = max(floor, lexicon.weight("relative_to_best") * best)
     most = int(lexicon.weight("max_per_batch"))
     chosen: list[RelevantEntry] = []
     seen: set[str] = set()

@@ -8,7 +8,7 @@ single concept is in the same area; one that shares only generic words ("crash",
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from wif_action import lexicon
@@ -50,6 +50,15 @@ class Thresholds:
 
 
 SHIPPED = Thresholds.from_lexicon()
+
+
+def in_mode(weights: Thresholds) -> Thresholds:
+    """`weights` with the current input mode's own values laid over (lexicon.toml `[<mode>_weight]`,
+    `lexicon.input_mode`): the judge's thresholds are the shared ones unless the mode has its own."""
+    own = lexicon.mode_weights()
+    chosen = {item.name: type(getattr(weights, item.name))(own[item.name]) for item in fields(Thresholds)
+              if item.name in own}
+    return replace(weights, **chosen) if chosen else weights
 
 
 def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
