@@ -44,6 +44,8 @@ def _keys(text: str) -> set[str]:
     ("recursive locking", "re-entrant mutex", ("entrant", "mutex")),  # the phrase too: "recurs lock"
     ("crash on shutdown", "crash on exit", ("shutdown",)),  # an app's shutdown is its exit
     ("inside Pyodide", "inside Emscripten", ("pyodide",)),  # Pyodide is CPython built with Emscripten
+    ("fails to authenticate the token", "fails to auth the token", ("auth",)),  # "org auth tokens"
+    ("the chaos result is empty", "the chaos outcome is empty", ("outcome",)),  # what a call ends with
 ])
 def test_a_word_and_its_equivalent_are_one_term(customer, note, entries):
     assert _keys(customer) == _keys(note)
