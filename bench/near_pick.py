@@ -20,7 +20,8 @@ heading-less body that carry their kind as a prefix saying fix/bug (Guzzle 6's `
 `--clog` reads clog's notes (hyper): `#### Bug Fixes` headings in a body with no shallower one, a bullet that only
 names a scope (`* **http1:**`) over nested items as one line per item (`http1: …`), and a line's `closes [#N](…)`
 issue links left out of its references; `--mixed` also draws a bullet saying fix/bug under a mixed heading
-(kotlinx.serialization's `### Bugfixes and improvements`) and reads lists indented two spaces (`  * Fix … (#N)`).
+(kotlinx.serialization's `### Bugfixes and improvements`) and reads lists indented two spaces (`  * Fix … (#N)`);
+with `--flat`, a heading-less list indented two spaces (monolog's `  * Fixed … (#N)`).
 
     python bench/near_pick.py bench/data/near/urllib3__urllib3.json.gz --seed 21
     python bench/near_pick.py bench/data/near/openai__openai-node.json.gz --seed 21 --commits
@@ -29,6 +30,7 @@ issue links left out of its references; `--mixed` also draws a bullet saying fix
     python bench/near_pick.py bench/data/near/guzzle__guzzle.json.gz --seed 21 --prefixed
     python bench/near_pick.py bench/data/near/hyperium__hyper.json.gz --seed 21 --clog
     python bench/near_pick.py bench/data/near/Kotlin__kotlinx.serialization.json.gz --seed 21 --mixed
+    python bench/near_pick.py bench/data/near/Seldaek__monolog.json.gz --seed 21 --flat --mixed
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
     heading that is not a feature or mixed one. `bold`: a bold-only line is a heading too, when the body has no
     other. `prefixed`: only the bullets of a heading-less body whose kind prefix says fix/bug. `mixed`: under a mixed
     heading ("Bugfixes and improvements", kotlinx.serialization), a bullet saying fix/bug, and bullets indented two
-    spaces."""
+    spaces (with `flat` too: monolog's heading-less `  * Fixed … (#N)` lists)."""
     body = release["body"] or ""
     marks = [(m.start(), (m["md"] or m["rst"]).strip()) for m in HEADING.finditer(body)] or \
         [(m.start(), m["md"].strip()) for m in COLON_HEADING.finditer(body)]
@@ -100,7 +102,7 @@ def fix_lines(release: dict, flat: bool = False, areas: bool = False, bold: bool
         marks = [(m.start(), m["md"].strip()) for m in CLOG_HEADING.finditer(body)]
     if flat and not marks:
         patch = Version(release["name"]).micro > 0
-        return [("", " ".join(b["text"].split())) for b in BULLET.finditer(body)
+        return [("", " ".join(b["text"].split())) for b in (INDENTED_BULLET if mixed else BULLET).finditer(body)
                 if patch or FIX_WORD.search(b["text"])]
     found: list[tuple[str, str]] = []
     for bullet in (INDENTED_BULLET if mixed else BULLET).finditer(body):

@@ -423,3 +423,13 @@ def test_mixed_headings_and_indented_lists_are_drawn_only_with_mixed() -> None:
         "Fix resize in JsonPath (#2995)", "Fixed proguard rules for obfuscation to work correctly (#2983)"]
     assert [text for _, text in fix_lines({"body": old}, mixed=True)] == ["Fix TaggedDecoder nullable decoding (#2456)"]
     assert fix_lines({"body": new}) == [] and fix_lines({"body": old}) == []
+
+
+def test_flat_mixed_reads_a_heading_less_list_indented_two_spaces() -> None:
+    """monolog has no sections and indents its lists two spaces (`  * Fixed … (#N)`): --flat alone reads no bullet of
+    it; --flat --mixed draws a minor release's fix bullets and every bullet of a patch release."""
+    body = "  * Added `$fileOpenMode` param to `StreamHandler` (#1913)\n  * Fixed PHP 8.4 deprecation notices (#1903)\n"
+    assert fix_lines({"name": "3.8.0", "body": body}, flat=True) == []
+    assert [text for _, text in fix_lines({"name": "3.8.0", "body": body}, flat=True, mixed=True)] == [
+        "Fixed PHP 8.4 deprecation notices (#1903)"]
+    assert len(fix_lines({"name": "3.8.1", "body": body}, flat=True, mixed=True)) == 2
