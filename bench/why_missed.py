@@ -184,13 +184,24 @@ def _in_batch(call: Filtered, entry: Entry, fix: FixRef, case: Case, listed: lis
         lines.append(f"LISTED as {listed[0].confidence.value}{' (objected)' if listed[0].objected else ''}{look}")
         return lines
     if evidence is None:
-        lines.append("picked by the filter but never scored (an earlier HIGH of the batch ended the scan, or no PR)")
+        lines.append(_never_scored(call, entry, score, relative))
         return lines
     lines += _scored(evidence, judge)
     change = f"PR #{fix.pr} (" if fix.pr is not None else f"Commit {str(fix.commit)[:7]}"
     lines += [f"trace: {line[:240]}" for line in _trace(result) if line.startswith(change)]
     lines += _concepts(question, entry, judge, repo)
     return lines
+
+
+def _never_scored(call: Filtered, entry: Entry, score: float, relative: float) -> str:
+    """Why a line the filter picked was never scored. A second look is named as such: an earlier HIGH of its batch
+    ended the scan before it, and once the scan has a HIGH only the lines ranked above the HIGH's own are judged
+    (`scan_demotions.demote_behind_later_lines`), never a second look, so it cannot rival that HIGH."""
+    if any(item.entry.id == entry.id and item.second_look for item in call.picked):
+        return (f"picked as a second look (BM25×section {_fmt(score)} < relative_to_best×best {_fmt(relative)}) but "
+                "never scored: an earlier HIGH of the batch ended the scan, and a second look is not judged as a "
+                "later rival of that HIGH (demote_behind_later_lines judges only lines ranked above it)")
+    return "picked by the filter but never scored (an earlier HIGH of the batch ended the scan, or no PR)"
 
 
 def _scored(evidence: Evidence, judge: offline_judge.OfflineJudge) -> list[str]:

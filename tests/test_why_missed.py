@@ -69,3 +69,22 @@ def test_the_header_names_the_candidate_the_verdict_judges() -> None:
                         strength=5.0)]
     head = headline(case, "fields", Answer(outcome=Outcome.MEDIUM, candidates=listed))
     assert head == f"[fields] {CASE}: medium 4.17.0 #1940 — top-1 right"
+
+
+DART_PLUGIN = "near-dartplugin-web-source-context-missing"  # #285 (2.2.1) shares its batch with the HIGH #247 (2.2.0)
+
+
+def test_a_second_look_passed_over_by_an_earlier_high_is_reported_as_such(tmp_path) -> None:
+    """The right line, a second look of the batch, was never judged: the report names the second look and its numbers,
+    not "an earlier HIGH … or no PR" alone."""
+    from bench.labelled import fixture_dir, near_case_files, registry_file
+
+    repo = "getsentry/sentry-dart-plugin"
+    data = fixture_dir()
+    db = build_cache(tmp_path / "dart.db", [(repo, repo)], data_dir=data)
+    case = next(c for path in near_case_files() for c in load_cases(str(path)) if c.id == DART_PLUGIN)
+    with FakeGitHub(data) as github:
+        config = AppConfig(db=db, engine="offline", env={"GITHUB_API_URL": github.url}, registry=registry_file())
+        lines = explain(case, "fields", config)
+    never = next(line for line in lines if "never scored" in line)
+    assert "picked as a second look" in never and "< relative_to_best×best" in never
