@@ -432,3 +432,22 @@ def test_a_judged_line_carries_the_weight_of_its_section(section, filed) -> None
     assert found is not None and found.filed == filed
     answer = Answer(outcome=Outcome.MEDIUM, message="m", candidates=[found])
     assert result_of("x", answer, 0.0).candidates[0].filed == filed
+
+
+def test_a_thin_high_is_rivalled_by_an_older_line_naming_about_as_many_ideas(lexicon_restored) -> None:
+    """opentelemetry-java: "OTLP: update error message for missing GrpcSenderProvider dependency" (`fix(#7875):`, no
+    fix verb, the problem's heaviest idea unnamed: `Grounds.thin`) reached ✓ while the older "Fix OTLP exporter artifact
+    name in an error message" names 0.92 of its breadth by other subjects ("exporter", "name"): a thin HIGH is
+    rivalled by an older line naming at least `thin_rival` times as many of the problem's ideas, whatever its
+    subject; a HIGH that is not thin, a narrower line, or the rule off (inf) is not."""
+    use_weights(older_rival=0.8, rival_breadth=1.0, thin_rival=0.9)
+    high = candidate("1.57.0", 157, Confidence.HIGH, strength=14.1, breadth=0.501)
+    other = Grounds(subjects=("export", "error", "name"), shares=(0.13, 0.015, 0.046), own_text=True)
+    thin = Grounds(subjects=("miss", "error", "depend"), shares=(0.009, 0.015, 0.022), own_text=True, thin=True)
+    rival = candidate("1.28.0", 128, Confidence.MEDIUM, strength=10.4, breadth=0.463)
+    assert older_rivals([high, rival], grounds_of(pr157=thin, pr128=other)) == [(high, rival)]
+    assert older_rivals([high, rival], grounds_of(pr157=replace(thin, thin=False), pr128=other)) == []
+    narrower = candidate("1.28.0", 128, Confidence.MEDIUM, strength=10.4, breadth=0.4)
+    assert older_rivals([high, narrower], grounds_of(pr157=thin, pr128=other)) == []
+    use_weights(thin_rival=float("inf"))
+    assert older_rivals([high, rival], grounds_of(pr157=thin, pr128=other)) == []

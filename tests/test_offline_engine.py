@@ -846,3 +846,15 @@ def test_a_5xx_response_is_the_failure_a_two_concept_headline_must_say_it_fixes(
                         headline={t.key: (t, 10.0) for t in terms[:2]}, says_fix=True, fix_verb=fix_verb,
                         symptoms_asked=frozenset(question.problem_keys & lexicon.symptom_terms()))
     assert scoring.confidence(evidence) == (Confidence.HIGH if fix_verb else Confidence.MEDIUM)
+
+
+def test_a_headline_with_no_fix_verb_that_leaves_the_heaviest_idea_unnamed_is_thin(cache, judge) -> None:
+    """`Score.thin` (what `candidate_order.older_rivals` reads for `thin_rival`): "Fix crash with AVAssetDownloadTask"
+    says with a verb what it fixes and names the problem's heaviest idea; a headline naming only its lighter words
+    ("HLS download" …) under a `fix:` type, without a verb that says what it fixes, is thin."""
+    pr, entry = pull(cache, 110), entry_with(cache, 110)
+    question = asked(AVASSET_PROBLEM, AVASSET_PROBLEM)
+    assert judge.score_pr_confidence(pr, entry, question).thin is False
+    light = replace(pr, title="fix: offline HLS download state")
+    score = judge.score_pr_confidence(light, replace(entry, text="Offline HLS download state"), question)
+    assert score.thin is True

@@ -195,22 +195,23 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     pool, held_pool = list(candidates), list(held)
     older = (lexicon.weight("older_rival"), lexicon.weight("rival_share"))
     customers = (lexicon.weight("held_rival"), lexicon.weight("held_share"))
-    ideas = lexicon.weight("rival_breadth")
-    rivals = [(c, older) for c in pool if c.confidence == "medium" and not c.objected and not c.second_look
+    ideas, thin = lexicon.weight("rival_breadth"), lexicon.weight("thin_rival")
+    rivals = [(c, older, thin) for c in pool if c.confidence == "medium" and not c.objected and not c.second_look
               and c.strength is not None
               and c.version != UNRELEASED and (g := grounds(c)) is not None and _its_own(g)]
-    rivals = [(c, customers) for c in held_pool if not c.objected and c.strength is not None
+    rivals = [(c, customers, math.inf) for c in held_pool if not c.objected and c.strength is not None
               and grounds(c) is not None] + rivals
     found: list[tuple[R, R]] = []
     for high in pool:
         named = grounds(high)
         if high.confidence != "high" or not high.strength or named is None or not named.subjects:
             continue
-        rival = next((r for r, (least, rare) in rivals if math.isfinite(least)
+        rival = next((r for r, (least, rare), thin_bar in rivals if math.isfinite(least)
                       and release_order(r) < release_order(high)
-                      and _shared_subject(named, grounds(r) or Grounds(), rare)
-                      and (first_match(grounds(r)) or (r.strength or 0.0) >= least * high.strength
-                           or _as_broad(r, high, ideas))), None)
+                      and ((_shared_subject(named, grounds(r) or Grounds(), rare)
+                            and (first_match(grounds(r)) or (r.strength or 0.0) >= least * high.strength
+                                 or _as_broad(r, high, ideas)))
+                           or (named.thin and _as_broad(r, high, thin_bar)))), None)
         if rival is not None:
             found.append((high, rival))
     return found

@@ -206,6 +206,8 @@ class Score:
     # everyday it is there); empty: the engine measures none
     partly: tuple[str, ...] = ()  # the problem's ideas the headline names only in part (offline: `scoring.partly`,
     # the key of each key concept named by a word of it, "path" for `PATH_INFO`); empty: the engine says none
+    thin: bool = False  # the headline says with no verb what it fixes and leaves the problem's heaviest idea unnamed
+    # (offline: `scoring.thin`); False: the engine says nothing of it
 
     def __post_init__(self) -> None:
         self.confidence = Confidence(self.confidence)
@@ -226,6 +228,7 @@ class Grounds:
     capped: bool = False
     shares: tuple[float, ...] = ()  # per subject (`Score.shares`): how everyday its term is in the repository's notes
     partly: tuple[str, ...] = ()  # the problem's ideas it names only in part (`Score.partly`)
+    thin: bool = False  # its headline says no fix verb and leaves the heaviest idea unnamed (`Score.thin`)
 
 
 @dataclass(kw_only=True)

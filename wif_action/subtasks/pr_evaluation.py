@@ -173,7 +173,7 @@ class PrEvaluator:
             return None
         strength, breadth = score.strength, score.breadth  # the engine's measures; the checks below may lower
         # the level, not the evidence
-        subjects, shares, partly = score.subjects, score.shares, score.partly
+        subjects, shares, partly, thin = score.subjects, score.shares, score.partly, score.thin
         if score.confidence == Confidence.HIGH:
             score = self._verify(pull, entry, score)
         if degraded and score.confidence == Confidence.HIGH:
@@ -182,7 +182,7 @@ class PrEvaluator:
         score, objected = weighed(score, pull, entry, self.question)
         key = (pull.repo, pull.number if pull.commit is None else f"commit:{pull.commit}")
         self._grounds[key] = Grounds(subjects=subjects, own_text=not degraded and pull.commit is None, shares=shares,
-                                     partly=partly,
+                                     partly=partly, thin=thin,
                                      commit_line=pull.commit is not None,
                                      capped=confirmed and not objected and score.confidence != Confidence.HIGH)
         via = _via(entry)

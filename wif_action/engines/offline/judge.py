@@ -115,7 +115,8 @@ class OfflineJudge:
         return Score(confidence=level, reason=_score_reason(pr, evidence, level),
                      strength=round(evidence.headline_mass / evidence.scale, 3),
                      breadth=round(evidence.breadth(weights.named_credit), 3), subjects=scoring.subjects(evidence),
-                     shares=scoring.subject_shares(evidence), partly=scoring.partly(evidence))
+                     shares=scoring.subject_shares(evidence), partly=scoring.partly(evidence),
+                     thin=scoring.thin(evidence, weights))
 
     def candidate_features(self, pr: PullRequest, entry: Entry | None, question: Question) -> dict[str, float]:
         """The named features the confidence model reads (`features.candidate_features`), for fitting it."""

@@ -228,6 +228,16 @@ def partly(evidence: Evidence) -> tuple[str, ...]:
                  if 0 < credit < 1 and not _symptom_class(concept) for term in concept.terms)
 
 
+def thin(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
+    """Whether the headline says with no verb what it fixes (`Evidence.fix_verb`: a `fix:` type or a Fixes heading
+    alone only file it as a fix) and does not name the problem's heaviest key concept: what
+    `candidate_order.older_rivals` reads to let an older line naming about as many of the problem's ideas rival it
+    without naming its subject (`thin_rival`)."""
+    heaviest = evidence.concepts[0] if evidence.concepts else None
+    return heaviest is not None and not evidence.fix_verb \
+        and not any(concept is heaviest for concept in evidence.named(weights.named_credit))
+
+
 def _named_subjects(evidence: Evidence) -> dict[str, float]:
     """The subjects' keys, heaviest first, each with the share of the notes naming it (the first concept's, for
     a key two concepts name)."""
