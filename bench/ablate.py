@@ -83,7 +83,7 @@ def ablations() -> list[Ablation]:
                                   used=f"synonym:{key}"))
         if sum(other["family"] == record["family"] for other in data["symptom"]) > 1:  # alone: nothing to split
             found.append(Ablation(f"symptom:{record['name']}:family", _own_family(index)))
-        for flag in ("says_what", "remedy"):
+        for flag in ("says_what", "remedy", "named_by_fix"):
             if record.get(flag):
                 found.append(Ablation(f"symptom:{record['name']}:{flag}", _flag_off(index, flag)))
     for index, record in enumerate(data["platform"]):

@@ -47,6 +47,32 @@ def test_a_headline_saying_its_subject_does_not_work_says_which_fix():
         assert not fix_verb(headline), headline
 
 
+def test_a_headline_opening_with_the_bug_says_which_fix():
+    """Changelogs that file fixes under a fix heading and describe each by its bug ("An issue that …", "A rare crash
+    from …") name the bug as plainly as "Fix an issue that …" (lexicon `bug_named_first`); a headline that names an
+    issue tracker or a new API names no bug."""
+    for headline in ("An issue that the processor is not applied to original image data when "
+                     "`DefaultCacheSerializer.preferCacheOriginalData` is set to `true`. #1999",
+                     "A rare crash from `_UIImageCGImageContent` when loading GIF files on iOS 15 or later. #2004",
+                     "- An issue where the placeholder stays after a failure", "A potential problem with disk cache"):
+        assert says_fix(headline) and fix_verb(headline), headline
+    for headline in ("An issue tracker link in the README", "A new `KFImage` modifier", "The issue template",
+                     "Track an issue that …"):
+        assert not fix_verb(headline), headline
+
+
+def test_two_concepts_under_a_headline_opening_with_the_bug_are_high():
+    """The problem names its failure ("without"), the headline names the bug, not that symptom: like a "Fix …" line,
+    two concepts are enough for HIGH; the same words stated as a plain change are not."""
+    problem = "With the cache serializer set to keep original data, images read from disk show without our processor."
+    notes = ["cache serializer", "processor", "original data", "disk cache"]
+    plain = _evidence(problem, "The processor for original data of the cache serializer", notes)
+    stated = _evidence(problem, "An issue that the processor is not applied to original data of the cache serializer",
+                       notes)
+    assert stated.symptoms_asked and not stated.symptoms_asked & stated.symptoms_named
+    assert scoring.confidence(plain) is Confidence.MEDIUM and scoring.confidence(stated) is Confidence.HIGH
+
+
 def test_two_concepts_under_a_headline_saying_they_did_not_work_are_high():
     """The problem names its failure ("without"), the headline does not; it says the feature did not work."""
     problem = "Screenshots are missing from events when the SDK is started manually."
@@ -125,3 +151,35 @@ def test_what_a_leading_remedy_verb_skips_is_no_failure_it_names(lexicon_restore
     use_weights(remedy_object=0)
     evidence = _evidence(BAGGAGE, skip, PROPAGATOR_NOTES)
     assert "miss" in evidence.symptoms_named and scoring.confidence(evidence) is Confidence.HIGH
+
+
+def test_support_is_weak_evidence():
+    """"Our app still supports iOS 13" says what the customer ships, "… without isolated deinit support" what a
+    toolchain lacks: "support" is an everyday word of notes and requests (lexicon `weak`), weak evidence on its own
+    (Kingfisher 8.8.0's deinit fix, a ✓ on "image view" and "support" for an iOS 13 indicator that never shows)."""
+    for word in ("support", "supports", "supported"):
+        [term] = analyse(word)
+        assert term.weight == scoring.lexicon.weight("weak_factor"), word
+
+
+LEAK = "After a download task is cancelled, its callbacks stay in memory and keep our view controllers alive: a leak."
+LEAK_NOTES = ["SessionDataTask", "download task", "callbacks", "cancelled", "view controllers"]
+
+
+def test_a_leak_fix_names_the_leak():
+    """A memory problem (lexicon `named_by_fix`: its fixes say "leak" or "memory"): a fix of the same object naming
+    another failure of it, or none, is no ✓; the same headline naming the leak is."""
+    race = _evidence(LEAK, "Fix download task races when cancelled tasks access their callbacks", LEAK_NOTES)
+    assert race.symptoms_asked and not race.symptoms_named
+    assert scoring.confidence(race) is Confidence.MEDIUM
+    leak = _evidence(LEAK, "Fix download task callbacks leaking when cancelled tasks are removed", LEAK_NOTES)
+    assert scoring.confidence(leak) is Confidence.HIGH
+
+
+def test_a_crash_fix_may_name_its_cause_alone():
+    """A crash is no `named_by_fix` kind: its fix names the cause ("division by zero"), and stays HIGH."""
+    evidence = _evidence("The app crashes when breadcrumbs are disabled and a SIGFPE handler runs.",
+                         "Fix division by zero when breadcrumbs are disabled and the SIGFPE handler runs",
+                         ["breadcrumbs disabled", "SIGFPE handler", "division by zero"])
+    assert evidence.symptoms_asked and not evidence.symptoms_named
+    assert scoring.confidence(evidence) is Confidence.HIGH

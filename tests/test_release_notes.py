@@ -54,6 +54,7 @@ def only(body: str, repo: str | None = REPO) -> ReleaseNoteEntry:
         ("New Features", "feature"),
         ("New Features ✨", "feature"),
         ("Added", "feature"),
+        ("Add", "feature"),  # the imperative kind headings (`#### Add` / `#### Fix` / `#### Remove`)
         ("Changed", "improvement"),
         ("Changes", "improvement"),
         ("Improvements", "improvement"),
@@ -64,6 +65,7 @@ def only(body: str, repo: str | None = REPO) -> ReleaseNoteEntry:
         ("⚠ BREAKING CHANGES", "breaking"),
         ("Breaking Changes:", "breaking"),
         ("Removed", "breaking"),
+        ("Remove", "breaking"),
         ("Deprecations", "deprecation"),
         ("Deprecated", "deprecation"),
         ("Dependencies", "dependency"),

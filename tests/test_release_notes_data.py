@@ -255,7 +255,9 @@ PARSER_DIGESTS = {3: "33f3cb90770f00295f203047818ec1c52aded0f26ec3ea188bba9acffd
                   # 14: the items nested under a scope-only item ("* **http1:**") are entries of their own
                   14: "2ab4602c9532d57dcc3e0da7145e68ed7d91d24ab0e7061a35151ebe7604e87f",
                   # 15: another repository's commit links kept as `owner/repo@sha` among the line's commits
-                  15: "114df20660c917b3b562ddafa38d8dd9ae0cc9a5a928373cd06ef165969adfc9"}
+                  15: "114df20660c917b3b562ddafa38d8dd9ae0cc9a5a928373cd06ef165969adfc9",
+                  # 16: "Add" / "Remove" headings read as "Added" / "Removed" (no fixture body has one: 15's digest)
+                  16: "114df20660c917b3b562ddafa38d8dd9ae0cc9a5a928373cd06ef165969adfc9"}
 
 
 @pytest.mark.slow

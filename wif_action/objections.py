@@ -282,6 +282,25 @@ def only_the_types(score: Score, pull: PullRequest, entry: Entry | None, questio
                         "time.")
 
 
+def only_the_message(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
+    """A change whose lead rewords a failure's message (lexicon `message_only`: "Improve exception message when the
+    wrong password is used", "Better exception for bad passwords") changes what the failure says, not whether it
+    happens: for a problem that is not about what a message says (lexicon `message_asked`: "the error tells us …",
+    "misleading") it is at most MEDIUM, and listed after the MEDIUMs nothing objects to.
+
+    Why: such a line names the failure's own words (its subject, "password", "authentication") as the fix of that
+    failure does, and a ✓ on it tells a customer whose connection fails that a clearer error fixed it."""
+    if score.confidence == Confidence.LOW or lexicon.pattern("message_asked").search(question.text):
+        return None
+    cut = int(lexicon.weight("headline_chars"))
+    reworded = lexicon.pattern("message_only")
+    if not any(reworded.match(headline) for headline in (entry.text[:cut] if entry is not None else "", pull.title)):
+        return None
+    return Score(confidence=Confidence.MEDIUM,
+                 reason=f"{score.reason} But it changes what the failure's message says, and the problem is the "
+                        "failure itself.")
+
+
 def _families(keys: frozenset[str]) -> set[int]:
     """The kinds of failure (lexicon: a symptom's `family`) these term keys name."""
     return {index for index, family in enumerate(lexicon.symptom_families()) if family & keys}
@@ -295,5 +314,5 @@ def _names(families: set[int]) -> set[str]:
 CHECKS: tuple[Check, ...] = (not_on_a_reference_alone, on_the_platform, on_the_api_levels, on_the_side_asked,
                              in_the_asked_direction,
                              a_behaviour_change, a_fix_for_a_bug, a_feature_for_missing_functionality,
-                             of_the_failure_asked, of_the_exception_asked, only_the_types)
+                             of_the_failure_asked, of_the_exception_asked, only_the_types, only_the_message)
 CAPS: tuple[Check, ...] = (more_than_the_note,)  # lower the level, object to nothing

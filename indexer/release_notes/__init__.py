@@ -64,7 +64,7 @@ __all__ = ["PARSER_VERSION", "SECTIONS", "ReleaseNoteEntry", "classify_bullet", 
 
 # Raise when the same body parses to different entries: a cache whose entries an older parser wrote re-parses
 # its stored bodies on the next `wif index` run (no GitHub request), so parser fixes reach existing caches.
-PARSER_VERSION = 15  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
+PARSER_VERSION = 16  # 3: commits a line cites (entries.commits); 4: ``literal`` spans (rst) no longer swallow links;
 # 5: a list item that only names a section ("* Bug Fixes" over "  * Fix …") is a heading, its items the entries;
 # 6: every reference of a leading group ("[#554][], [#1017][]: Close …") cites a PR, not only the first;
 # 7: a body with no entry yields its prose paragraphs/lines that cite a PR or commit (prose.py);
@@ -83,6 +83,8 @@ PARSER_VERSION = 15  # 3: commits a line cites (entries.commits); 4: ``literal``
 # led by the scope, not one entry citing every item's PR
 # 15: a commit link of another repository is kept among the line's commits as ``owner/repo@sha`` (after its own
 # repository's hashes), so a line citing only that commit is judged and links it
+# 16: a heading in the imperative ("#### Add", "#### Remove", beside "#### Fix": Kingfisher's CHANGELOG) files its
+# lines as the past tense does ("Added" feature, "Removed" breaking), not as `other`
 
 _log = logging.getLogger(__name__)
 

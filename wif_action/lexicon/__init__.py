@@ -48,6 +48,7 @@ class Symptom:
     words: tuple[str, ...]
     says_what: bool = False  # says what failed, not where
     remedy: bool = False  # headlines also use its words for the remedy ("Skip …")
+    named_by_fix: bool = False  # a fix of this kind of failure names it ("Fix memory leak …"), whatever its cause
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def spelled_alike() -> dict[str, tuple[str, ...]]:
 def symptoms() -> tuple[Symptom, ...]:
     return tuple(Symptom(name=record["name"], term=stem(record["name"]), family=record["family"],
                          words=tuple(record.get("words", ())), says_what=bool(record.get("says_what")),
-                         remedy=bool(record.get("remedy")))
+                         remedy=bool(record.get("remedy")), named_by_fix=bool(record.get("named_by_fix")))
                  for record in data().get("symptom", []))
 
 
@@ -249,6 +250,11 @@ def says_what_terms() -> frozenset[str]:
 @_cached
 def remedy_terms() -> frozenset[str]:
     return frozenset(symptom.term for symptom in symptoms() if symptom.remedy)
+
+
+@_cached
+def named_by_fix_terms() -> frozenset[str]:
+    return frozenset(symptom.term for symptom in symptoms() if symptom.named_by_fix)
 
 
 @_cached

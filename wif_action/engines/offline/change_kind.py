@@ -29,8 +29,10 @@ def fix_verb(headline: str) -> bool:
 
 
 def states_failure(headline: str) -> bool:
-    """Whether the headline says its subject failed ("… not working …", "… didn't work"): a bug named as such."""
-    return bool(lexicon.pattern("states_failure").search(headline[:int(lexicon.weight("headline_chars"))]))
+    """Whether the headline says its subject failed ("… not working …", "… didn't work") or opens by naming the bug
+    ("An issue that the processor is not applied …", lexicon `bug_named_first`): a bug named as such."""
+    return bool(lexicon.pattern("states_failure").search(headline[:int(lexicon.weight("headline_chars"))])
+                or lexicon.pattern("bug_named_first").match(headline))
 
 
 def section_of(entry: Entry, pr: PullRequest) -> str:

@@ -112,6 +112,8 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
         return False  # the subject matches, but it neither names the symptom ("ignored") nor says it fixes it
     if _another_failure(evidence):
         return False  # it fixes a crash, and the customer's arguments go missing: same subject, another bug
+    if _kind_left_unnamed(evidence):
+        return False  # a leak's fix says "leak" or "memory": a fix of the subject naming neither is another bug
     if evidence.defects and not evidence.defects_named:
         return False  # "unsymbolicated" is the defect itself: a fix of the subject that never names it is another
     if _names_only_the_quoted_code(evidence):
@@ -165,6 +167,18 @@ def _another_failure(evidence: Evidence) -> bool:
     asked = _families(evidence.symptoms_asked)
     named = _families(evidence.symptoms_named - lexicon.remedy_terms())
     return bool(asked and named) and not asked & named
+
+
+def _kind_left_unnamed(evidence: Evidence) -> bool:
+    """The problem asks a kind of failure whose fixes name it (lexicon `named_by_fix`: a memory leak) and the
+    headline names none of those: "Fix `SessionDataTask` races when concurrent cancellation … access its callback
+    storage" for callbacks that keep view controllers in memory fixes a race of that object, not its leak.
+
+    Why only such kinds: a crash fix names its cause ("Fix division by zero when breadcrumbs are disabled", "Trim DSN
+    string … to avoid `URISyntaxException`"), so a crash left unnamed says nothing; a leak fix says "leak",
+    "memory", "reclaim memory" — every right ✓ of a labelled memory problem does."""
+    needed = evidence.symptoms_asked & lexicon.named_by_fix_terms()
+    return bool(needed) and not needed & evidence.symptoms_named
 
 
 def _families(symptoms: frozenset[str]) -> set[int]:
