@@ -44,7 +44,7 @@ from wif_action.engines.offline import evidence, extraction, judge, relevance, s
 from wif_action.evaluation import Case, judge_result, load_cases, top_candidate  # noqa: E402
 from wif_action.lexicon import cleaning, control_case, question_terms  # noqa: E402
 from wif_action.lexicon.stemmer import stem  # noqa: E402
-from wif_action.subtasks import pr_evaluation, scan_demotions, scan_release_notes  # noqa: E402
+from wif_action.subtasks import scan_demotions, scan_release_notes  # noqa: E402
 
 CASE_FILES = tuple(case_files())  # public + holdout + bench/data/near (bench/labelled.py)
 MODES = ("fields", "message")
@@ -162,7 +162,6 @@ RULES: list[tuple[Any, str, Any]] = [
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
     (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed
-    (pr_evaluation.PrEvaluator, "commit_details", lambda self, repo, sha: None),  # a commit line's message is read
 ]
 
 # Word lists whose words are each switched off too (`words:NAME:WORD`): short lists whose every word was added

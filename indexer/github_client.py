@@ -43,12 +43,11 @@ def api_url_problem(url: str | None) -> str | None:
         return None
     return (f"GITHUB_API_URL must be an http(s) URL such as {DEFAULT_GITHUB_API_URL} (GitHub Enterprise: "
             f"https://HOST/api/v3), not {url[:200]!r}")
-# Largest body read from GitHub: one PR, issue (and its timeline/events pages) or commit (its message; the diff's
-# files, which GitHub caps at 300, come along) is a few hundred KB at most;
+# Largest body read from GitHub: one PR or issue (and its timeline/events pages) is a few hundred KB at most;
 # a releases page of 100 releases or a CHANGELOG is a few MB. A reply beyond is cut off, not downloaded.
 ITEM_BODY_BYTES = 5 * 1024 * 1024
 LIST_BODY_BYTES = 32 * 1024 * 1024
-_ITEM_PATH = re.compile(r"/repos/[^/]+/[^/]+/(?:(?:pulls|issues)/\d+|commits/[0-9a-fA-F]+)(?:/|$|\?)")
+_ITEM_PATH = re.compile(r"/repos/[^/]+/[^/]+/(?:pulls|issues)/\d+(?:/|$|\?)")
 _CHUNK = 64 * 1024
 
 
@@ -57,7 +56,7 @@ class ResponseTooLarge(requests.exceptions.RequestException):
 
 
 def body_cap(path: str) -> int:
-    """The cap for a request path: single PRs, issues and commits get ITEM_BODY_BYTES, lists LIST_BODY_BYTES."""
+    """The cap for a request path: single PRs and issues get ITEM_BODY_BYTES, lists LIST_BODY_BYTES."""
     return ITEM_BODY_BYTES if _ITEM_PATH.search(path) else LIST_BODY_BYTES
 
 

@@ -433,34 +433,3 @@ def test_flat_mixed_reads_a_heading_less_list_indented_two_spaces() -> None:
     assert [text for _, text in fix_lines({"name": "3.8.0", "body": body}, flat=True, mixed=True)] == [
         "Fixed PHP 8.4 deprecation notices (#1903)"]
     assert len(fix_lines({"name": "3.8.1", "body": body}, flat=True, mixed=True)) == 2
-
-
-def test_commit_data_adds_the_messages_of_the_commits_commit_only_lines_cite(tmp_path) -> None:
-    """bench/commit_data.py: a line citing no PR gets its commit's message from the mirror (another repository's
-    from that one's); a line citing a PR, or a commit no mirror has, gets none."""
-    import subprocess
-
-    from bench.commit_data import add_commits
-
-    def commit(git_dir, message: str) -> str:
-        subprocess.run(["git", "-C", str(git_dir), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
-                        "--allow-empty", "-m", message], check=True)
-        return subprocess.run(["git", "-C", str(git_dir), "rev-parse", "HEAD"], check=True, capture_output=True,
-                              text=True).stdout.strip()
-
-    own, other = tmp_path / "own", tmp_path / "other"
-    for repo in (own, other):
-        subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    fix = commit(own, "fix: keep the socket open\n\nA listener's exception closed it.")
-    with_pr = commit(own, "fix: retry (#12)")
-    foreign = commit(other, "fix(engine): flush the buffer")
-    body = (f"### Bug Fixes\n\n* keep the socket open ([{fix[:7]}](https://github.com/a/own/commit/{fix}))\n"
-            f"* retry ([#12](https://github.com/a/own/issues/12)) ([{with_pr[:7]}](https://github.com/a/own/commit/"
-            f"{with_pr}))\n* flush ([{foreign[:7]}](https://github.com/a/other/commit/{foreign}))\n"
-            f"* gone ([abc1234](https://github.com/a/own/commit/abc1234abc1234abc1234abc1234abc1234abc1))\n")
-    fixture = {"repo": "a/own", "releases": [{"tag_name": "1.0.0", "body": body}]}
-    found, cited = add_commits(fixture, {"a/own": str(own / ".git"), "a/other": str(other / ".git")})
-    assert (found, cited) == (2, 3)
-    assert {(c["repository"], c["sha"], c["message"]) for c in fixture["commits"]} == {
-        ("a/own", fix, "fix: keep the socket open\n\nA listener's exception closed it."),
-        ("a/other", foreign, "fix(engine): flush the buffer")}

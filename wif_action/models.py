@@ -180,17 +180,6 @@ class PullRequest:
 
 
 @dataclass(kw_only=True)
-class CommitDetails:
-    """A commit's message (subject and body) as GitHub gives it: what a release-note line citing only a commit
-    was made of, read like a PR's title and description."""
-
-    repo: str
-    sha: str
-    message: str
-    url: str
-
-
-@dataclass(kw_only=True)
 class Score:
     """A confidence with the one-sentence reason that cites the PR title or description."""
 

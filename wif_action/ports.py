@@ -13,7 +13,6 @@ from typing import Protocol
 
 from wif_action.models import (
     BundleBump,
-    CommitDetails,
     Entry,
     IssueResolution,
     PullRequest,
@@ -116,9 +115,6 @@ class GitHub(Protocol):
     """GitHub REST lookups used on a question (tools/github.py). Raises ToolError on failure."""
 
     def pull_request(self, repo: str, number: int) -> PullRequest: ...
-
-    def commit(self, repo: str, sha: str) -> CommitDetails:
-        """A commit's message, for a release-note line that cites a commit and no PR."""
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution: ...
 

@@ -270,7 +270,7 @@ class FakeGitHub(FakeServer):
     Endpoints (names as counted in ``.requests``):
     ``GET /repos/{o}/{r}``, ``GET /repos/{o}/{r}/releases`` (paginated),
     ``GET /repos/{o}/{r}/releases/latest``, ``GET /repos/{o}/{r}/releases/tags/{tag}``,
-    ``GET /repos/{o}/{r}/releases/{id}``, ``GET /repos/{o}/{r}/pulls/{n}``, ``GET /repos/{o}/{r}/commits/{sha}``,
+    ``GET /repos/{o}/{r}/releases/{id}``, ``GET /repos/{o}/{r}/pulls/{n}``,
     ``GET /repos/{o}/{r}/issues/{n}``, ``GET /repos/{o}/{r}/issues/{n}/timeline`` (paginated),
     ``GET /repos/{o}/{r}/compare/{basehead}``, ``GET /repos/{o}/{r}/contents/{path}``,
     ``GET /rate_limit``, ``GET|POST /repos/{o}/{r}/issues/{n}/comments``,
@@ -279,9 +279,7 @@ class FakeGitHub(FakeServer):
     ``POST /repos/{o}/{r}/issues/{n}/reactions``, ``GET /repos/{o}/{r}/actions/workflows/{file}``,
     ``POST /repos/{o}/{r}/actions/workflows/{file}/dispatches``.
 
-    Repos load lazily on first request; ``repos`` restricts which fixtures are visible. Commits (a fixture's
-    ``commits``: ``{"repository", "sha", "message"}`` records, another repository's too, as a note may cite one) are
-    indexed from every visible fixture at the first commit lookup; ``add_commit`` adds one.
+    Repos load lazily on first request; ``repos`` restricts which fixtures are visible.
     Repo names are matched case-insensitively; state is keyed by the canonical name.
     """
 
@@ -317,7 +315,6 @@ class FakeGitHub(FakeServer):
         self._ids = itertools.count(1_000_001)
         self._run_ids = itertools.count(123)
         self._comment_index: dict[int, tuple[str, int, dict[str, Any]]] = {}
-        self._commits: dict[str, dict[str, dict[str, Any]]] | None = None  # repo (lower-case) → full sha → record
         self._register()
 
     # ================================================================ test API
@@ -345,13 +342,6 @@ class FakeGitHub(FakeServer):
             for pull in values:
                 self._store_pull(state, pull)
             state.touch()
-
-    def add_commit(self, repo: str, sha: str, message: str) -> dict[str, Any]:
-        """Serve a commit of ``repo`` (any repository: a commit of one without releases is fine)."""
-        with self._lock:
-            record = {"repository": repo, "sha": sha, "message": message}
-            self._commit_index().setdefault(repo.lower(), {})[sha.lower()] = record
-            return record
 
     def add_pull(self, repo: str, pull: dict[str, Any]) -> dict[str, Any]:
         """Add or replace a PR (``number`` required; other fields get plausible defaults)."""
@@ -491,17 +481,6 @@ class FakeGitHub(FakeServer):
                 return state
         return None
 
-    def _commit_index(self) -> dict[str, dict[str, dict[str, Any]]]:
-        if self._commits is None:
-            self._commits = {}
-            for name in available_repos(self.data_dir):
-                if self.allowed is not None and name.lower() not in self.allowed:
-                    continue
-                for record in load_repo_fixture(name, self.data_dir).get("commits") or []:
-                    repo = str(record.get("repository") or name).lower()
-                    self._commits.setdefault(repo, {})[str(record["sha"]).lower()] = record
-        return self._commits
-
     def _require(self, repo: str) -> _Repo:
         state = self._lookup(repo)
         if state is None:
@@ -558,7 +537,6 @@ class FakeGitHub(FakeServer):
         r("GET", _REPO + r"/releases/tags/(?P<tag>.+)", "GET /repos/{o}/{r}/releases/tags/{tag}", self._h_tag)
         r("GET", _REPO + r"/releases/(?P<id>\d+)", "GET /repos/{o}/{r}/releases/{id}", self._h_release_id)
         r("GET", _REPO + r"/pulls/(?P<n>\d+)", "GET /repos/{o}/{r}/pulls/{n}", self._h_pull)
-        r("GET", _REPO + r"/commits/(?P<sha>[^/]+)", "GET /repos/{o}/{r}/commits/{sha}", self._h_commit)
         r("GET", _REPO + r"/issues/(?P<n>\d+)", "GET /repos/{o}/{r}/issues/{n}", self._h_issue)
         r(
             "GET",
@@ -854,32 +832,6 @@ class FakeGitHub(FakeServer):
                 "author_association": "MEMBER",
             },
         )
-
-    def _h_commit(self, req: Request) -> Response:
-        """GitHub's single-commit shape (no files); a hash of at least 7 characters matches by prefix. An unknown
-        repository is 404, an unknown hash 422 ("No commit found for SHA"), as GitHub answers."""
-        repo = f"{req.params['o']}/{req.params['r']}"
-        commits = self._commit_index().get(repo.lower())
-        if commits is None and self._lookup(repo) is None:
-            raise HTTPError(404, dict(_NOT_FOUND))
-        ref = unquote(req.params["sha"]).lower()
-        found = [c for sha, c in (commits or {}).items() if len(ref) >= 7 and sha.startswith(ref)]
-        if len(found) != 1:
-            raise HTTPError(422, {"message": f"No commit found for SHA: {ref}", "documentation_url": _DOCS,
-                                  "status": "422"})
-        c = found[0]
-        sha = str(c["sha"]).lower()
-        when = c.get("date") or "2020-01-01T00:00:00Z"
-        person = {"name": "contributor", "email": "contributor@example.com", "date": when}
-        api = f"{req.base_url}/repos/{repo}"
-        return Response(200, {
-            "sha": sha, "node_id": f"C_{sha[:12]}", "url": f"{api}/commits/{sha}",
-            "html_url": f"https://github.com/{repo}/commit/{sha}",
-            "commit": {"message": c.get("message") or "", "author": person, "committer": person,
-                       "url": f"{api}/git/commits/{sha}", "comment_count": 0},
-            "author": _user("contributor"), "committer": _user("contributor"), "parents": [],
-            "stats": {"total": 0, "additions": 0, "deletions": 0}, "files": [],
-        })
 
     def _issue_record(self, state: _Repo, n: int) -> dict[str, Any] | None:
         """Normalised issue/PR record or None: explicit issue > PR > synthesized closed issue."""

@@ -134,7 +134,7 @@ class OpenAIJudge:
         self.verify_model = verify_model or model
         self.registry = registry
         self.rejected_claims: list[str] = []
-        self._summaries: dict[tuple[str, int | str], str] = {}
+        self._summaries: dict[tuple[str, int], str] = {}
 
     # -- the Judge port -----------------------------------------------------------------------------
     def extract_request(self, message: str) -> Request:
@@ -265,12 +265,9 @@ class OpenAIJudge:
 
     def _pr_text(self, pr: PullRequest, problem: str) -> str:
         state = "merged" if pr.merged else (pr.state or "unknown")
-        if pr.commit is not None:  # a line citing a commit and no PR: its message, when read, is the description
-            if not pr.body.strip():
-                return f"Commit {pr.commit[:12]} in {pr.repo} (no pull request; the release note is its only " \
-                       f"text)\nTitle: {pr.title}\n"
-            return f"Commit {pr.commit[:12]} in {pr.repo} (no pull request)\nTitle: {pr.title}\n" \
-                   "Commit message:\n" + clip(self._pr_body(pr, problem), BODY_LIMIT)
+        if pr.commit is not None:  # a line citing a commit and no PR: the note is the only text
+            return f"Commit {pr.commit[:12]} in {pr.repo} (no pull request; the release note is its only text)\n" \
+                   f"Title: {pr.title}\n"
         head = f"PR #{pr.number} in {pr.repo} ({state})\nTitle: {pr.title}\n"
         return head + "Description:\n" + clip(self._pr_body(pr, problem), BODY_LIMIT)
 
@@ -279,10 +276,9 @@ class OpenAIJudge:
         body = pr.body or "(no description)"
         if len(body) <= SUMMARIZE_OVER_CHARS:
             return body
-        key = (pr.repo, pr.commit or pr.number)  # a commit stand-in has number 0
+        key = (pr.repo, pr.number)
         if key not in self._summaries:
-            change = f"commit {pr.commit[:12]}" if pr.commit else f"PR #{pr.number}"
-            purpose = f"Decide whether {change} ('{pr.title}') fixes this problem: {problem}"
+            purpose = f"Decide whether PR #{pr.number} ('{pr.title}') fixes this problem: {problem}"
             try:
                 summary = "(summary of a long description)\n" + self.summarize(body, purpose)
             except ToolError:  # degrade to the truncated body rather than lose the PR

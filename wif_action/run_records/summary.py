@@ -8,17 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wif_action.models import (
-    CommitDetails,
-    Entry,
-    IssueResolution,
-    PullRequest,
-    Release,
-    RelevantEntry,
-    Request,
-    Score,
-    Verdict,
-)
+from wif_action.models import Entry, IssueResolution, PullRequest, Release, RelevantEntry, Request, Score, Verdict
 from wif_action.question import Question
 from wif_action.run_records.tables import clip
 
@@ -72,8 +62,7 @@ _DESCRIBE: dict[type, Any] = {
     Release: lambda r: f"release {r.tag}",
     Entry: lambda e: f"entry {e.id} ({e.release.tag}: {clip(e.text, 40)})",
     RelevantEntry: lambda r: f"entry {r.entry.id} ({r.entry.release.tag}) → PR #{r.pr}",
-    PullRequest: lambda p: f"{f'commit {p.commit[:7]}' if p.commit else f'PR #{p.number}'} ({clip(p.title, 50)})",
-    CommitDetails: lambda c: f"commit {c.sha[:7]} ({clip(c.message.split(chr(10))[0], 50)})",
+    PullRequest: lambda p: f"PR #{p.number} ({clip(p.title, 50)})",
     Score: lambda s: f"{s.confidence.value}: {clip(s.reason, 60)}",
     Verdict: lambda v: f"{'confirmed' if v.confirmed else 'rejected'}: {clip(v.reason, 60)}",
     IssueResolution: lambda i: f"#{i.number} {i.state or '?'} closing PRs {i.closing_prs}",

@@ -15,7 +15,6 @@ from wif_action.candidate_order import filed_weight
 from wif_action.models import (
     UNRELEASED_VERSION,
     Candidate,
-    CommitDetails,
     Confidence,
     Entry,
     Grounds,
@@ -50,7 +49,6 @@ class PrEvaluator:
     def __init__(self, run: Run, repo: str, question: Question):
         self.run, self.repo, self.question, self.tools, self.journal = run, repo, question, run.tools, run.journal
         self._details: dict[tuple[str, int], PullRequest | None] = {}
-        self._commits: dict[tuple[str, str], CommitDetails | None] = {}
         self._results: dict[tuple[str, int | str], Candidate | None] = {}
         self.near_misses: list[NearMiss] = []  # judged LOW: shown with a no_result so people see what was ruled out
         self._grounds: dict[tuple[str, int | str], Grounds] = {}
@@ -122,24 +120,10 @@ class PrEvaluator:
             self._results[key] = self._evaluate(key, entry, release, source)
         return self._results[key]
 
-    def commit_details(self, repo: str, sha: str) -> CommitDetails | None:
-        """The commit's message, fetched once per run; None (the step journaled as skipped) when GitHub could not
-        give it: the line is then judged on its note alone."""
-        key = (repo, sha.lower())
-        if key not in self._commits:
-            try:
-                self._commits[key] = self.tools.github.commit(repo, sha)
-            except ToolError as error:
-                self.journal.skip(f"commit {sha[:7]} details", error.reason)
-                self._commits[key] = None
-        return self._commits[key]
-
     def evaluate_commit(self, entry: Entry, release: Release, repo: str | None = None) -> Candidate | None:
-        """A line that cites a commit and no PR, followed like a PR line: the commit's message (subject and body,
-        capped like a PR body) is read as the description, the note as the title; without it (not found, GitHub
-        failing, past the deadline) the note alone is judged. The candidate names the commit, linked from the hash
-        the line cites in the repository whose commit it is (another's when the line cites only that:
-        `Entry.cited_commit`), and that repository is the one asked."""
+        """A line that cites a commit and no PR, judged like a PR line with the note as its only text (there is
+        no PR to fetch); the candidate names the commit, linked from the hash the line cites in the repository
+        whose commit it is (another's when the line cites only that: `Entry.cited_commit`)."""
         cited = entry.cited_commit()
         if cited is None:
             return None
@@ -149,10 +133,8 @@ class PrEvaluator:
         if key not in self._results:
             url = f"https://github.com/{repo}/commit/{sha}"
             self.journal.read_commit(sha, url)
-            details = self.commit_details(repo, sha)
-            pull = PullRequest(repo=repo, number=0, title=entry.text[:500], body=details.message if details else "",
-                               merged=True, url=url, commit=sha)
-            self._results[key] = self._judge(self._bounded(pull), entry, release, "scan", degraded=False)
+            pull = PullRequest(repo=repo, number=0, title=entry.text[:500], merged=True, url=url, commit=sha)
+            self._results[key] = self._judge(pull, entry, release, "scan", degraded=False)
         return self._results[key]
 
     def _evaluate(self, key: tuple[str, int], entry: Entry | None, release: Release,

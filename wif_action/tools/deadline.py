@@ -16,17 +16,7 @@ from typing import TypeVar
 
 from indexer.wall_clock import WallClockExceeded, run_within
 from wif_action.journal import Journal
-from wif_action.models import (
-    CommitDetails,
-    Entry,
-    IssueResolution,
-    PullRequest,
-    RelevantEntry,
-    Request,
-    Score,
-    Usage,
-    Verdict,
-)
+from wif_action.models import Entry, IssueResolution, PullRequest, RelevantEntry, Request, Score, Usage, Verdict
 from wif_action.ports import AnalysisTools, GitHub, Judge, PullRequestCache, ToolUnavailable
 from wif_action.question import Question
 
@@ -90,10 +80,6 @@ class GitHubUntilDeadline:
                 self._clock.check()
             return cached  # type: ignore[return-value]  # check() raised when nothing was cached
         return self._clock.call(lambda: self._github.pull_request(repo, number))
-
-    def commit(self, repo: str, sha: str) -> CommitDetails:
-        """No cached copy: after the deadline a commit line is judged on its note alone."""
-        return self._clock.call(lambda: self._github.commit(repo, sha))
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
         return self._clock.call(lambda: self._github.issue_resolution(repo, number))

@@ -1,4 +1,4 @@
-"""GitHub REST lookups made on a question: PR details, commit messages, linked issues, tag containment.
+"""GitHub REST lookups made on a question: PR details, linked issues, tag containment.
 
 I/O only. Uses PyGithub's requester (auth, base URL, retries) with raw JSON
 calls so every lookup is counted (its retries, bounded by indexer.github_client.BoundedRetry, are
@@ -16,14 +16,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from wif_action.models import CommitDetails, IssueResolution, PullRequest
+from wif_action.models import IssueResolution, PullRequest
 from wif_action.ports import PullRequestCache, ToolError, ToolUnavailable
 
 if TYPE_CHECKING:  # PyGithub, requests, PyJWT and cryptography load at the first lookup (most answers make none)
     from github import Github
 
 _MAX_TIMELINE_PAGES = 3
-_SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")
 READ_TOKEN_HINT = ("GitHub rejected the token (HTTP 401): GITHUB_TOKEN (the Action's `github-token`) is "
                    "invalid or expired; reading PRs and issues needs a valid token (of private repositories: "
                    "contents: read and pull-requests: read), or none at all for public ones")
@@ -45,11 +44,8 @@ class GitHubClient:
     def requests_made(self) -> int:
         return self._requests
 
-    def _get(self, path: str, parameters: dict | None = None, expect: type = dict, *,
-             oversize_repeats: bool = True) -> Any:
-        """The JSON at `path`, of type `expect`; raises ToolError (tripping the breaker when it will repeat).
-        `oversize_repeats=False`: a reply over the body cap is that item's own (a commit's huge diff), not the
-        server's habit, so it fails this lookup only."""
+    def _get(self, path: str, parameters: dict | None = None, expect: type = dict) -> Any:
+        """The JSON at `path`, of type `expect`; raises ToolError (tripping the breaker when it will repeat)."""
         if self._unreachable:
             raise ToolUnavailable("github", self._unreachable)
         self._requests += 1
@@ -79,8 +75,6 @@ class GitHubClient:
         except ValueError as error:
             raise ToolError("github", f"GitHub sent a malformed response for {path}") from error
         except ResponseTooLarge as error:  # a server that sends this once sends it for every PR: stop calling
-            if not oversize_repeats:
-                raise ToolError("github", f"{error} for {path}") from error
             raise self._trip(f"{error} for {path}") from error
         except Exception as error:  # requests/urllib3 connection errors and timeouts
             raise self._trip(f"cannot reach the GitHub API ({network_reason(error)})") from error
@@ -107,23 +101,6 @@ class GitHubClient:
             )
         except (TypeError, ValueError) as error:  # a field of the wrong type, a number that is not one
             raise ToolError("github", f"GitHub sent an unexpected response for {path}") from error
-
-    def commit(self, repo: str, sha: str) -> CommitDetails:
-        """A commit's message (subject and body): `GET /repos/{repo}/commits/{sha}`, PyGithub's
-        `Repository.get_commit`, read raw like the PR lookup so it is counted and bounded the same way."""
-        if not _SHA.match(sha):
-            raise ToolError("github", f"not a commit hash: {sha[:50]!r}")
-        path = f"/repos/{repo}/commits/{sha}"
-        data = self._get(path, oversize_repeats=False)
-        commit = data.get("commit")
-        message = commit.get("message") if isinstance(commit, dict) else None
-        full = data.get("sha")
-        if not isinstance(message, str) or not isinstance(full, str) or not full.lower().startswith(sha.lower()):
-            raise ToolError("github", f"GitHub sent an unexpected response (not a commit) for {path}")
-        url = data.get("html_url")
-        return CommitDetails(repo=repo, sha=full, message=message,
-                             url=url if isinstance(url, str) and re.match(r"^https://[^\s]+$", url)
-                             else f"https://github.com/{repo}/commit/{full}")
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
         path = f"/repos/{repo}/issues/{int(number)}"
@@ -234,9 +211,6 @@ class CachedPullRequests:
     def pull_request(self, repo: str, number: int) -> PullRequest:
         cached = self._cache.cached_pull(repo, number)
         return cached if cached is not None else self._github.pull_request(repo, number)
-
-    def commit(self, repo: str, sha: str) -> CommitDetails:
-        return self._github.commit(repo, sha)
 
     def issue_resolution(self, repo: str, number: int) -> IssueResolution:
         return self._github.issue_resolution(repo, number)
