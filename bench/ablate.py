@@ -179,6 +179,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("thin_rival", math.inf),  # candidate_order: ... a thin HIGH by an older line naming about as many ideas
     ("behind_own", 0.0),  # scan_demotions: a bundled HIGH demoted behind an older own line is objected too
     ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH
+    ("weak_line", 0.0),  # scoring: a weak line of a message is in the area only by its PR description
 ]
 
 
@@ -227,8 +228,12 @@ def _drop_platform_word(index: int, word: str) -> Callable[[dict[str, Any]], Non
 
 
 def _weight(name: str, value: float) -> Callable[[dict[str, Any]], None]:
+    """The weight set to `value` in `[weight]` and in every input mode's own table that has it (a rule shipped on
+    in one mode only, `[message_weight] weak_line`, is off only when its mode's value is)."""
     def edit(data: dict[str, Any]) -> None:
-        data["weight"][name] = value
+        for table in ("weight", *(f"{mode}_weight" for mode in lexicon.MODES)):
+            if table == "weight" or name in data.get(table, {}):
+                data[table][name] = value
     return edit
 
 

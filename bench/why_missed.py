@@ -209,14 +209,18 @@ def _scored(evidence: Evidence, judge: offline_judge.OfflineJudge) -> list[str]:
     named = evidence.named(0.5)
     mass = evidence.total_mass * max(evidence.section_weight, 0.5)
     need = scoring.medium_bar(evidence, weights)
-    area = len(named) >= weights.medium_concepts or evidence.body_concepts >= weights.body_concepts
+    area = scoring._headline_in_area(evidence, weights) or evidence.body_concepts >= weights.body_concepts
     if area and mass >= need:
         return ["scored MEDIUM or better by the judge, then lowered to LOW by an objection, or cut by the listing "
                 f"(MAX_MEDIUM {scan_release_notes.MAX_MEDIUM} MEDIUMs kept, oldest first)"]
     parts = []
     if not area:
-        parts.append(f"names {len(named)} key concept(s) at half credit (< medium_concepts {weights.medium_concepts})"
-                     f" and {evidence.body_concepts} in the PR body (< body_concepts {weights.body_concepts})")
+        weak = lexicon.weight("weak_line", evidence.from_message)
+        line = "" if evidence.line_relevance is None or evidence.line_relevance >= weak else \
+            f" of a line scored {_fmt(evidence.line_relevance)} (< weak_line {_fmt(weak)})"
+        parts.append(f"names {len(named)} key concept(s) at half credit{line} (< medium_concepts "
+                     f"{weights.medium_concepts}) and {evidence.body_concepts} in the PR body (< body_concepts "
+                     f"{weights.body_concepts})")
     if mass < need:
         body = evidence.total_mass - evidence.headline_mass
         bar = "medium_mass×scale×bodiless_mass" if evidence.bodiless else "medium_mass×scale"

@@ -71,6 +71,8 @@ class Evidence:
     bodiless: bool = False  # no text beyond the headline to read (a commit line, a PR with no description): the
     # MEDIUM bar is `bodiless_mass` of a PR line's (`scoring.medium_bar`)
     from_message: bool = False  # the problem was condensed out of a free-text message (`Question.from_message`)
+    line_relevance: float | None = None  # the release line's BM25 × section / scale, as the batch filter scored it
+    # (`relevance.score_entries`); None without a line
 
     @property
     def headline_mass(self) -> float:

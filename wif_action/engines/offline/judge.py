@@ -16,7 +16,7 @@ from wif_action.engines.offline.evidence import Evidence, gather
 from wif_action.engines.offline.extraction import extract
 from wif_action.engines.offline.ranking import BatchStatistics, RepositoryStats
 from wif_action.engines.offline.reasons import quote_title, term_list
-from wif_action.engines.offline.relevance import rank_entries
+from wif_action.engines.offline.relevance import rank_entries, score_entries
 from wif_action.engines.offline.relevance import shortlist as relevance_shortlist
 from wif_action.lexicon.names import alias_kind_weight
 from wif_action.lexicon.terms import Term, analyse
@@ -182,7 +182,16 @@ class OfflineJudge:
                           question.own_names, question.deployment_keys)
         evidence.host_names = self._host_names(question, repo)
         evidence.from_message = question.from_message
+        evidence.line_relevance = self._line_relevance(entry, question) if entry is not None else None
         return stats, evidence
+
+    def _line_relevance(self, entry: Entry, question: Question) -> float:
+        """The release line's score as the batch filter gave it (BM25 × section against its release's repository),
+        per scale: how much of the problem the line itself says, whatever its PR's text adds."""
+        repo = entry.release.repo
+        stats = self._statistics([repo], question.terms, [entry.text])
+        score = score_entries([entry], question.terms, stats, question.wants_functionality)[0][0]
+        return score / stats.scale(repo)
 
     def _host_names(self, question: Question, repo: str) -> tuple[str, ...]:
         """Code names of the request ("InvalidCastException") that the customer's own SDK's notes name and the

@@ -70,12 +70,24 @@ def confidence(evidence: Evidence, weights: Thresholds = SHIPPED) -> Confidence:
         return Confidence.HIGH
     if fixes and _quoted_unique_fix(evidence):
         return Confidence.HIGH
-    area = len(evidence.named(weights.medium_named)) + evidence.area_named >= weights.medium_concepts \
-        or evidence.body_concepts >= weights.body_concepts
+    area = _headline_in_area(evidence, weights) or evidence.body_concepts >= weights.body_concepts
     section = max(evidence.section_weight, weights.medium_section_floor)
     if area and evidence.total_mass * section >= medium_bar(evidence, weights):
         return Confidence.MEDIUM
     return Confidence.LOW
+
+
+def _headline_in_area(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
+    """The headline names one of the problem's ideas (`medium_concepts`) of a release line the batch filter scored at
+    least `weak_line` (BM25 × section / scale, `Evidence.line_relevance`). Why: a line saying little of a long
+    message, yet naming one of its words ("type", "inject", "data"), is no sign of the same area; only its PR
+    description naming several of the problem's ideas (`body_concepts`) can then carry a MEDIUM. The batch filter's
+    absolute floor (`min_relevance`) drops such a line before its PR is read, the right ones with it; here the
+    floor is applied once the description could speak for it. Per input mode (`[message_weight]`; 0 in `[weight]`:
+    off)."""
+    named = len(evidence.named(weights.medium_named)) + evidence.area_named >= weights.medium_concepts
+    floor = lexicon.weight("weak_line", evidence.from_message)
+    return named and (evidence.line_relevance is None or evidence.line_relevance >= floor)
 
 
 def medium_bar(evidence: Evidence, weights: Thresholds = SHIPPED) -> float:
