@@ -162,6 +162,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (judge, "_KEBAB", re.compile(NEVER)),  # "actix-web", "sentry-tower" are code names for picking a repository
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
     (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed
+    (cleaning, "_reference_or_annotation", lambda match: " "),  # "@JsonNames" is an annotation, "by @Viicos" a handle
 ]
 
 # Word lists whose words are each switched off too (`words:NAME:WORD`): short lists whose every word was added
@@ -180,6 +181,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("behind_own", 0.0),  # scan_demotions: a bundled HIGH demoted behind an older own line is objected too
     ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH
     ("weak_line", 0.0),  # scoring: a weak line of a message is in the area only by its PR description
+    ("held_resume", 0.0),  # scan_release_notes: ... before the scan stops at it, so the scan goes on
 ]
 
 

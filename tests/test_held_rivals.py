@@ -80,3 +80,20 @@ def test_the_held_releases_are_the_customers_and_those_before_it(tmp_path) -> No
     assert [r.tag for r in cache.stable_up_to(REPO, customer.version_key, 5)] == ["1.0.0", "1.1.0"]
     assert [r.tag for r in cache.stable_up_to(REPO, customer.version_key, 1)] == ["1.1.0"]
     assert [r.tag for r in cache.stable_after(REPO, customer.version_key, 5)] == ["1.2.0", "1.3.0"]
+
+
+RESUMED = {**LINES, "1.3.0": "Fixed masked fragments being read as corrupted data"}  # the fix, after the rivalled ✓
+
+
+def test_the_scan_goes_on_past_a_high_its_customers_own_line_rivals(tmp_path, github, lexicon_restored) -> None:
+    """Customer on 1.1.0: 1.2.0's line, a ✓ on its own, is rivalled by the customer's own line, so it is another fix
+    of the same area; the scan goes on (lexicon `held_resume`) and judges 1.3.0's line, which it never reached when
+    it stopped at the ✓ and lowered it only afterwards."""
+    path = releases_with_filler(tmp_path / "cache.db", REPO, RESUMED, PRS, FILLER[1:])
+    github.add_repo(REPO, pulls=line_pulls(RESUMED, PRS))
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert 13 in [c.pr for c in answer.candidates], answer.message
+    assert next(c for c in answer.candidates if c.pr == 12).confidence == Confidence.MEDIUM
+    use_weights(held_resume=0)  # the HIGH lowered after the scan stopped at it: 1.3.0 is never judged
+    answer, _ = ask(path, github.url, AskInput(repo=REPO, version="1.1.0", problem=PROBLEM))
+    assert [c.pr for c in answer.candidates] == [12], answer.message

@@ -115,8 +115,7 @@ def test_clean_skips_a_pattern_only_where_it_cannot_match(conn: sqlite3.Connecti
     out as from every pattern applied in turn, on every cached note and texts made to hit each pattern."""
     def every_pattern(text: str) -> str:
         text = text[:cleaning.MAX_ANALYSED_CHARS]
-        for pattern in (cleaning._URL, cleaning._REFERENCE):
-            text = pattern.sub(" ", text)
+        text = cleaning._REFERENCE.sub(cleaning._reference_or_annotation, cleaning._URL.sub(" ", text))
         text = lexicon.pattern("tracker_key").sub(cleaning._name_or_space, text)
         for name, reads, _ in lexicon.reading_patterns():
             text = lexicon.pattern(name).sub(cleaning._also_reads(reads), text)

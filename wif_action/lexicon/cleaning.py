@@ -1,5 +1,5 @@
-"""A text as the analyser reads it: URLs, PR references, ticket keys, @mentions, versions, measurements out;
-durations one term.
+"""A text as the analyser reads it: URLs, PR references, ticket keys, @mentions (not annotations), versions,
+measurements out; durations one term.
 
 Why a module of its own: this is the first pass every text takes (a question, a release note at index time), and
 what it keeps decides which terms are counted, so it is part of the lexicon's fingerprint (`lexicon._ANALYSIS_CODE`).
@@ -16,6 +16,7 @@ MAX_ANALYSED_CHARS = 20_000  # bounds work on huge problems and PR bodies
 
 _URL = re.compile(r"https?://\S+")
 _REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/[\w.-]+)?#\d+\b|\bGH-\d+\b|(?<![\w/])@[\w-]+(?![\w/-])")
+MAX_CREDIT_CHARS = 40  # how much of the text before an @name is read for a credit (a bound on work)
 _VERSION_LIKE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _NOISE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?\s*%|\b\d+(?:m|kb|mb|gb|k|x|px|fps)\b|\b\d+(?:st|nd|rd|th)\b",
                            re.IGNORECASE)
@@ -27,15 +28,15 @@ SUBJECT_VERSION = re.compile(r"(\d{1,4}(?:\.\d{1,4}){0,2})")
 
 
 def clean(text: str) -> str:
-    """Text without URLs, PR/issue references, tracker ticket keys (lexicon `pattern.tracker_key`), @mentions,
-    versions and measurements. A pattern is applied only
+    """Text without URLs, PR/issue references, tracker ticket keys (lexicon `pattern.tracker_key`), @mentions (an
+    annotation's name stays: `_reference_or_annotation`), versions and measurements. A pattern is applied only
     when the text holds a character every match of it needs (a substitution only ever adds spaces): most notes
     cite no URL and most words hold no digit, and the skipped scans were a third of counting an index run."""
     text = (text or "")[:MAX_ANALYSED_CHARS]
     if "http" in text:
         text = _URL.sub(" ", text)
     if "#" in text or "@" in text or "GH-" in text:
-        text = _REFERENCE.sub(" ", text)
+        text = _REFERENCE.sub(_reference_or_annotation, text)
     if "-" in text:
         text = lexicon.pattern("tracker_key").sub(_name_or_space, text)
     lower = text.lower()
@@ -51,6 +52,27 @@ def clean(text: str) -> str:
         text = lexicon.spelled_duration_pattern().sub(_spelled_seconds, text)
         text = lexicon.pattern("subsecond").sub(_subsecond, text)
     return text
+
+
+def _reference_or_annotation(match: re.Match[str]) -> str:
+    """A reference or a person's @handle is no text to judge; an annotation or decorator written the same way
+    ("Support @JsonNames for enum values", "`@Sendable`", "`@field_validator`", "@SerialName(\"x\")") is a code name:
+    its name stays. An @name is one when it is quoted or called, or when it is capitalised and the text before it
+    is not a credit (lexicon `pattern.credit_before`: "by @Viicos", "Thanks @Arghnews", "(#637) @PureKrome").
+
+    Why: a customer pastes the annotation their code carries, and the note naming it is the one about it; both
+    sides read it as a handle before, and the line matched on its other words only."""
+    found, text, start = match.group(), match.string, match.start()
+    if not found.startswith("@"):
+        return " "
+    name = found[1:]
+    if text[match.end():match.end() + 1] == "(" or text[start - 1:start] in ("`", "'", '"'):
+        return f" {name}"
+    before = text[max(0, start - MAX_CREDIT_CHARS):start]
+    line_start = not text[text.rfind("\n", 0, start) + 1:start].strip(" \t")
+    capitalised = name[:1].isupper() and any(ch.islower() for ch in name)
+    return f" {name}" if capitalised and not line_start and not lexicon.pattern("credit_before").search(before) \
+        else " "
 
 
 def _also_reads(reads: str) -> Callable[[re.Match[str]], str]:

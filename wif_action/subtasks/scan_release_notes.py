@@ -9,6 +9,7 @@ bundled SDK brings that SDK's releases in its bump range into its batch (subtask
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from indexer.versions import display_version
 from wif_action import lexicon
@@ -46,7 +47,8 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     question = evaluator.question
     bundles = BundleFollower(run, repo, user_release, question.wants_functionality, question.platforms)
     names = repository_names([*run.registry.bundles(repo).values(), *tools.cache.repositories()])
-    scan = Scan(run, evaluator, ScanResult(candidates=list(known or [])), names)
+    scan = Scan(run, evaluator, ScanResult(candidates=list(known or [])), names,
+                held=_held_check(repo, user_release))
     result = scan.result
     for start in range(0, len(releases), BATCH_SIZE):  # runs past the deadline: only local tools answer then
         batch = releases[start:start + BATCH_SIZE]
@@ -57,7 +59,7 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
             journal.skip("scan release notes", f"stopped after {start + len(batch)} of {len(releases)} releases: "
                                                f"{result.unavailable}")
             break
-        if scan.confirmed_high():
+        if scan.stops() or scan.resumed:
             break
         if start + BATCH_SIZE < len(releases):
             run.progress.checkpoint(f"Scanned {start + len(batch)} of {len(releases)} releases…")
@@ -67,6 +69,20 @@ def scan_release_notes(run: Run, repo: str, user_release: Release, releases: lis
     demote_behind_later_lines(scan)
     result.candidates = no_answer_of_second_looks(result.candidates, evaluator.near_misses)
     return result
+
+
+def _held_check(repo: str, user_release: Release) -> Callable[[Scan], None] | None:
+    """The check `Scan.stops` makes before the scan stops at a HIGH: `demote_behind_held_lines` (lexicon.toml
+    [weight] `held_resume`; 0: the scan stops at the HIGH and the check runs after it, as the other demotions).
+
+    Why: a HIGH that a line of a release the customer already runs rivals is another fix of the same area
+    ("your version already includes …"), not this problem's fix; the scan stopped there and lowered it only
+    afterwards, leaving the rest of its batch unjudged, where the fix of this problem may be. The scan goes on to
+    the end of that batch (`Scan.resumed`): the lines the filter picked there that stopping skipped, without its
+    second looks (a line far below the batch's best is no lead past the lowered HIGH, which stays listed)."""
+    if lexicon.weight("held_resume") <= 0:
+        return None
+    return lambda scan: demote_behind_held_lines(scan, repo, user_release)
 
 
 def _pass_over(scan: Scan, last: RelevantEntry | None, rest: list[RelevantEntry], by_id: dict[int, Entry],
@@ -100,7 +116,7 @@ def _scan_batch(scan: Scan, batch: list[Release], entries: list[Entry]) -> None:
     first = _first_shipped(entries)
     ordered = _oldest_first(relevant, by_id)
     for index, item in enumerate(ordered):
-        if scan.confirmed_high():
+        if scan.stops():
             _pass_over(scan, ordered[index - 1] if index else None, ordered[index:], by_id, first)
             break  # early exit: no candidate is processed after the last needed high-confidence match
         line = named_line(item, by_id)
@@ -108,6 +124,8 @@ def _scan_batch(scan: Scan, batch: list[Release], entries: list[Entry]) -> None:
             journal.rejected.append(f"filter named entry {item.entry.id} / PR {item.pr}, not in this batch")
             continue
         entry, pr = line
+        if item.second_look and scan.resumed:
+            continue  # past a HIGH lowered behind the customer's own line, a line far below the best is no lead
         _consider(scan, entry, item.pr, item.second_look,
                   first.get((entry.release.repo, pr)) if pr is not None else None)
 

@@ -6,6 +6,7 @@ afterwards (`scan_demotions`) read it and judge more lines the same way, through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from indexer.versions import display_version
@@ -40,6 +41,17 @@ class Scan:
     names: dict[str, str]
     lines: dict[int, Entry] = field(default_factory=dict)  # id of a candidate → the release line it was judged on
     passed: list[Passed] = field(default_factory=list)  # lines the filter ranked above a HIGH the scan stopped at
+    held: Callable[[Scan], None] | None = None  # lowers a HIGH behind the customer's own lines before the scan stops
+    resumed: bool = False  # a HIGH was lowered there and the scan went on: it ends with the batch
+
+    def stops(self) -> bool:
+        """Whether the scan has what it needs and stops: `confirmed_high`, once every HIGH found has been weighed
+        against the lines of the releases the customer already runs (`held`, when set): a HIGH lowered there is
+        another fix of the same area, so the scan goes on to the end of its batch (`resumed`) for this problem's."""
+        if self.held is not None and self.confirmed_high():
+            self.held(self)
+            self.resumed = self.resumed or not self.confirmed_high()
+        return self.confirmed_high()
 
     def confirmed_high(self) -> bool:
         """As many HIGHs as the run asks for (`max_high`): the scan stops."""
