@@ -271,15 +271,8 @@ def only_the_types(score: Score, pull: PullRequest, entry: Entry | None, questio
     Why: such a line names the problem's words as any line of its area does ("types: export CJS types from ESM" for
     a server that fails to start on an ESM import, "`readinto()` type annotation" for a `TypeError`), and it led the
     run-time fix of the same release or an older one."""
-    if score.confidence == Confidence.LOW or lexicon.pattern("types_asked").search(question.text):
-        return None
-    cut = int(lexicon.weight("headline_chars"))
-    typed = lexicon.pattern("types_only")
-    if not any(typed.search(headline) for headline in (entry.text[:cut] if entry is not None else "", pull.title)):
-        return None
-    return Score(confidence=Confidence.MEDIUM,
-                 reason=f"{score.reason} But it changes type declarations only, and the problem is a failure at run "
-                        "time.")
+    return _headline_only(score, pull, entry, question, ("types_only", "types_asked"), anchored=False,
+                          why="it changes type declarations only, and the problem is a failure at run time.")
 
 
 def only_the_message(score: Score, pull: PullRequest, entry: Entry | None, question: Question) -> Score | None:
@@ -290,15 +283,22 @@ def only_the_message(score: Score, pull: PullRequest, entry: Entry | None, quest
 
     Why: such a line names the failure's own words (its subject, "password", "authentication") as the fix of that
     failure does, and a ✓ on it tells a customer whose connection fails that a clearer error fixed it."""
-    if score.confidence == Confidence.LOW or lexicon.pattern("message_asked").search(question.text):
+    return _headline_only(score, pull, entry, question, ("message_only", "message_asked"), anchored=True,
+                          why="it changes what the failure's message says, and the problem is the failure itself.")
+
+
+def _headline_only(score: Score, pull: PullRequest, entry: Entry | None, question: Question,
+                   patterns: tuple[str, str], *, anchored: bool, why: str) -> Score | None:
+    """At most MEDIUM when the line's or the PR title's headline is only of one kind (the first lexicon pattern;
+    `anchored`: it must open the headline) and the problem does not ask about that kind (the second pattern)."""
+    only, asked = (lexicon.pattern(name) for name in patterns)
+    if score.confidence == Confidence.LOW or asked.search(question.text):
         return None
     cut = int(lexicon.weight("headline_chars"))
-    reworded = lexicon.pattern("message_only")
-    if not any(reworded.match(headline) for headline in (entry.text[:cut] if entry is not None else "", pull.title)):
+    headlines = (entry.text[:cut] if entry is not None else "", pull.title)
+    if not any((only.match if anchored else only.search)(headline) for headline in headlines):
         return None
-    return Score(confidence=Confidence.MEDIUM,
-                 reason=f"{score.reason} But it changes what the failure's message says, and the problem is the "
-                        "failure itself.")
+    return Score(confidence=Confidence.MEDIUM, reason=f"{score.reason} But {why}")
 
 
 def _families(keys: frozenset[str]) -> set[int]:
