@@ -182,14 +182,18 @@ class OfflineJudge:
                           question.own_names, question.deployment_keys)
         evidence.host_names = self._host_names(question, repo)
         evidence.from_message = question.from_message
-        evidence.line_relevance = self._line_relevance(entry, question) if entry is not None else None
+        if entry is not None and lexicon.weight("weak_line", question.from_message) > 0:
+            evidence.line_relevance = self._line_relevance(entry, question, stats if repo == entry.release.repo
+                                                           else None)
         return stats, evidence
 
-    def _line_relevance(self, entry: Entry, question: Question) -> float:
+    def _line_relevance(self, entry: Entry, question: Question, stats: RepositoryStats | None = None) -> float:
         """The release line's score as the batch filter gave it (BM25 × section against its release's repository),
-        per scale: how much of the problem the line itself says, whatever its PR's text adds."""
+        per scale: how much of the problem the line itself says, whatever its PR's text adds. Read only where the
+        mode's `weak_line` floor is on (a score is never below 0), with the statistics `_evidence` loaded when they
+        are that repository's."""
         repo = entry.release.repo
-        stats = self._statistics([repo], question.terms, [entry.text])
+        stats = stats or self._statistics([repo], question.terms, [entry.text])
         score = score_entries([entry], question.terms, stats, question.wants_functionality)[0][0]
         return score / stats.scale(repo)
 
