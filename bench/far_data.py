@@ -41,8 +41,9 @@ HEADINGS = (
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+[\w.+-]*) / [^\n]*\n={3,}$", re.M),
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
-# `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets)
-PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #|:(?:issue|pr):`)(\d+)\b")
+# `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets);
+# cJSON's bare "…, see #886" (its older lines link "see [#546](…/pull/546)")
+PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #|:(?:issue|pr):`|\bsee #)(\d+)\b")
 
 
 def git(repo: str, *args: str) -> str:

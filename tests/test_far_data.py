@@ -433,3 +433,26 @@ def test_flat_mixed_reads_a_heading_less_list_indented_two_spaces() -> None:
     assert [text for _, text in fix_lines({"name": "3.8.0", "body": body}, flat=True, mixed=True)] == [
         "Fixed PHP 8.4 deprecation notices (#1903)"]
     assert len(fix_lines({"name": "3.8.1", "body": body}, flat=True, mixed=True)) == 2
+
+
+CJSON = """1.7.19 (Sep 9, 2025)
+======
+Fixes:
+------
+* Check for NULL in cJSON_DetachItemViaPointer, fixes #882, see #886
+* Add NULL check to cJSON_SetValuestring()(CVE-2024-31755), see #839 and #840
+
+1.7.15 (Aug 25, 2021)
+======
+Fixes:
+------
+* Fix potential core dumped for strrchr, see [#546](https://github.com/DaveGamble/cJSON/pull/546)
+"""
+
+
+def test_cjson_setext_versions_and_bare_see_refs() -> None:
+    """cJSON's `X.Y.Z (date)` over `===` versions split the sections; its newer lines cite the PR as a bare
+    "see #N" after the issue they fix ("fixes #882, see #886"): the PR is read, the issue is not."""
+    assert [version for version, _ in sections(CJSON)] == ["1.7.19", "1.7.15"]
+    assert [PR_REF.findall(line) for line in CJSON.splitlines() if line.startswith("* ")] == [
+        ["886"], ["839"], ["546", "546"]]
