@@ -131,6 +131,53 @@ def test_an_array_is_a_list() -> None:
     assert not keys(note) & keys(problem)
 
 
+def test_an_acknowledgement_is_a_confirmation() -> None:
+    """"discard acknowledgements upon disconnection" is about a "confirmation callback" that is never called once the
+    connection drops (lexicon `[equivalent]` acknowledge → confirm); without the entry they share no word."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    note = "discard acknowledgements upon disconnection"
+    problem = "waiting for the server to confirm a message, our confirmation callback is never called"
+    assert keys(note) & keys(problem) == {"confirm"}
+    tables = lexicon.data()
+    del tables["equivalent"]["acknowledge"]
+    lexicon.use(tables)
+    assert not keys(note) & keys(problem)
+
+
+def test_what_wraps_is_a_wrapper() -> None:
+    """"`Rack::Lint::Wrapper` correctly handles `respond_to?`" is about a server that "wraps the app" in the checker
+    (lexicon `[equivalent]` wrapper → wrap: Porter leaves a short stem's "-er" on); without the entry they share
+    only "rack"."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    note = "`Rack::Lint::Wrapper` correctly handles `respond_to?`"
+    problem = "the server wraps the app in Rack's conformance checker"
+    assert keys(note) & keys(problem) == {"rack", "wrap"}
+    tables = lexicon.data()
+    del tables["equivalent"]["wrapper"]
+    lexicon.use(tables)
+    assert keys(note) & keys(problem) == {"rack"}
+
+
+def test_a_repeated_value_is_a_duplicate() -> None:
+    """"use append for repeat trailers" fixes a trailer the customer sees "twice" (lexicon `[[symptom]]` duplicate,
+    word "repeat"); without the word the two share only "trailer"."""
+    def keys(text: str) -> set[str]:
+        return {t.key for t in analyse(text)}
+
+    note, problem = "http1: use append for repeat trailers", "a response carries the same trailer field twice"
+    duplicate = lexicon.synonyms()[stem("twice")]
+    assert keys(note) & keys(problem) == {"trailer", duplicate}
+    tables = lexicon.data()
+    record = next(r for r in tables["symptom"] if r["name"] == "duplicate")
+    record["words"] = [w for w in record["words"] if w != "repeat"]
+    lexicon.use(tables)
+    assert keys(note) & keys(problem) == {"trailer"}
+
+
 def test_the_platform_table_is_sane() -> None:
     names = [platform.name for platform in lexicon.platforms()]
     assert len(names) == len(set(names))
