@@ -182,6 +182,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH
     ("weak_line", 0.0),  # scoring: a weak line of a message is in the area only by its PR description
     ("held_resume", 0.0),  # scan_release_notes: ... before the scan stops at it, so the scan goes on
+    ("negated_base", 0.0),  # question_terms: an "un-" word also reads as the word it negates ("unminified")
 ]
 
 

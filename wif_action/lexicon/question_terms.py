@@ -44,6 +44,7 @@ def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0)
     for key in quoted & weights.keys():
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
+    _add(weights, negated_bases(weights), lexicon.weight("negated_base"))
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
 
@@ -95,6 +96,23 @@ def _without_object_state(text: str) -> str:
     if "<" not in text:
         return text
     return lexicon.pattern("object_repr").sub(lambda match: match.group("type"), text)
+
+
+def negated_bases(weights: dict[str, Term]) -> list[Term]:
+    """The word each "un-" word of the question negates (lexicon `negating_prefix`: "unclosed" → "closed",
+    "unminified" → "minified", "unhandled" → "handled"), at the un-word's weight (`_add` scales it by
+    `negated_base`). Why: the customer names the defect ("`ResourceWarning: unclosed socket`"), the fix names what
+    it now does ("explicitly close sockets", "Use a minified bundle")."""
+    if not lexicon.weight("negated_base"):
+        return []
+    prefixes = tuple(lexicon.words("negating_prefix"))
+    found: list[Term] = []
+    for term in list(weights.values()):
+        prefix = next((p for p in prefixes if term.surface.lower().startswith(p)), None)
+        if term.kind == "word" and prefix is not None and len(term.surface) >= 7:
+            found += [Term(t.key, t.surface, term.weight, t.kind) for t in word_terms(term.surface[len(prefix):])
+                      if t.kind == "word" and t.key not in weights]
+    return found
 
 
 def _without_routes(text: str) -> str:
