@@ -253,6 +253,18 @@ def test_a_game_engines_version_is_one_term_like_a_runtimes() -> None:
     assert versioned("They are on sentry-unity 2.0.4") == set()
 
 
+def test_an_operating_systems_release_is_one_term_like_a_runtimes() -> None:
+    """"Windows 7" is the system the customer runs on, versioned like a runtime: the note restoring it names that
+    release ("Restore compatibility with Windows 7") while "windows" alone is in every Windows line; "Windows 10 is
+    fine" names another release, not the same term."""
+    def versioned(text: str) -> set[str]:
+        return {term.key for term in analyse(text) if any(c.isdigit() for c in term.key) and " " in term.key}
+
+    assert versioned("the build tool no longer starts on our Windows 7 machines") \
+        == versioned("Restore compatibility with Windows 7 (#13905, @nojb)") == {"window 7"}
+    assert versioned("Windows 10 is fine") == {"window 10"}
+
+
 def test_a_duration_is_one_term_in_seconds_whatever_its_unit() -> None:
     """"timeout to 30s instead of 300s" and "run for 300 seconds" share the 300 s the customer measured; "5 min"
     and "300000ms" are the same duration. A measurement that is no duration ("10m", "50%") stays noise."""
