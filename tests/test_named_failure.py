@@ -183,3 +183,24 @@ def test_a_crash_fix_may_name_its_cause_alone():
                          ["breadcrumbs disabled", "SIGFPE handler", "division by zero"])
     assert evidence.symptoms_asked and not evidence.symptoms_named
     assert scoring.confidence(evidence) is Confidence.HIGH
+
+
+OTEL = ("With the OpenTelemetry integration our pods grow: a ConcurrentDictionary of span objects held by "
+        "SentrySpanProcessor keeps spans of filtered requests.")
+OTEL_NOTES = ["OpenTelemetry", "SentrySpanProcessor", "ConcurrentDictionary", "span", "filtered requests", "held"]
+
+
+def test_a_thin_headlines_scope_files_the_change_and_carries_no_check_mark(lexicon_restored):
+    """A conventional-commit scope says where a change is filed ("fix(OpenTelemetry): …"), not what it fixes: a
+    headline with no fix verb that leaves the problem's heaviest idea unnamed is judged without its scope
+    (`scoring.scope_files_only`); with a verb saying what it fixes the scope counts."""
+    thin = _evidence(OTEL, "fix(OpenTelemetry): `SentrySpanProcessor` no longer keeps spans whose Activity is held",
+                     OTEL_NOTES)
+    assert thin.unscoped is not None and scoring.thin(thin.unscoped)
+    assert scoring.confidence(thin) is Confidence.MEDIUM
+    verb = _evidence(OTEL, "fix(OpenTelemetry): prevent `SentrySpanProcessor` keeping spans whose Activity is held",
+                     OTEL_NOTES)
+    assert scoring.confidence(verb) is Confidence.HIGH
+    use_weights(thin_scope=0)
+    assert scoring.confidence(_evidence(OTEL, "fix(OpenTelemetry): `SentrySpanProcessor` no longer keeps spans whose "
+                                              "Activity is held", OTEL_NOTES)) is Confidence.HIGH

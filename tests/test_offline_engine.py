@@ -774,6 +774,18 @@ def test_a_headline_naming_only_the_quoted_command_is_no_high() -> None:
     ("Fix the upload. It might have failed on slow networks before.", "Fix the upload.",  # sentence is the change
      "It might have failed on slow networks before."),
     ("Fix grouping. Exceptions are grouped by type (#3)", "Fix grouping. Exceptions are grouped by type (#3)", ""),
+    # advice to the reader (lexicon `advice`), also after the line's own PR reference (`reference_break`)
+    ("Only upload `.dart` files when `upload_sources` is enabled (#247) Enable `upload_sources` to opt in to Flutter "
+     "web source context", "Only upload `.dart` files when `upload_sources` is enabled (#247)",
+     "Enable `upload_sources` to opt in to Flutter web source context"),
+    ("Add device name (#2741) Set `options.sendDefaultPii = true` if you want the device name reported",
+     "Add device name (#2741)", "Set `options.sendDefaultPii = true` if you want the device name reported"),
+    ("Group exceptions by cause (#2803). To opt in, set `groupExceptions=true`", "Group exceptions by cause (#2803).",
+     "To opt in, set `groupExceptions=true`"),
+    ("(quart) Use `inspect.iscoroutinefunction` when Quart does (#6133)",  # the line's own change stays
+     "(quart) Use `inspect.iscoroutinefunction` when Quart does (#6133)", ""),
+    ("Fix the upload (#12) Sources are uploaded with their maps", "Fix the upload (#12) Sources are uploaded with "
+     "their maps", ""),
 ])
 def test_a_later_sentence_saying_what_the_change_may_cause_is_no_headline(text, said, aside):
     """`evidence._without_side_effects`: after a note's first sentence, one hedged with "may"/"might" (a caveat,

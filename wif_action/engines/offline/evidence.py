@@ -9,11 +9,13 @@ three independent matches.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 
+from indexer.release_notes import commit_prefix
 from wif_action import lexicon
 from wif_action.engines.offline.change_kind import fix_verb, says_fix, section_of, ships_to_users
 from wif_action.engines.offline.ranking import RepositoryStats, section_weight
@@ -73,6 +75,8 @@ class Evidence:
     from_message: bool = False  # the problem was condensed out of a free-text message (`Question.from_message`)
     line_relevance: float | None = None  # the release line's BM25 × section / scale, as the batch filter scored it
     # (`relevance.score_entries`); None without a line
+    unscoped: Evidence | None = None  # the same without the PR title's conventional-commit scope, when that scope
+    # names a term of the problem nothing else of the headline names (`_unscoped`, `scoring.scope_files_only`)
 
     @property
     def headline_mass(self) -> float:
@@ -242,14 +246,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     # in a handful of notes no word is everyday
     documents = max(int(lexicon.weight("common_min_notes")), stats.documents(repo)[0])
     modifiers = _named_things(query, stats, repo)
-    for concept in evidence.concepts:
-        credit, atoms, term = max(((_concept_credit(concept, term, headline, modifiers), _atoms(term), term)
-                                   for term in concept.terms), key=lambda item: (item[0], len(item[1])))
-        evidence.credits.append(credit)
-        evidence.matched.append(atoms)
-        evidence.keys.append(term.key)
-        evidence.shares.append(stats.df(repo, term.key) / documents)
-        evidence.wheres.append(atoms <= (platform_keys(frozenset(lexicon.platform_of())) | where))
+    _credit_concepts(evidence, headline, modifiers, stats, repo, documents, where)
     evidence.area_named = _area_named(evidence, wide[len(evidence.concepts):], headline, modifiers)
     evidence.linked_issue = _references(pr, linked_issues)
     evidence.repo = repo
@@ -267,7 +264,42 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
     evidence.fix_verb = fix_verb(claim) or fix_verb(title)
     asked = frozenset(problem_keys if problem_keys is not None else query)
     evidence.ships = ships_to_users(note, asked) and ships_to_users(pr.title, asked)
+    evidence.unscoped = _unscoped(evidence, said, pr.title, headline, modifiers, stats, repo, documents, where)
     return evidence
+
+
+def _credit_concepts(evidence: Evidence, headline: Counter[str], modifiers: frozenset[str], stats: RepositoryStats,
+                     repo: str, documents: int, where: frozenset[str]) -> None:
+    """Per key concept, the credit the headline earns it and the term that earned it (`Evidence.credits`, `matched`,
+    `keys`, `shares`, `wheres`)."""
+    for concept in evidence.concepts:
+        credit, atoms, term = max(((_concept_credit(concept, term, headline, modifiers), _atoms(term), term)
+                                   for term in concept.terms), key=lambda item: (item[0], len(item[1])))
+        evidence.credits.append(credit)
+        evidence.matched.append(atoms)
+        evidence.keys.append(term.key)
+        evidence.shares.append(stats.df(repo, term.key) / documents)
+        evidence.wheres.append(atoms <= (platform_keys(frozenset(lexicon.platform_of())) | where))
+
+
+def _unscoped(evidence: Evidence, said: str, title: str, headline: Counter[str], modifiers: frozenset[str],
+              stats: RepositoryStats, repo: str, documents: int, where: frozenset[str]) -> Evidence | None:
+    """The evidence as if the PR title had no conventional-commit scope ("fix(OpenTelemetry): fuse Activity …" read
+    as "fix: fuse Activity …"), when the scope names a term of the problem the rest of the headline does not; else
+    None. `scoring` reads it for a thin headline only (`scoring.scope_files_only`)."""
+    prefix = commit_prefix(title)
+    if prefix is None or not prefix[1] or lexicon.weight("thin_scope") <= 0:
+        return None
+    unscoped = term_counts(said + "\n" + title.replace(f"({prefix[1]})", "", 1))
+    bare = Counter({key: count for key, count in unscoped.items() if key in headline})  # `unmatched` left out too
+    only = {key for key in evidence.headline if headline.get(key) and not bare.get(key)}
+    if not only:
+        return None
+    other = copy.copy(evidence)
+    other.headline = {key: value for key, value in evidence.headline.items() if key not in only}
+    other.credits, other.matched, other.keys, other.shares, other.wheres = [], [], [], [], []
+    _credit_concepts(other, bare, modifiers, stats, repo, documents, where)
+    return other
 
 
 def _without_advisory(note: str) -> str:
@@ -314,13 +346,21 @@ def _without_side_effects(headline: str) -> tuple[str, str]:
     """The headline without the sentences after its first that say what the change may cause ("IMPORTANT:
     StrictMode violations may appear again in debug builds.", "This may change grouping of exceptions."), and
     those sentences. Why: such a sentence is a caveat about the change's side effect, not what it fixed or added;
-    its words ("violations", "debug builds") weigh as explanation, not as the headline naming the problem."""
-    sentences = lexicon.pattern("note_sentence_break").split(headline)
-    hedged = [i for i, sentence in enumerate(sentences) if i and lexicon.pattern("side_effect").search(sentence)]
-    if not hedged:
+    its words ("violations", "debug builds") weigh as explanation, not as the headline naming the problem. So does
+    one telling the reader how to turn the change on (lexicon `advice`: "Enable `upload_sources` to opt in to Flutter
+    web source context", also after the line's own PR reference, `reference_break`): it names the option to set, not
+    what the change fixed."""
+    kept: list[str] = []
+    aside: list[str] = []
+    for i, sentence in enumerate(lexicon.pattern("note_sentence_break").split(headline)):
+        if i and lexicon.pattern("side_effect").search(sentence):
+            aside.append(sentence)
+            continue
+        for j, piece in enumerate(lexicon.pattern("reference_break").split(sentence)):
+            (aside if (i or j) and lexicon.pattern("advice").search(piece) else kept).append(piece)
+    if not aside:
         return headline, ""
-    return (" ".join(s for i, s in enumerate(sentences) if i not in hedged),
-            " ".join(sentences[i] for i in hedged))
+    return " ".join(kept), " ".join(aside)
 
 
 def _anothers_member(key: str, headline: Counter[str], members: list[tuple[str, frozenset[str]]],

@@ -117,6 +117,7 @@ def _failure_left_unsaid(evidence: Evidence) -> bool:
 
 
 def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
+    evidence = scope_files_only(evidence, weights)
     if _in_the_host_sdk(evidence):
         return False
     unnamed = bool(evidence.symptoms_asked) and not evidence.symptoms_asked & evidence.symptoms_named
@@ -142,6 +143,20 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
         return True
     return (_says_which_fix(evidence, unnamed) and named >= weights.strong_concepts
             and coverage >= weights.strong_coverage and mass >= weights.strong_mass)
+
+
+def scope_files_only(evidence: Evidence, weights: Thresholds = SHIPPED) -> Evidence:
+    """The evidence a ✓ is judged on: without the PR title's conventional-commit scope (`Evidence.unscoped`) when,
+    read without it, the headline is thin (`thin`: no verb saying what it fixes, the problem's heaviest idea
+    unnamed); else as gathered.
+
+    Why: a scope files a change under a part of the code ("fix(OpenTelemetry): fuse Activity weakly …"), as the
+    commit type files it as a fix; it says where, not what. A headline that says with a verb what it fixes, or names
+    what the problem is mostly about, may count its scope ("fix(hono): …", "fix(UserDataBag): Handle bracketed IPv6
+    …"); a thin one carried to ✓ by its scope is a fix somewhere in the integration the customer uses
+    (lexicon.toml [weight] `thin_scope`; 0: off)."""
+    unscoped = evidence.unscoped
+    return unscoped if unscoped is not None and thin(unscoped, weights) else evidence
 
 
 def _only_where(evidence: Evidence, uncommon: list[Concept]) -> bool:
