@@ -102,80 +102,50 @@ def test_switching_an_equivalent_off_changes_the_analysis() -> None:
     assert {t.key for t in analyse("a recursive lock")} != {t.key for t in analyse("a recursive mutex")}
 
 
-def test_what_finishes_completes() -> None:
-    """"Finish transaction on drop" is about the requests that do not "complete normally" (lexicon `[equivalent]`
-    finish → complete); without the entry the two share only "transaction"."""
-    def keys(text: str) -> set[str]:
-        return {t.key for t in analyse(text)}
+def _keys(text: str) -> set[str]:
+    return {t.key for t in analyse(text)}
 
-    note = "fix(http): Finish transaction on drop"
-    problem = "only requests that complete normally produce a transaction"
-    assert keys(note) & keys(problem) == {"transact", "complet"}
+
+# Each `[equivalent]` entry, the note and problem it joins, and what they share with it and without it.
+EQUIVALENTS = [
+    # "Finish transaction on drop" is about requests that do not "complete normally".
+    ("finish", "fix(http): Finish transaction on drop", "only requests that complete normally produce a transaction",
+     {"transact", "complet"}, {"transact"}),
+    # "Handling of array values fixed for AxiosHeaders": values "merged into one string instead of a list".
+    ("array", "Handling of array values fixed", "merged into one comma-separated string instead of a list",
+     {"list"}, set()),
+    # Acknowledgements discarded on disconnection: a "confirmation callback" never called once the connection drops.
+    ("acknowledge", "discard acknowledgements upon disconnection",
+     "waiting for the server to confirm a message, our confirmation callback is never called", {"confirm"}, set()),
+    # Porter leaves a short stem's "-er" on: "Wrapper" never met "wraps" without the entry.
+    ("wrapper", "`Rack::Lint::Wrapper` correctly handles `respond_to?`",
+     "the server wraps the app in Rack's conformance checker", {"rack", "wrap"}, {"rack"}),
+]
+
+
+@pytest.mark.parametrize(("entry", "note", "problem", "shared", "without"), EQUIVALENTS,
+                         ids=[row[0] for row in EQUIVALENTS])
+def test_an_equivalent_joins_what_a_note_and_a_problem_say_in_other_words(
+        entry: str, note: str, problem: str, shared: set[str], without: set[str]) -> None:
+    """A note and a problem that name one idea in different words share it only through the `[equivalent]` entry."""
+    assert _keys(note) & _keys(problem) == shared
     tables = lexicon.data()
-    del tables["equivalent"]["finish"]
+    del tables["equivalent"][entry]
     lexicon.use(tables)
-    assert keys(note) & keys(problem) == {"transact"}
-
-
-def test_an_array_is_a_list() -> None:
-    """"Handling of array values fixed for AxiosHeaders" is about values that "come out merged into one string
-    instead of a list" (lexicon `[equivalent]` array → list); without the entry they share only "values"."""
-    def keys(text: str) -> set[str]:
-        return {t.key for t in analyse(text)}
-
-    note, problem = "Handling of array values fixed", "merged into one comma-separated string instead of a list"
-    assert "list" in keys(note) & keys(problem)
-    tables = lexicon.data()
-    del tables["equivalent"]["array"]
-    lexicon.use(tables)
-    assert not keys(note) & keys(problem)
-
-
-def test_an_acknowledgement_is_a_confirmation() -> None:
-    """"discard acknowledgements upon disconnection" is about a "confirmation callback" that is never called once the
-    connection drops (lexicon `[equivalent]` acknowledge → confirm); without the entry they share no word."""
-    def keys(text: str) -> set[str]:
-        return {t.key for t in analyse(text)}
-
-    note = "discard acknowledgements upon disconnection"
-    problem = "waiting for the server to confirm a message, our confirmation callback is never called"
-    assert keys(note) & keys(problem) == {"confirm"}
-    tables = lexicon.data()
-    del tables["equivalent"]["acknowledge"]
-    lexicon.use(tables)
-    assert not keys(note) & keys(problem)
-
-
-def test_what_wraps_is_a_wrapper() -> None:
-    """"`Rack::Lint::Wrapper` correctly handles `respond_to?`" is about a server that "wraps the app" in the checker
-    (lexicon `[equivalent]` wrapper → wrap: Porter leaves a short stem's "-er" on); without the entry they share
-    only "rack"."""
-    def keys(text: str) -> set[str]:
-        return {t.key for t in analyse(text)}
-
-    note = "`Rack::Lint::Wrapper` correctly handles `respond_to?`"
-    problem = "the server wraps the app in Rack's conformance checker"
-    assert keys(note) & keys(problem) == {"rack", "wrap"}
-    tables = lexicon.data()
-    del tables["equivalent"]["wrapper"]
-    lexicon.use(tables)
-    assert keys(note) & keys(problem) == {"rack"}
+    assert _keys(note) & _keys(problem) == without
 
 
 def test_a_repeated_value_is_a_duplicate() -> None:
     """"use append for repeat trailers" fixes a trailer the customer sees "twice" (lexicon `[[symptom]]` duplicate,
     word "repeat"); without the word the two share only "trailer"."""
-    def keys(text: str) -> set[str]:
-        return {t.key for t in analyse(text)}
-
     note, problem = "http1: use append for repeat trailers", "a response carries the same trailer field twice"
     duplicate = lexicon.synonyms()[stem("twice")]
-    assert keys(note) & keys(problem) == {"trailer", duplicate}
+    assert _keys(note) & _keys(problem) == {"trailer", duplicate}
     tables = lexicon.data()
     record = next(r for r in tables["symptom"] if r["name"] == "duplicate")
     record["words"] = [w for w in record["words"] if w != "repeat"]
     lexicon.use(tables)
-    assert keys(note) & keys(problem) == {"trailer"}
+    assert _keys(note) & _keys(problem) == {"trailer"}
 
 
 def test_the_platform_table_is_sane() -> None:
