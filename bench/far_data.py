@@ -41,6 +41,8 @@ HEADINGS = (
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+[\w.+-]*) / [^\n]*\n={3,}$", re.M),
 )
 STABLE = re.compile(r"^\d+\.\d+\.\d+$")
+# a stable-looking version that a heading calls a pre-release in words: Absinthe's "## v1.5.0 (Rc)" / "(Beta)"
+PRE_LABEL = re.compile(r"\((?:rc|beta|alpha|pre|preview)\b[^)\n]*\)", re.I)
 # `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets);
 # cJSON's bare "…, see #886" (its older lines link "see [#546](…/pull/546)")
 PR_REF = re.compile(r"(?:\(#|\[#|`#|/pull/|\bPull #|:(?:issue|pr):`|\bsee #)(\d+)\b")
@@ -52,11 +54,12 @@ def git(repo: str, *args: str) -> str:
 
 def sections(text: str) -> list[tuple[str, str]]:
     """(version, body) of every stable version heading, newest first as the file lists them; a pre-release
-    heading ("## 0.13.0.dev1") ends the section above it and is left out."""
+    heading ("## 0.13.0.dev1", or one that says so in words: "## v1.5.0 (Rc)") ends the section above it and is
+    left out."""
     pattern = max(HEADINGS, key=lambda p: len(p.findall(text)))
     marks = list(pattern.finditer(text))
     return [(m["v"], text[m.end():(marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip("\n"))
-            for i, m in enumerate(marks) if STABLE.match(m["v"])]
+            for i, m in enumerate(marks) if STABLE.match(m["v"]) and not PRE_LABEL.search(m[0])]
 
 
 def tag_dates(repo: str, prefix: str = "") -> dict[str, tuple[str, str]]:

@@ -456,3 +456,28 @@ def test_cjson_setext_versions_and_bare_see_refs() -> None:
     assert [version for version, _ in sections(CJSON)] == ["1.7.19", "1.7.15"]
     assert [PR_REF.findall(line) for line in CJSON.splitlines() if line.startswith("* ")] == [
         ["886"], ["839"], ["546", "546"]]
+
+
+ABSINTHE = """## 1.5.1
+
+- Bug Fix: [Fix nested fragments](https://github.com/absinthe-graphql/absinthe/pull/950)
+
+## v1.5.0 (Rc)
+
+- Breaking Change: [Scalar outputs are now type checked](https://github.com/absinthe-graphql/absinthe/pull/900)
+
+## v1.5.0 (Beta)
+
+- Feature: [Schema declarations](https://github.com/absinthe-graphql/absinthe/pull/800)
+
+## 1.4.16 (Retired)
+
+- Bug Fix: [Fix a crash](https://github.com/absinthe-graphql/absinthe/pull/700)
+"""
+
+
+def test_a_heading_that_calls_its_version_a_pre_release_in_words_ends_the_section_and_is_left_out() -> None:
+    """Absinthe's "## v1.5.0 (Rc)" and "(Beta)" headings carry a stable-looking number: read as releases, the
+    data held 1.5.0 three times with the pre-releases' notes; another word in parentheses ("(Retired)") stays."""
+    assert [(version, body.splitlines()[0][-4:-1]) for version, body in sections(ABSINTHE)] == [
+        ("1.5.1", "950"), ("1.4.16", "700")]
