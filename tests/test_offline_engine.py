@@ -124,6 +124,16 @@ def test_dunder_names_are_code_identifiers() -> None:
     assert (terms["__init__"], terms["__cause__"], terms["init"]) == ("identifier", "identifier", "word")
 
 
+def test_a_leading_underscore_name_is_also_the_word_it_is_of() -> None:
+    """A note's "`__stdcall` calling convention" meets a question's "defaults to stdcall": the C keyword (or a
+    "_private" name) is a code name, and the word after its underscores is a term of it, as a dunder's is."""
+    note = {t.key: t.kind for t in analyse("cJSON now works with the `__stdcall` calling convention on Windows")}
+    assert note["__stdcall"] == "identifier" and "stdcall" in note
+    question = {t.key for t in analyse("our codebase defaults to stdcall")}
+    assert "stdcall" in question & note.keys()
+    assert {"_private", "privat"} <= {t.key for t in analyse("the `_private` helper")}
+
+
 def test_bm25_ranks_the_matching_entry_first(cache, judge) -> None:
     found = judge.filter_relevant_entries(entries_after(cache, "1.0.0"), asked(AVASSET_PROBLEM, AVASSET_PROBLEM))
     assert found and found[0].pr == 110

@@ -29,6 +29,7 @@ _SEPARATORS = re.compile(r"[.:/-]+")
 _CAMEL = re.compile(r"[a-z]{2}[A-Z]|[A-Z][a-z]+[A-Z]|[A-Z]{2}[a-z]{2}")  # no {2,}: linear on a long word
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _DUNDER = re.compile(r"__[A-Za-z][A-Za-z0-9]*__")
+_UNDERSCORED = re.compile(r"_+[A-Za-z][A-Za-z0-9]*")  # a leading-underscore name: "__stdcall", "_private"
 _QUOTED = re.compile(r"`([^`\n]{1,200})`|\"([^\"\n]{2,200})\"|'([^'\n]{3,200})'")
 # … where a single quote opens and closes a span, not an apostrophe ("the SDK's types only accept the 'x' value")
 _QUOTED_ALONE = re.compile(r"`[^`\n]{1,200}`|\"[^\"\n]{2,200}\"|(?<!\w)'[^'\n]{3,200}'(?!\w)")
@@ -115,6 +116,8 @@ def _segment_terms(segment: str, kind: str) -> list[Term]:
     """A snake_case or camelCase segment is kept whole (as people search for it) and split into words."""
     if _DUNDER.fullmatch(segment):  # "__init__", "__cause__": a code name, as people grep for it
         return [_identifier(segment), *word_terms(segment.strip("_"), "part")]
+    if _UNDERSCORED.fullmatch(segment):  # "__stdcall", "_private": the name, and the word it is of
+        return [_identifier(segment), *_segment_terms(segment.lstrip("_"), "part")]
     if "_" in segment.strip("_") and any(c.isalpha() for c in segment):
         terms = [_identifier(segment)]
         for part in segment.split("_"):
