@@ -230,7 +230,7 @@ def gather(pr: PullRequest, entry: Entry | None, query: dict[str, Term], stats: 
                         concepts=wide[:int(lexicon.weight("key_concepts"))])
     note, cut = entry.text if entry else "", int(lexicon.weight("headline_chars"))  # the rest explains it
     said, aside = _without_side_effects(note[:cut])
-    headline = term_counts(said + "\n" + pr.title)
+    headline = term_counts(said + "\n" + pr.title) - _label_parts(said)
     members = qualified_members(said + "\n" + pr.title)
     explained = aside + "\n" + note[cut:] + "\n" + pr.body[:MAX_ANALYSED_CHARS]
     body = term_counts(explained)
@@ -300,6 +300,23 @@ def _unscoped(evidence: Evidence, said: str, title: str, headline: Counter[str],
     other.credits, other.matched, other.keys, other.shares, other.wheres = [], [], [], [], []
     _credit_concepts(other, bare, modifiers, stats, repo, documents, where)
     return other
+
+
+def _label_parts(note: str) -> Counter[str]:
+    """The words of the code names in the note's component label ("open", "telemetri" of "OpenTelemetry: Replace
+    the worker-level table cache …"), each as often as the label says it, when `label_name_whole` (lexicon.toml
+    [weight]; 0: off) is on: the headline reads the label's name whole (the name, or its words as one phrase), not
+    one of its words alone.
+
+    Why: a label files the line under a part of the library; a word of that part's name ("open" of OpenTelemetry)
+    says nothing of what the line fixes, and met "too many open files" as the problem's word. In the line's own
+    words a name's words stay ("`BatchQueue`" names a batch queue)."""
+    if lexicon.weight("label_name_whole") <= 0:
+        return Counter()
+    label = lexicon.pattern("component_label").match(note.strip())
+    if label is None:
+        return Counter()
+    return Counter(term.key for term in analyse(label.group()) if term.kind == "part")
 
 
 def _without_advisory(note: str) -> str:
