@@ -163,6 +163,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (evidence, "_without_side_effects", lambda headline: (headline, "")),  # a later "may …" sentence is a caveat
     (relevance, "_second_look_at", lambda entry, feature_request: False),  # the rest of a batch's best few, listed
     (cleaning, "_reference_or_annotation", lambda match: " "),  # "@JsonNames" is an annotation, "by @Viicos" a handle
+    (scan_release_notes, "_displaces_a_second_look", lambda candidate: True),  # an objected MEDIUM keeps no look out
 ]
 
 # Word lists whose words are each switched off too (`words:NAME:WORD`): short lists whose every word was added

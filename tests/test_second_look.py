@@ -106,6 +106,17 @@ def test_a_fully_scored_medium_takes_a_second_looks_place_at_the_cap() -> None:
     assert not listed(candidates, candidate("1.4.0", 4))  # no second look left to give way
 
 
+def test_an_objected_medium_does_not_take_a_second_looks_place_at_the_cap() -> None:
+    """An objected MEDIUM is listed after the others and never leads, as a second look: at the cap the second look
+    found first keeps its place (an OTLP exporter's "fix artifact name in an error message", a second look, is not
+    pushed out by later objected MEDIUMs naming only "exporter")."""
+    cap = scan_release_notes.MAX_MEDIUM
+    look = _look(candidate("1.0.0", 1))
+    candidates = [look, *(candidate("1.1.0", 10 + i) for i in range(cap - 1))]
+    assert not listed(candidates, replace(candidate("1.3.0", 3), objected=True))
+    assert look in candidates and len(candidates) == cap
+
+
 def test_a_line_at_just_over_half_the_best_score_is_a_second_look() -> None:
     """`relative_to_best` (0.6, LOO-CV): a line at 0.54 of the batch's best is listed only as a second look, never
     leading; at 0.5 it would have been scored as a full candidate."""

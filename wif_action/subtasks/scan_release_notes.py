@@ -196,15 +196,24 @@ def _consider(scan: Scan, entry: Entry, pr: int | None, second_look: bool = Fals
 def listed(candidates: list[Candidate], candidate: Candidate) -> bool:
     """Append `candidate` unless `MAX_MEDIUM` MEDIUMs are listed; a candidate scored in full then takes the place of
     the newest second look (`pr_evaluation.as_second_look`), so a line let in as a second look never keeps a later,
-    better scored one out. Whether it was appended."""
+    better scored one out — unless it is objected (`_displaces_a_second_look`). Whether it was appended."""
     mediums = [c for c in candidates if c.confidence == Confidence.MEDIUM]
     if candidate.confidence == Confidence.MEDIUM and len(mediums) >= MAX_MEDIUM:
         looks = [c for c in mediums if c.second_look]
-        if candidate.second_look or not looks:
+        if candidate.second_look or not _displaces_a_second_look(candidate) or not looks:
             return False
         del candidates[next(i for i, c in enumerate(candidates) if c is looks[-1])]
     candidates.append(candidate)
     return True
+
+
+def _displaces_a_second_look(candidate: Candidate) -> bool:
+    """Whether a later MEDIUM scored in full may take a listed second look's place once `MAX_MEDIUM` are listed.
+
+    Why not when objected: a check found a reason it cannot be the fix (`objections.py`), so, like a second look, it
+    is listed after the others and never leads; the two are then equally weak, and the one found first keeps its
+    place (the listing's rule), as it does between two second looks."""
+    return not candidate.objected
 
 
 def no_answer_of_second_looks(candidates: list[Candidate], near_misses: list[NearMiss]) -> list[Candidate]:
