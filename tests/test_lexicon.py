@@ -355,6 +355,8 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "Fix the crash of #307 in 3.0.7"),
     ("gives_up", "every time a client gives up on a slow request we log a bad gateway error",
      "Avoid context canceled errors", "cancel", "we had to give up support for Python 3.7"),
+    ("client_abort", "when the client aborts while retries are going on we get the last failed response",
+     "Fix for retry cancellation", "cancel", "the process aborts when worker threads exit"),
     ("wraps_around", "a JSON number too large for the target integer type silently wraps around",
      "Fix numeric overflow in JsonLexer", "overflow", "Fix the iterator on array-wrapped inputs"),
     ("msvc", "Compiling the JSON library at Visual Studio's highest warning level produces warnings",
