@@ -19,6 +19,13 @@ Why forking in the middle of a run is safe: a worker only runs the parser and th
 sent; it never touches the SQLite connection, the HTTP sessions or the threads it inherited, ignores Ctrl-C (the
 parent stops the pool) and ends with `os._exit`, so nothing inherited is closed or flushed twice. A parent killed
 outright takes its workers with it (`_end_with_parent`).
+
+Why the workers are forked by a thread of the pool's own, alive until `close` has stopped them: the kernel's
+parent-death signal (`_end_with_parent`) follows the thread that forked, not the process. Forked by the indexer's
+read thread (the first repository with many notes is read there), they were SIGKILLed whenever that thread ended:
+on Ctrl-C it ends at once (`_ReadAhead.close(wait=False)`), and a worker killed while writing back a parsed chunk
+larger than the pipe left half a message, for which the executor's result thread then waited forever, and
+`close` with it (the indexer never exited).
 """
 
 from __future__ import annotations
@@ -126,6 +133,7 @@ class NotesPool:
         # `prefetch` runs in the indexer's read thread, `parse_many` and `close` in its main thread
         self._lock = threading.Lock()
         self._closed = False
+        self._stopped = threading.Event()  # set by `close` once the workers are stopped: their forking thread ends
 
     def start(self) -> None:
         """Fork the workers now, before the indexer loads its GitHub client and opens the cache: a first run (a new
@@ -171,8 +179,11 @@ class NotesPool:
             for slug in list(self._ahead):
                 self._drop_ahead(slug)
             executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+        try:
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
+        finally:
+            self._stopped.set()
 
     def _submit(self, bodies: Sequence[str], slug: str) -> _Jobs | None:
         executor = self._executor_for(len(bodies))
@@ -195,23 +206,30 @@ class NotesPool:
         """The executor, every worker forked. `warm`: the parser and the counter load here first, once, and the
         workers inherit them (a pool started mid-run); else each worker loads them itself (`start`)."""
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import Future, ProcessPoolExecutor
 
         per_text = self.per_text
         if warm:
             parse_release_notes("- warm up (#1)", repo="o/r")  # the parser's lazy imports load once, before forking
             if per_text is not None:
                 per_text()("warm up")  # so does what the counter reads (the lexicon)
-        try:
+
+        def fork() -> ProcessPoolExecutor:
             executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
                                            initializer=_start_worker, initargs=(os.getpid(), per_text))
             started = executor.submit(int)  # with `fork`, every worker is forked by the first submit, in one go
             if warm:
                 started.result()
+            return executor
+
+        forked: Future[ProcessPoolExecutor] = Future()
+        threading.Thread(target=_fork_and_outlive, args=(fork, forked, self._stopped), name="wif-notes-pool",
+                         daemon=True).start()
+        try:
+            return forked.result()
         except (OSError, RuntimeError, ValueError):  # no process could be started (limits, a sandbox, no fork)
             self._failed = True
             return None
-        return executor
 
     def _drop_ahead(self, slug: str) -> None:
         jobs = self._ahead.pop(slug, None)
@@ -244,6 +262,19 @@ class _Jobs:
     def cancel(self) -> None:
         for future in self.futures:
             future.cancel()
+
+
+def _fork_and_outlive(fork: Callable[[], ProcessPoolExecutor], forked: Future[ProcessPoolExecutor],
+                      stopped: threading.Event) -> None:
+    """`fork()` in this thread, its executor (or error) handed over in `forked`; then wait until `stopped` (set by
+    `NotesPool.close` once the workers have ended): the workers' parent-death signal fires when this thread ends,
+    and only the process dying must end it before then (module docstring)."""
+    try:
+        forked.set_result(fork())
+    except BaseException as error:  # handed to `_start`, which waits for it
+        forked.set_exception(error)
+        return
+    stopped.wait()
 
 
 _Chunk = tuple[list[list[EntryRow]], dict[str, str]]

@@ -7,6 +7,7 @@ import hashlib
 import os
 import signal
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,29 @@ def test_a_worker_that_dies_leaves_its_notes_to_the_process() -> None:
         assert list(pool.parse_many(bodies(RUBY), RUBY)) == list(parse_here(bodies(RUBY), RUBY))  # from then on
     finally:
         pool.close()
+
+
+def test_workers_forked_for_a_thread_that_has_ended_still_parse_until_close() -> None:
+    """The kernel's parent-death signal (`_end_with_parent`) follows the thread that forked: workers forked by the
+    indexer's read thread were SIGKILLed when it ended (on Ctrl-C at once), one of them mid-way through writing a
+    parsed chunk back, and `close` then waited forever for the rest of that message. Started from a thread that
+    then ends, the workers still parse and count every chunk (none falls back to the process), and `close` stops
+    them."""
+    pool = NotesPool(counter, workers=2, min_bodies=1)
+    try:
+        reader = threading.Thread(target=pool.prefetch, args=(bodies(PHP), PHP))
+        reader.start()
+        reader.join()
+        executor = pool._executor
+        assert executor is not None
+        workers = list(executor._processes.values())
+        parsed = list(pool.parse_many(bodies(PHP), PHP))
+        assert all(worker.is_alive() for worker in workers)
+    finally:
+        pool.close()
+    assert parsed == list(parse_here(bodies(PHP), PHP))
+    assert pool.computed.keys() == {row[3] for rows in parsed for row in rows}, "a chunk was parsed in the process"
+    assert not any(worker.is_alive() for worker in workers)
 
 
 def test_a_pool_started_before_any_note_parses_and_counts_the_same() -> None:
