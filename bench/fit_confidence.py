@@ -16,7 +16,14 @@
    `"use": true` only when, in both modes, the fitted model's CV HIGH precision (over at least `MIN_ANSWERS` ✓)
    and CV top-1 are at least the hand rules' (`ships`).
 
-    python bench/fit_confidence.py [--db FILE] [--l2 1.0] [--write]
+`--veto-grid T1,T2,…` measures the model in a narrower role instead (nothing written): a veto on HIGH only — the
+hand rules rank and decide, a HIGH whose probability is below t is MEDIUM (`veto_high`; a demoted HIGH no longer
+ends the scan, so later batches are read and can change the answer: measured, every case re-run). For each t the
+answers in-sample (fitted on all) and under LOO-CV (each repository by the model fitted without it), then t chosen
+per held-out repository on the others' CV answers by `objective.py`, one t for both modes, ties to "off"
+(`quality_report.loo`). About 5 minutes per value on this loaded 2-core machine.
+
+    python bench/fit_confidence.py [--db FILE] [--l2 1.0] [--write | --veto-grid 0.1,0.3,0.5,0.7]
 """
 
 from __future__ import annotations
@@ -37,7 +44,17 @@ if str(ROOT) not in sys.path:
 
 from bench.calibrate_offline import ShippedRunner  # noqa: E402
 from bench.labelled import fixture_dir, registry_file  # noqa: E402
-from bench.quality_report import MODES, build_db, labelled_cases, metrics, repository, row, unreleased_cases  # noqa: E402
+from bench.quality_report import (  # noqa: E402
+    MODES,
+    build_db,
+    folds,
+    labelled_cases,
+    loo,
+    metrics,
+    repository,
+    row,
+    unreleased_cases,
+)
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
@@ -253,6 +270,36 @@ def answer(cases: list[Case], runner: ShippedRunner, model: dict | None) -> dict
         features.OVERRIDE = None
 
 
+def veto_high(model: dict, t: float) -> dict:
+    """`model` as a veto on HIGH only: a hand HIGH below probability `t` is MEDIUM, no MEDIUM is lowered (a
+    `medium` of 0: every probability is at least it)."""
+    return {**model, "high": t, "medium": 0.0, "combine": "veto"}
+
+
+def veto_grid(values: list[float], fitter: Fitter, by_repo: dict[str, list[Case]], runner: ShippedRunner,
+              hand: dict[str, list[dict]]) -> None:
+    """Print, per t, the veto's answers in-sample and under LOO-CV, then the LOO choice of t (ties: off)."""
+    measured = [case for held in by_repo.values() for case in held]
+    full = fitter.fit(frozenset(), iterations=8)
+    runs: dict[str, dict[str, list[dict]]] = {}
+    for t in values:
+        in_sample = answer(measured, runner, veto_high(full, t))
+        cv: dict[str, list[dict]] = {mode: [] for mode in MODES}
+        for repo, held in sorted(by_repo.items()):
+            for mode, answered in answer(held, runner, veto_high(fitter.fit(frozenset({repo}), 8), t)).items():
+                cv[mode] += answered
+        runs[str(t)] = cv
+        for mode in MODES:
+            show(f"{mode} t={t} in-sample", in_sample[mode])
+            show(f"{mode} t={t} LOO-CV", cv[mode])
+    runs["off"] = hand  # listed last: a tie goes to the hand rules alone
+    for mode in MODES:
+        show(f"{mode} hand rules (t off)", hand[mode])
+        chosen_rows, chosen = loo(runs, mode, MODES)
+        show(f"{mode} t chosen by LOO-CV", chosen_rows)
+        print(f"  chosen per held-out repository: {folds(chosen)}")
+
+
 def show(title: str, rows: list[dict]) -> None:
     m = metrics(rows)
     print(f"{title:<28} " + " · ".join(f"{k} {p}/{w}" + (f" ({p / w:.2f})" if w else "") for k, (p, w) in m.items()))
@@ -266,7 +313,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--combine", choices=("replace", "veto"), default="veto",
                         help="replace: the model decides the level; veto: it can only lower the hand rules' level")
     parser.add_argument("--rows", metavar="FILE", help="reuse (or save) the collected candidates")
+    parser.add_argument("--veto-grid", metavar="T1,T2,…",
+                        help="measure the model as a veto on HIGH only at these probabilities (nothing written)")
     args = parser.parse_args(argv)
+    if args.write and args.veto_grid:
+        parser.error("--veto-grid measures a role, --write stores the fitted model: one at a time")
     db = args.db or build_db()
     cases = labelled_cases()  # fitted on these; measured on them and the `unreleased_newest` ones (their own cache)
     measured = cases + unreleased_cases()
@@ -282,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
               f"measured on {len(measured)} cases")
         hand = answer(measured, runner, None)
         fitter = Fitter(rows, names, args.l2)
+        if args.veto_grid:
+            veto_grid([float(v) for v in args.veto_grid.split(",")], fitter, by_repo, runner, hand)
+            return 0
         full = trained(fitter, rows, args.combine)
         in_sample = answer(measured, runner, full)
         cv: dict[str, list[dict]] = {mode: [] for mode in MODES}

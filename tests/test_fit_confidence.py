@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import random
 
-from bench.fit_confidence import Fitter, _names_fix, _solve, out_of_fold, ships
+from bench.fit_confidence import Fitter, _names_fix, _solve, out_of_fold, ships, veto_high
 from wif_action.engines.offline import features
 from wif_action.evaluation import FixRef
-from wif_action.models import PullRequest
+from wif_action.models import Confidence, PullRequest
 
 NAMES = ["flag", "value", "rare"]
 
@@ -90,3 +90,12 @@ def test_a_model_that_says_almost_no_check_mark_or_loses_right_answers_does_not_
     assert not ships({"high_precision": (40, 40), "top1": (239, 288)}, hand)  # precise, but right answers lost
     assert not ships({"high_precision": (19, 20), "top1": (250, 288)}, hand)
     assert ships({"high_precision": (40, 40), "top1": (246, 288)}, hand)
+
+
+def test_a_veto_on_high_lowers_only_a_high_below_its_threshold() -> None:
+    model = veto_high({"intercept": 0.0, "coefficients": {"flag": 1.0}, "high": 0.98, "medium": 0.4}, 0.6)
+    unsure, sure = {"flag": 0.0}, {"flag": 1.0}  # probabilities 0.5 and 0.73
+    assert features.level(model, unsure, Confidence.HIGH) is Confidence.MEDIUM
+    assert features.level(model, sure, Confidence.HIGH) is Confidence.HIGH
+    assert features.level(model, {"flag": -9.0}, Confidence.MEDIUM) is Confidence.MEDIUM  # p 0.0001: no MEDIUM lowered
+    assert features.level(model, unsure, Confidence.LOW) is Confidence.LOW
