@@ -120,6 +120,9 @@ EQUIVALENTS = [
     # Porter leaves a short stem's "-er" on: "Wrapper" never met "wraps" without the entry.
     ("wrapper", "`Rack::Lint::Wrapper` correctly handles `respond_to?`",
      "the server wraps the app in Rack's conformance checker", {"rack", "wrap"}, {"rack"}),
+    # ... nor "watcher" "watch": a file watcher that never reruns a task is watch mode's business.
+    ("watcher", "Watch mode (`--watch`) now always runs the task", "without that setting the watcher reruns the build",
+     {"watch"}, set()),
 ]
 
 
