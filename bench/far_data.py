@@ -40,7 +40,9 @@ HEADINGS = (
     # kotlinx.serialization's / express's setext "1.9.0 / 2025-06-27\n===" (pre-releases "1.9.0-RC / …" end a section)
     re.compile(r"^v?(?P<v>\d+\.\d+\.\d+[\w.+-]*) / [^\n]*\n={3,}$", re.M),
 )
-STABLE = re.compile(r"^\d+\.\d+\.\d+$")
+# X.Y.Z, or the four numbers of Haskell's Package Versioning Policy (haskell-language-server's "## 2.9.0.1",
+# tags `2.9.0.1`): before, every release of such a project was read as a pre-release and left out
+STABLE = re.compile(r"^\d+\.\d+\.\d+(?:\.\d+)?$")
 # a stable-looking version that a heading calls a pre-release in words: Absinthe's "## v1.5.0 (Rc)" / "(Beta)"
 PRE_LABEL = re.compile(r"\((?:rc|beta|alpha|pre|preview)\b[^)\n]*\)", re.I)
 # `#N <…>`__: reStructuredText (towncrier); :issue:`N` / :pr:`N`: Sphinx roles (aiohttp's towncrier, Pallets);

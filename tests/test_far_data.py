@@ -481,3 +481,36 @@ def test_a_heading_that_calls_its_version_a_pre_release_in_words_ends_the_sectio
     data held 1.5.0 three times with the pre-releases' notes; another word in parentheses ("(Retired)") stays."""
     assert [(version, body.splitlines()[0][-4:-1]) for version, body in sections(ABSINTHE)] == [
         ("1.5.1", "950"), ("1.4.16", "700")]
+
+
+HLS = """## 2.9.0.1
+
+- Bindists for GHC 9.10.1
+
+### Pull Requests
+
+- Fix completions crashing on an empty file
+  ([#4301](https://github.com/haskell/haskell-language-server/pull/4301)) by @user
+
+## 2.9.0.0-wip
+
+- Work in progress
+
+## 2.9.0.0
+
+### Pull Requests
+
+- Add a plugin
+  ([#4200](https://github.com/haskell/haskell-language-server/pull/4200)) by @user
+"""
+
+
+def test_four_number_versions_of_haskells_versioning_policy_are_releases() -> None:
+    """haskell-language-server numbers its releases `A.B.C.D` (Haskell's Package Versioning Policy): read as
+    pre-releases, the data held none of them; a suffixed one ("2.9.0.0-wip") still ends the section above."""
+    assert [(version, set(PR_REF.findall(body))) for version, body in sections(HLS)] == [
+        ("2.9.0.1", {"4301"}), ("2.9.0.0", {"4200"})]
+    release = {"name": "2.9.0.1", "body": sections(HLS)[0][1]}
+    link = "https://github.com/haskell/haskell-language-server/pull/4301"
+    assert fix_lines(release, areas=True) == [
+        ("Pull Requests", f"Fix completions crashing on an empty file ([#4301]({link})) by @user")]
