@@ -2,8 +2,8 @@
 
 1. Collect: every labelled case (public + holdout + bench/data/near, bench/quality_report.py's set) runs through
    the shipped workflow in both input modes with the hand rules (`max_high` 3, so the scan judges past the first HIGH);
-   each candidate the judge scores is recorded with its named features (`features.candidate_features`) and
-   a label (it is one of the case's right fixes).
+   each candidate the scan judges is recorded with its named features (`features.candidate_features`) as the scan
+   scored it (`rows_of`: not `PrEvaluator.held`'s re-reading of its line) and a label (one of the case's fixes).
 2. Fit: L2-regularised logistic regression by Newton's method (IRLS), plain Python — no new dependency.
    Thresholds: HIGH = the smallest probability at which the answers' top candidates above it are right
    ≥ 95% of the time; MEDIUM = the smallest at which top candidates between it and HIGH are right ≥ half
@@ -23,7 +23,14 @@ answers in-sample (fitted on all) and under LOO-CV (each repository by the model
 per held-out repository on the others' CV answers by `objective.py`, one t for both modes, ties to "off"
 (`quality_report.loo`). About 5 minutes per value on this loaded 2-core machine.
 
-    python bench/fit_confidence.py [--db FILE] [--l2 1.0] [--write | --veto-grid 0.1,0.3,0.5,0.7]
+`--floor-grid P1,P2,…` measures the role issue 21 names for the MEDIUM level: a floor — the hand rules decide HIGH
+and rank, and a MEDIUM answer whose top candidate's probability is below p is `no_result` (its candidates then near
+misses; `floored`). The floor acts after the scan, so one hand-rules run, recording the features of each answer's top
+candidate as the scan scored it, gives every p's answers exactly (`answered_with_tops`); in-sample (fitted on all)
+and LOO-CV (each repository by the model fitted without it), p chosen per held-out repository as for the veto. With
+`--write` its rows go into the model's report (`medium_floor`). About 3 minutes plus the fits.
+
+    python bench/fit_confidence.py [--db FILE] [--l2 1.0] [--write] [--veto-grid 0.1,0.3,0.5 | --floor-grid 0.01,0.05]
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import math
 import os
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul
 from pathlib import Path
@@ -44,8 +52,10 @@ if str(ROOT) not in sys.path:
 
 from bench.calibrate_offline import ShippedRunner  # noqa: E402
 from bench.labelled import fixture_dir, registry_file  # noqa: E402
+from bench.objective import Graded, objective  # noqa: E402
 from bench.quality_report import (  # noqa: E402
     MODES,
+    NEVER_FIXED,
     build_db,
     folds,
     labelled_cases,
@@ -60,8 +70,10 @@ from wif_action.app import AppConfig  # noqa: E402
 from wif_action.commands.eval_cases import run_case  # noqa: E402
 from wif_action.engines.offline import features  # noqa: E402
 from wif_action.engines.offline.judge import OfflineJudge  # noqa: E402
-from wif_action.evaluation import Case, FixRef  # noqa: E402
-from wif_action.models import PullRequest  # noqa: E402
+from wif_action.evaluation import Case, CaseResult, FixRef  # noqa: E402
+from wif_action.models import Candidate, Entry, PullRequest, Score  # noqa: E402
+from wif_action.question import Question  # noqa: E402
+from wif_action.subtasks.pr_evaluation import PrEvaluator  # noqa: E402
 
 HIGH_PRECISION = 0.95
 MEDIUM_PRECISION = 0.5
@@ -70,30 +82,77 @@ MIN_ANSWERS = 5  # a threshold rests on at least this many answers above it
 
 # --------------------------------------------------------------------------- collect
 
+class Recorder:
+    """While active (`with`), every scoring the offline judge makes — features, label, and whether
+    `PrEvaluator.held` asked for it — for the case and mode set by `at`."""
+
+    def __init__(self) -> None:
+        self.scorings: list[dict] = []
+        self._case: Case | None = None
+        self._mode = ""
+        self._held = 0
+
+    def at(self, case: Case, mode: str) -> None:
+        self._case, self._mode = case, mode
+
+    def __enter__(self) -> Recorder:
+        self._score, self._held_line = OfflineJudge.score_pr_confidence, PrEvaluator.held
+        recorder, score, held_line = self, self._score, self._held_line
+
+        def recording(judge: OfflineJudge, pr: PullRequest, entry: Entry | None, question: Question) -> Score:
+            recorder._record(judge, pr, entry, question)
+            return score(judge, pr, entry, question)
+
+        def held(evaluator: PrEvaluator, entry: Entry) -> Candidate | None:
+            recorder._held += 1
+            try:
+                return held_line(evaluator, entry)
+            finally:
+                recorder._held -= 1
+
+        OfflineJudge.score_pr_confidence = recording  # type: ignore[method-assign,assignment]
+        PrEvaluator.held = held  # type: ignore[method-assign,assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        OfflineJudge.score_pr_confidence = self._score  # type: ignore[method-assign]
+        PrEvaluator.held = self._held_line  # type: ignore[method-assign]
+
+    def _record(self, judge: OfflineJudge, pr: PullRequest, entry: Entry | None, question: Question) -> None:
+        case = self._case
+        assert case is not None, "Recorder.at names the case first"
+        label = any(_names_fix(pr, ref) and (ref.repo is None or ref.repo == pr.repo) for ref in case.expect.fixes())
+        self.scorings.append({"case": case.id, "mode": self._mode, "repo": repository(case), "label": int(label),
+                              "key": [pr.repo, pr.number if pr.commit is None else None, pr.commit],
+                              "held": bool(self._held), "x": judge.candidate_features(pr, entry, question)})
+
+
 def collect(cases: list[Case], db: str) -> list[dict]:
-    """One row per (case, mode, candidate scored): features and label."""
-    rows: dict[tuple, dict] = {}
-    current: dict[str, object] = {}
-    original = OfflineJudge.score_pr_confidence
-
-    def recording(self, pr, entry, question):
-        case: Case = current["case"]
-        fixes = case.expect.fixes()
-        label = any(_names_fix(pr, ref) and (ref.repo is None or ref.repo == pr.repo) for ref in fixes)
-        key = (case.id, current["mode"], pr.repo, pr.number, pr.commit)
-        rows[key] = {"case": case.id, "mode": current["mode"], "repo": repository(case), "label": int(label),
-                     "x": self.candidate_features(pr, entry, question)}
-        return original(self, pr, entry, question)
-
-    OfflineJudge.score_pr_confidence = recording  # type: ignore[method-assign]
-    try:
-        config = AppConfig(db=db, engine="offline", max_high=3, run_source="eval", registry=registry_file())
+    """One row per (case, mode, candidate the scan judged): its features and label, from the scoring the answer
+    uses (`rows_of`)."""
+    config = AppConfig(db=db, engine="offline", max_high=3, run_source="eval", registry=registry_file())
+    with Recorder() as recorder:
         for mode in MODES:
             for case in cases:
-                current.update(case=case, mode=mode)
+                recorder.at(case, mode)
                 run_case(case, mode, config)
-    finally:
-        OfflineJudge.score_pr_confidence = original  # type: ignore[method-assign]
+    return rows_of(recorder.scorings)
+
+
+def rows_of(scorings: list[dict]) -> list[dict]:
+    """The rows to fit on: each candidate's scoring by the scan (`PrEvaluator` judges a candidate once per run, and
+    its candidate or near miss is what the answer uses), without the scorings of `PrEvaluator.held`.
+
+    Why not the held scorings: they re-read a line on its own words (no PR fetched) as a rival of a later HIGH —
+    the scan's HIGH itself once more (805 of 13,491 scorings were such a second scoring, and keyed by candidate the
+    last one won, so a right ✓ was fitted on its line without its PR), and lines of releases the customer already
+    runs. Neither is ever an answer, and a held line's label is not known: a case names its fixes after the
+    customer's version, so an older line that fixes the same problem counts as wrong."""
+    rows: dict[tuple, dict] = {}
+    for scoring in scorings:
+        if not scoring["held"]:
+            key = (scoring["case"], scoring["mode"], *scoring["key"])
+            rows.setdefault(key, {k: scoring[k] for k in ("case", "mode", "repo", "label", "x")})
     return list(rows.values())
 
 
@@ -300,6 +359,95 @@ def veto_grid(values: list[float], fitter: Fitter, by_repo: dict[str, list[Case]
         print(f"  chosen per held-out repository: {folds(chosen)}")
 
 
+def answered_with_tops(cases: list[Case], runner: ShippedRunner) -> dict[str, list[Answered]]:
+    """The hand rules' answers (quality_report's runner, one case at a time) with the features of each answer's
+    top candidate as the scan scored it (`rows_of`: the scoring its candidate came from; None: no top, or a top
+    the offline judge did not score)."""
+    answered: dict[str, list[Answered]] = {mode: [] for mode in MODES}
+    features.OVERRIDE = None
+    with Recorder() as recorder:
+        for mode in MODES:
+            for case in cases:
+                recorder.at(case, mode)
+                start = len(recorder.scorings)
+                (result,) = runner.results([case], mode)
+                scored = {tuple(r["key"]): r["x"] for r in reversed(recorder.scorings[start:]) if not r["held"]}
+                top = result.candidates[0] if result.candidates else None  # the answer lists its top first
+                x = scored.get((top.repo, top.pr, top.commit)) if top is not None else None
+                answered[mode].append(Answered(case, result, x))
+    return answered
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One hand-rules answer and the features of its top candidate (None: none recorded)."""
+
+    case: Case
+    result: CaseResult
+    top: dict[str, float] | None
+
+
+def floored(answered: Answered, model: dict, p: float) -> dict:
+    """The answer under a fitted MEDIUM floor, as quality_report's row: a MEDIUM answer (an unconfident
+    unreleased one too) whose top candidate's probability is below `p` is `no_result` (its candidates then are
+    near misses); every other answer as the hand rules gave it.
+
+    Why no re-run: the floor acts on the answer after the scan — the scan, its HIGHs and its ranking are the hand
+    rules' — so the answer it changes is the run's own, whole; only its outcome and listing change."""
+    hand = row(answered.case, answered.result)
+    if not hand["medium"] or answered.top is None or features.probability(model, answered.top) >= p:
+        return hand
+    return row(answered.case, answered.result.model_copy(update={"outcome": "no_result", "candidates": []}))
+
+
+def floor_grid(values: list[float], fitter: Fitter, answered: dict[str, list[Answered]]) -> dict[str, dict]:
+    """Print, per p, the floor's answers in-sample (the model fitted on all) and under LOO-CV (each repository's
+    answers by the model fitted without it), then p chosen per held-out repository by `objective.py` on the others'
+    CV answers, one p for both modes, ties to "off" (`quality_report.loo`). Returns the rows as the report keeps
+    them."""
+    full = fitter.fit(frozenset(), iterations=8)
+    repos = sorted({repository(a.case) for a in answered[MODES[0]]})
+    fold = {repo: fitter.fit(frozenset({repo}), iterations=8) for repo in repos}
+    runs: dict[str, dict[str, list[dict]]] = {}
+    report: dict[str, dict] = {mode: {} for mode in MODES}
+    unscored = {mode: sum(a.top is None and row(a.case, a.result)["medium"] for a in answered[mode]) for mode in MODES}
+    print(f"MEDIUM answers whose top candidate has no recorded scoring (never floored): {unscored}")
+    for p in values:
+        cv = {mode: [floored(a, fold[repository(a.case)], p) for a in answered[mode]] for mode in MODES}
+        runs[str(p)] = cv
+        for mode in MODES:
+            in_sample = [floored(a, full, p) for a in answered[mode]]
+            show_floor(f"{mode} p={p} in-sample", in_sample)
+            show_floor(f"{mode} p={p} LOO-CV", cv[mode])
+            report[mode][str(p)] = {"in_sample": floor_metrics(in_sample), "cv": floor_metrics(cv[mode])}
+    runs["off"] = {mode: [row(a.case, a.result) for a in answered[mode]] for mode in MODES}  # last: ties go off
+    for mode in MODES:
+        show_floor(f"{mode} hand rules (p off)", runs["off"][mode])
+        chosen_rows, chosen = loo(runs, mode, MODES)
+        show_floor(f"{mode} p chosen by LOO-CV", chosen_rows)
+        print(f"  chosen per held-out repository: {folds(chosen)}")
+        report[mode]["off"] = floor_metrics(runs["off"][mode])
+        report[mode]["chosen"] = {**floor_metrics(chosen_rows), "folds": folds(chosen)}
+    return report
+
+
+def floor_metrics(rows: list[dict]) -> dict:
+    """What the floor moves: quality_report's metrics, the unrelated MEDIUMs that lead a never-fixed answer, and
+    objective.py's score."""
+    never = [r for r in rows if r["category"] in NEVER_FIXED]
+    return {**metrics(rows), "never_fixed_unrelated_medium": sum(r["medium"] and not r["top_right"] for r in never),
+            "objective": round(objective(Graded(**r["graded"]) for r in rows), 2)}
+
+
+def show_floor(title: str, rows: list[dict]) -> None:
+    m = floor_metrics(rows)
+    cells = [f"{k} {m[k][0]}/{m[k][1]}" for k in ("medium_top_precision", "top1", "found", "high_precision",
+                                                  "never_fixed_ok")]
+    unrelated = m["never_fixed_unrelated_medium"]
+    print(f"{title:<30} " + " · ".join(cells) + f" · unrelated MEDIUM on never-fixed {unrelated} · objective "
+          f"{m['objective']}")
+
+
 def show(title: str, rows: list[dict]) -> None:
     m = metrics(rows)
     print(f"{title:<28} " + " · ".join(f"{k} {p}/{w}" + (f" ({p / w:.2f})" if w else "") for k, (p, w) in m.items()))
@@ -315,9 +463,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", metavar="FILE", help="reuse (or save) the collected candidates")
     parser.add_argument("--veto-grid", metavar="T1,T2,…",
                         help="measure the model as a veto on HIGH only at these probabilities (nothing written)")
+    parser.add_argument("--floor-grid", metavar="P1,P2,…",
+                        help="measure the model as a MEDIUM floor at these probabilities (with --write: kept in the "
+                             "model's report)")
     args = parser.parse_args(argv)
     if args.write and args.veto_grid:
         parser.error("--veto-grid measures a role, --write stores the fitted model: one at a time")
+    if args.veto_grid and args.floor_grid:
+        parser.error("--veto-grid and --floor-grid: one role at a time")
     db = args.db or build_db()
     cases = labelled_cases()  # fitted on these; measured on them and the `unreleased_newest` ones (their own cache)
     measured = cases + unreleased_cases()
@@ -331,8 +484,16 @@ def main(argv: list[str] | None = None) -> int:
         names = sorted(rows[0]["x"])
         print(f"{len(rows)} candidates ({sum(r['label'] for r in rows)} right) from {len(cases)} cases × 2 modes; "
               f"measured on {len(measured)} cases")
-        hand = answer(measured, runner, None)
         fitter = Fitter(rows, names, args.l2)
+        floor_report: dict[str, dict] | None = None
+        if args.floor_grid:
+            answered = answered_with_tops(measured, runner)
+            hand = {mode: [row(a.case, a.result) for a in answered[mode]] for mode in MODES}
+            floor_report = floor_grid([float(v) for v in args.floor_grid.split(",")], fitter, answered)
+            if not args.write:
+                return 0
+        else:
+            hand = answer(measured, runner, None)
         if args.veto_grid:
             veto_grid([float(v) for v in args.veto_grid.split(",")], fitter, by_repo, runner, hand)
             return 0
@@ -345,8 +506,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  held out {repo} ({len(held)} cases): high {model['high']:.3f}, medium {model['medium']:.3f}",
                   file=sys.stderr, flush=True)
             folds[repo] = {"high": round(model["high"], 4), "medium": round(model["medium"], 4)}
-            for mode, answered in answer(held, runner, model).items():
-                cv[mode] += answered
+            for mode, answers in answer(held, runner, model).items():
+                cv[mode] += answers
     report: dict[str, dict] = {}
     for mode in MODES:
         show(f"{mode} hand rules (=CV)", hand[mode])
@@ -363,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         full.update(use=use, fitted_on=f"{len(rows)} candidates of {len(cases)} labelled cases, both modes",
                     report=report, l2=args.l2)
+        if floor_report is not None:
+            full["medium_floor"] = floor_report
         features.MODEL_PATH.write_text(json.dumps(full, indent=1) + "\n", encoding="utf-8")
     return 0
 

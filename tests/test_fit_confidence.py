@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import random
 
-from bench.fit_confidence import Fitter, _names_fix, _solve, out_of_fold, ships, veto_high
+from bench.fit_confidence import Answered, Fitter, _names_fix, _solve, floored, out_of_fold, rows_of, ships, veto_high
 from wif_action.engines.offline import features
-from wif_action.evaluation import FixRef
+from wif_action.evaluation import Case, CaseResult, Claim, Expectation, FixRef
 from wif_action.models import Confidence, PullRequest
 
 NAMES = ["flag", "value", "rare"]
@@ -99,3 +99,36 @@ def test_a_veto_on_high_lowers_only_a_high_below_its_threshold() -> None:
     assert features.level(model, sure, Confidence.HIGH) is Confidence.HIGH
     assert features.level(model, {"flag": -9.0}, Confidence.MEDIUM) is Confidence.MEDIUM  # p 0.0001: no MEDIUM lowered
     assert features.level(model, unsure, Confidence.LOW) is Confidence.LOW
+
+
+def _scoring(held: bool, x: float, number: int = 7, case: str = "c1") -> dict:
+    return {"case": case, "mode": "fields", "repo": "o/r", "label": 1, "key": ["o/r", number, None], "held": held,
+            "x": {"flag": x}}
+
+
+def test_a_candidate_is_fitted_on_the_scans_scoring_not_on_its_held_re_reading() -> None:
+    # the scan's HIGH re-read on its own line as a rival of the held lines (`PrEvaluator.held`), after the scan
+    scorings = [_scoring(False, 1.0), _scoring(True, 0.0), _scoring(True, 0.5, number=3),
+                _scoring(False, 0.2, case="c2")]
+    rows = rows_of(scorings)
+    assert [(r["case"], r["x"]["flag"]) for r in rows] == [("c1", 1.0), ("c2", 0.2)]  # a held-only line is no row
+    assert set(rows[0]) == {"case", "mode", "repo", "label", "x"}
+
+
+def _answered(outcome: str, confidence: str, pr: int, flag: float) -> Answered:
+    case = Case(id="c", category="fixed", repo="o/r", version="1.0.0", problem="it breaks",
+                expect=Expectation(outcome="fixed", fixed_in="1.1.0", prs=[7]))
+    claim = Claim(version="1.1.0", tag="1.1.0", pr=pr, confidence=confidence, repo="o/r")
+    return Answered(case, CaseResult(id="c", outcome=outcome, candidates=[claim]), {"flag": flag})
+
+
+def test_a_medium_floor_turns_only_a_medium_answer_below_it_into_no_result() -> None:
+    model = {"intercept": 0.0, "coefficients": {"flag": 1.0}}  # flag 0: p 0.5; flag 1: p 0.73
+    unsure = floored(_answered("medium", "medium", 7, 0.0), model, 0.6)
+    assert (unsure["outcome"], unsure["top1"], unsure["found"], unsure["medium"]) == ("no_result", False, False, False)
+    sure = floored(_answered("medium", "medium", 7, 1.0), model, 0.6)
+    assert (sure["outcome"], sure["top1"]) == ("medium", True)
+    high = floored(_answered("high", "high", 8, 0.0), model, 0.6)  # the hand rules decide HIGH
+    assert (high["outcome"], high["high"], high["top_right"]) == ("high", True, False)
+    unscored = _answered("medium", "medium", 8, 0.0)
+    assert floored(Answered(unscored.case, unscored.result, None), model, 0.6)["outcome"] == "medium"
