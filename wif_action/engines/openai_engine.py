@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from indexer.github_refs import GITHUB_URL
 from indexer.versions import VERSION_IN_TEXT
+from wif_action.engines.offline.versions_in_text import SdkName, is_quad, quad_named
 from wif_action.models import (
     Confidence,
     Entry,
@@ -142,13 +143,16 @@ class OpenAIJudge:
         reply = self._ask("extract_request", user, ExtractedRequest)
         sdk = (reply.sdk or "").strip() or None
         repo = self.registry.lookup(sdk) if self.registry is not None and sdk else None
+        version = self._typed_version(reply.version, message)
+        held = version is not None and not self._named_version(message, version, sdk, repo)
         return Request(
             sdk=sdk,
             repo=repo,
-            version=self._typed_version(reply.version, message),
+            version=None if held else version,
             problem=" ".join(reply.problem.split()),
             links=self._checked_links(reply.links, message),
             raw_text=message,
+            tentative_version=version if held else None,
         )
 
     def resolve_repository_ambiguous(self, context: str, choices: list[str]) -> str | None:
@@ -323,6 +327,24 @@ class OpenAIJudge:
                 return token
         self._reject(f"extract_request: version '{version}' does not appear in the request")
         return None
+
+    def _named_version(self, message: str, version: str, sdk: str | None, repo: str | None) -> bool:
+        """Whether the message says the model's version is one, by the offline extraction's rule (four numbers need
+        the SDK's name or a tight cue right before them, `versions_in_text.quad_named`): else it is held as
+        tentative, the customer's only if the resolved repository released it, as the offline engine holds it."""
+        if not is_quad(version):
+            return True
+        spans = [match.span() for name in self._names_of(message, sdk, repo)
+                 for match in re.finditer(rf"(?<![\w@/.-]){re.escape(name)}(?![\w-]|\.\w)", message, re.IGNORECASE)]
+        names = [SdkName(start, end) for start, end in spans]
+        return any(quad_named(message, match.start(), names)
+                   for match in re.finditer(rf"(?<![\w.]){re.escape(version)}(?![\w]|\.\w)", message))
+
+    def _names_of(self, message: str, sdk: str | None, repo: str | None) -> list[str]:
+        """The model's SDK name and every alias of its repository the message writes."""
+        aliases = [alias for alias, named in self.registry.find_in_text(message) if repo and named == repo] \
+            if self.registry is not None else []
+        return [name for name in [sdk or "", *aliases] if name]
 
     def _checked_links(self, links: list[str], message: str) -> list[str]:
         """GitHub URLs that really are in the message, in order, without duplicates."""

@@ -71,20 +71,25 @@ def confirm_tentative_version(run: Run, request: Request, repo: str) -> Request:
     """The request with its tentative version as the version, if `repo` released exactly that version.
 
     "React Native 8.9.2 … Fixed in a newer @sentry/react-native?": 8.9.2 follows a name the SDK shares with its
-    framework, so extraction could not tell whose it is; a release of the resolved repository with that exact
+    framework, so extraction could not tell whose it is ("we're on 2.11.0.0": four numbers with no name or tight
+    cue before them, which could be an address); a release of the resolved repository with that exact
     number says it is the SDK's. A partial number ("Android 8.1", ".NET 8.0"), one the SDK never released
     ("Flutter 3.22.0") or one so old that the answer would be "too old" ("Kotlin 2.1.0" against sentry-java's
     2.1.0 of 2020: more than the release guard's count after it) stays the framework's; the version question
-    stands."""
+    stands. Four numbers must be a release written with four ("10.0.0.0" equals a 10.0.0 by PEP 440)."""
     tentative = request.tentative_version
     if request.version or not tentative or not is_complete(tentative):
         return request
     cache = run.tools.cache
     release = cache.find_release(repo, tentative)  # a CacheReadError goes up, as for the repository
+    quad = len(tentative.split(".")) == 4 and tentative.replace(".", "").isdigit()
     if release is None or cache.count_stable_after(repo, release.version_key) > run.options.max_releases:
         return request
-    run.journal.note(f"Version {tentative}: written after a name {repo} shares with its framework or platform, "
-                     f"and a release of {repo}, so read as the SDK's version.")
+    if quad and len(release.version.split(".")) != 4:  # "10.0.0.0" is equal to a 10.0.0: not a number it released
+        return request
+    why = "four numbers, as an address is written," if quad else \
+        f"written after a name {repo} shares with its framework or platform,"
+    run.journal.note(f"Version {tentative}: {why} and a release of {repo}, so read as the SDK's version.")
     return replace(request, version=tentative)
 
 

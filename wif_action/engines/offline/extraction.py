@@ -51,10 +51,11 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     found_links = github_links(text) + [link for link in links or [] if link not in text]
     scrubbed = _URL.sub(lambda m: " " * len(m.group(0)), text)
     mentions = alias_mentions(scrubbed, registry)
-    version = customer_version(scrubbed, _names(m for m in mentions if m.names_sdk))
+    aliases = _names(mentions)  # four numbers right after any of them are a version ("HLS 2.11.0.0")
+    version = customer_version(scrubbed, _names(m for m in mentions if m.names_sdk), aliases=aliases)
     if version is None and mentions and not any(m.names_sdk for m in mentions):
         # "iOS 8.48.0": with no SDK named, a version right after a platform word is the SDK's
-        version = customer_version(scrubbed, _names(mentions))
+        version = customer_version(scrubbed, aliases)
     best = choose_alias(mentions, version, scrubbed)
     if not _repo_from_links(found_links, registry):  # a linked repository says which "sentry"
         best = _shared_name(scrubbed, registry) if best is None else _shared_at_version(scrubbed, registry,
@@ -64,6 +65,7 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
                        problem=condense(scrubbed, [best], version), links=list(dict.fromkeys(found_links)),
                        raw_text=message or "")
     tentative = _tentative_version(scrubbed, mentions, best) if version is None else None
+    held = tentative or (customer_version(scrubbed, aliases, tentative=True) if version is None else None)
     unknown = _unknown_sdk(scrubbed, registry) if best is None or not best.names_sdk else None
     if unknown is not None:  # "Roku SDK 2.1.0 on Android TV": a question about Roku, not a guess at Android
         return Request(sdk=unknown, repo=None, version=version.text if version else None,
@@ -74,7 +76,7 @@ def extract(message: str, registry: Registry, links: list[str] | None = None) ->
     problem = condense(scrubbed, [m for m in mentions if best and m.repo == best.repo], version or tentative)
     return Request(sdk=sdk, repo=repo, version=version.text if version else None, problem=problem,
                    links=list(dict.fromkeys(found_links)), raw_text=message or "",
-                   tentative_version=tentative.text if tentative else None)
+                   tentative_version=held.text if held else None)
 
 
 def _shared_name(text: str, registry: Registry) -> AliasMention | None:

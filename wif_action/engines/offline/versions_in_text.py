@@ -4,6 +4,11 @@ Messages mention several numbers: the SDK version, the version something was
 "fixed in", platform versions ("Kotlin 2.1.0", "iOS 17.2"), dates and IPs. Each
 candidate is scored from the words right before it; the best non-negative one wins,
 earlier mentions breaking ties.
+
+Four numbers ("2.11.0.0": Haskell's PVP, .NET assemblies) are also how an IPv4 address is written, so the text
+must say it is a version: right after the SDK's name or a tight cue (`pattern.quad_cue`: "version 2.11.0.0").
+Otherwise ("we're on 2.11.0.0", "connect to 10.0.0.12 failed") it is only tentative: the customer's version if
+the resolved repository released exactly that number (`subtasks.extract_request.confirm_tentative_version`).
 """
 
 from __future__ import annotations
@@ -40,14 +45,34 @@ class VersionMention:
     start: int
     end: int
     score: float
+    tentative: bool = False  # four numbers the text does not call a version: an address, unless a release
+
+
+def is_quad(text: str) -> bool:
+    """Four numbers without a "v" ("2.11.0.0", "10.0.0.12"): a version or an IPv4 address."""
+    parts = text.split(".")
+    return len(parts) == 4 and all(part.isdigit() for part in parts)
+
+
+def quad_named(text: str, start: int, names: list[SdkName]) -> bool:
+    """Whether the text says four numbers at `start` are a version: right after an SDK's name ("HLS 2.11.0.0",
+    "haskell-language-server@2.11.0.0", not "… at 10.0.0.12": `pattern.address_gap`) or a tight cue ("version
+    2.11.0.0"); "on", "at" or "to" alone do not, as addresses follow them too ("listening on 0.0.0.0")."""
+    ends = sorted({name.end for name in names})
+    if any(lexicon.pattern("adjacent_gap").fullmatch(text, end, start)
+           and not lexicon.pattern("address_gap").search(text, end, start) for end in _ends_before(ends, start)):
+        return True
+    return bool(lexicon.pattern("quad_cue").search(text, max(0, start - int(lexicon.weight("version_gap_chars"))),
+                                                   start))
 
 
 def _plausible(text: str, after: str) -> bool:
-    """False for dates, IP addresses and measurements."""
+    """False for dates, addresses with a port or a prefix length ("192.168.1.1:8080", "10.0.0.0/8") and
+    measurements."""
+    if is_quad(text) and lexicon.pattern("address_after").match(after):
+        return False
     parts = text.lstrip("vV").split(".")
     numeric = [p for p in parts if p.isdigit()]
-    if len(parts) == 4 and len(numeric) == 4 and text[:1] not in "vV":
-        return False
     if len(numeric) == 3 and (1900 <= int(numeric[0]) <= 2100 or 1900 <= int(numeric[-1]) <= 2100):
         return False
     return not lexicon.pattern("unit").match(after)
@@ -99,11 +124,12 @@ def _upgrade_object(text: str, before_start: int, before: str, names: list[SdkNa
     return "other" if any(word not in lexicon.words("generic_upgrade_object") for word in words) else "generic"
 
 
-def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
+def find_versions(text: str, names: list[SdkName], aliases: list[SdkName] | None = None) -> list[VersionMention]:
     """Plausible version mentions with scores, in text order.
 
     `names` are where the message names an SDK ("sentry_flutter", "Cocoa", "pydantic"); a version right after
-    one is very likely the customer's.
+    one is very likely the customer's. `aliases` (default `names`): every name of a known SDK, platform-like ones
+    too ("HLS"), after which four numbers are a version, not an address.
     """
     found: list[VersionMention] = []
     ends = sorted({name.end for name in names})
@@ -119,7 +145,8 @@ def find_versions(text: str, names: list[SdkName]) -> list[VersionMention]:
                     if lexicon.pattern("adjacent_gap").fullmatch(text, end, match.start())]
         score = score_mention(before, bool(adjacent), any(end in package_ends for end in adjacent),
                               _upgrade_object(text, line_start, before, names))
-        found.append(VersionMention(value, match.start(), match.end(), score))
+        tentative = is_quad(value) and not quad_named(text, match.start(), names if aliases is None else aliases)
+        found.append(VersionMention(value, match.start(), match.end(), score, tentative))
     return found
 
 
@@ -142,10 +169,12 @@ def _ends_before(ends: list[int], start: int) -> list[int]:
     return ends[bisect_left(ends, start - gap):bisect_right(ends, start)]
 
 
-def customer_version(text: str, names: list[SdkName]) -> VersionMention | None:
-    """The best-scoring mention that is not evidently something else; earliest on ties."""
+def customer_version(text: str, names: list[SdkName], tentative: bool = False,
+                     aliases: list[SdkName] | None = None) -> VersionMention | None:
+    """The best-scoring mention that is not evidently something else; earliest on ties. `tentative`: among the
+    four numbers the text does not call a version instead (see the module's docstring)."""
     best = None
-    for mention in find_versions(text, names):
-        if mention.score >= 0 and (best is None or mention.score > best.score):
+    for mention in find_versions(text, names, aliases):
+        if mention.tentative == tentative and mention.score >= 0 and (best is None or mention.score > best.score):
             best = mention
     return best
