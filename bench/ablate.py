@@ -151,6 +151,7 @@ RULES: list[tuple[Any, str, Any]] = [
     (candidate_order, "_same_name", lambda one, other: one == other),  # a class name and a phrase of its words
     (candidate_order, "_its_own", lambda grounds: grounds.own_text),  # a line citing only a commit rivals as a PR's
     (candidate_order, "first_match", lambda grounds: False),  # a capped confirmed line rivals by its subject alone
+    (candidate_order, "_names_a_rarer_idea", lambda rival, high: True),  # a line ranked below rivals without it
     (scan_demotions, "behind_first_match", lambda grounds: False),  # ... and the line it demotes cannot lead
     (extraction, "_shared_name", lambda text, registry: None),  # "sentry 13.4.0" is the SDK when none other is
     (extraction, "_shared_at_version", lambda text, registry, version, best: best),  # "sentry 0.47.0 in a tokio app"
@@ -183,6 +184,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("label_name_whole", 0.0),  # evidence: a component label's code name is read whole, not by its words
     ("behind_own", 0.0),  # scan_demotions: a bundled HIGH demoted behind an older own line is objected too
     ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH
+    ("later_reach", 1.0),  # scan_release_notes: lines ranked just below the HIGH in its batch rival it too
     ("weak_line", 0.0),  # scoring: a weak line of a message is in the area only by its PR description
     ("held_resume", 0.0),  # scan_release_notes: ... before the scan stops at it, so the scan goes on
     ("negated_base", 0.0),  # question_terms: an "un-" word also reads as the word it negates ("unminified")

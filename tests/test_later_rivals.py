@@ -142,3 +142,85 @@ def test_a_word_of_a_code_name_names_its_concept_only_in_part() -> None:
     evidence = gather(pr, None, query, stats, False, [], frozenset(query), "r")
     partly = scoring.partly(evidence)
     assert "path_info" in partly and "lint" not in partly and "slash" not in partly
+
+
+SETUP_WORDS = ("With `--interactive` it prompts me for a required var; I hit Esc and it does not quit, the task runs "
+               "anyway.")
+NAMES = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima",
+         "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
+         "xray", "yankee", "zulu", "amber", "basil", "cedar", "dune"]
+
+
+def test_a_line_ranked_just_below_the_high_naming_a_rarer_idea_rivals_it(tmp_path, lexicon_restored) -> None:
+    """go-task: the customer's setup ("`--interactive` … prompts … required var") is all 1.1.0's "Fixed `--interactive`
+    prompts for required vars sometimes appearing in a random order" names, a ✓ on its own; 1.2.0's "Fixed pressing
+    `Esc` at an `--interactive` prompt not cancelling the run", ranked just below it in the batch, names the
+    symptom too, an idea as rare as any the ✓ names. With `later_reach` 0.6 it is judged and rivals: both MEDIUM, the
+    later one leading as the clear match. At 1 (only lines ranked above) 1.1.0 is the ✓."""
+    lines = {"1.0.0": "Update the docs footer",
+             "1.1.0": "Fixed `--interactive` prompts for required vars sometimes appearing in a random order",
+             "1.2.0": "Fixed pressing `Esc` at an `--interactive` prompt not cancelling the run",
+             "1.3.0": "Bump the test matrix"}
+    prs = {"1.0.0": 10, "1.1.0": 11, "1.2.0": 12, "1.3.0": 13}
+    pulls = [dict(pull, title="fix: escape key presses not cancelling the prompt for required vars")
+             if pull["number"] == 12 else pull for pull in line_pulls(lines, prs)]
+    filler = ["Bump the test matrix", *(f"Tidy the {name} module" for name in NAMES)]  # the notes' everyday words
+    path = releases_with_filler(tmp_path / "cache.db", "acme/runner", lines, prs, filler)
+    question = AskInput(repo="acme/runner", version="1.0.0", problem=SETUP_WORDS)
+    with FakeGitHub() as github:
+        github.add_repo("acme/runner", pulls=pulls)
+        use_weights(later_rival=0.7, later_reach=0.6, held_releases=0)
+        answer, _ = ask(path, github.url, question)
+        assert answer.outcome == Outcome.MEDIUM, answer.message
+        assert [c.pr for c in answer.candidates][:1] == [12] and {c.pr for c in answer.candidates} == {11, 12}
+        assert "PR #12 of the later 1.2.0 is about the same thing" in next(c for c in answer.candidates
+                                                                         if c.pr == 11).reason
+        use_weights(later_reach=1.0)
+        answer, _ = ask(path, github.url, question)
+        assert answer.outcome == Outcome.HIGH and [c.pr for c in answer.candidates] == [11], answer.message
+
+
+def test_a_line_ranked_below_the_high_rivals_only_naming_a_rarer_idea(lexicon_restored) -> None:
+    """`later_rival`'s `below`: the HIGH "… `--interactive` prompts for required vars … random order" (subjects
+    "interact", "prompt requir"; the rarer in 0.27% of the notes) against lines of its batch ranked below it. One
+    naming "esc" too, as rare, rivals, in its own release as well; one naming the same ideas (the fix told twice),
+    an idea as rare but only a word of the HIGH's phrase ("prompt"), or an everyday one ("command" in 1.4% of the
+    notes, under the HIGH's rarest but above `rival_share`) does not. Ranked above the HIGH, the same lines rival
+    on strength and subject alone."""
+    use_weights(later_rival=0.7, later_subject=1, rival_share=0.01)
+    high = candidate("3.52.0", 2871, Confidence.HIGH, 31.5)
+    shares = {"interact": 0.0106, "prompt requir": 0.0027, "esc": 0.0027, "prompt": 0.0027, "command": 0.0144}
+
+    def grounds_of(*subjects: str) -> Grounds:
+        return Grounds(subjects=subjects, shares=tuple(shares[s] for s in subjects), own_text=True)
+
+    grounds = {2871: grounds_of("interact", "prompt requir"), 2942: grounds_of("interact", "esc", "prompt requir"),
+               1: grounds_of("interact", "prompt requir"), 2: grounds_of("interact", "prompt"),
+               3: grounds_of("interact", "command")}
+    named = lambda c: grounds.get(c.pr)  # noqa: E731
+    rival = candidate("3.53.1", 2942, Confidence.HIGH, 40.3)
+    assert later_rival(high, [rival], named, below=[rival]) is rival
+    same_release = candidate("3.52.0", 2942, Confidence.MEDIUM, 30.0)
+    assert later_rival(high, [same_release], named, below=[same_release]) is same_release
+    for pr in (1, 2, 3):
+        line = candidate("3.53.1", pr, Confidence.HIGH, 40.0)
+        assert later_rival(high, [line], named, below=[line]) is None
+        assert later_rival(high, [line], named) is line  # ranked above: the rule as it was
+
+
+
+def test_an_everyday_idea_a_line_ranked_below_names_is_no_rival_however_everyday_the_highs(lexicon_restored) -> None:
+    """sentry-android-gradle-plugin: the ✓ "Defer the telemetry default-org lookup … configuration cache no longer
+    re-runs `sentry-cli` on every build" names only ideas in 4–8% of the notes ("configur cach", "build"); a sibling
+    quoting an error ("… starting process 'command …'") names "command" (1.4%), rarer than those, but not rare
+    (`rival_share` 1%): no rival. With the bar at 2% it would be one."""
+    use_weights(later_rival=0.7, later_subject=1, rival_share=0.01)
+    high = candidate("6.11.0", 1263, Confidence.HIGH, 21.4)
+    sibling = candidate("6.11.0", 1264, Confidence.HIGH, 25.8)
+    grounds = {1263: Grounds(subjects=("build", "configur cach"), shares=(0.0769, 0.0433), own_text=True),
+               1264: Grounds(subjects=("command", "build", "configur cach"), shares=(0.0144, 0.0769, 0.0433),
+                             own_text=True)}
+    named = lambda c: grounds.get(c.pr)  # noqa: E731
+    assert later_rival(high, [sibling], named, below=[sibling]) is None
+    use_weights(rival_share=0.02)
+    assert later_rival(high, [sibling], named, below=[sibling]) is sibling

@@ -240,28 +240,58 @@ def first_match(grounds: Grounds | None) -> bool:
     return grounds is not None and grounds.capped
 
 
-def later_rival(high: R, later: Iterable[R], grounds: Callable[[R], Grounds | None]) -> R | None:
-    """The first of `later` (lines of later releases the scan passed over once it had `high`) that rivals the HIGH:
-    MEDIUM or better, nothing objecting, not a second look, its own evidence (`_its_own`), naming the HIGH's
-    first subject (or a rare one, `_shared_subject`; unless `later_subject` is 0) and covering the problem at least
-    `later_rival` (lexicon.toml [weight]; inf: off) times as well (`strength`). None when none does.
+def later_rival(high: R, later: Iterable[R], grounds: Callable[[R], Grounds | None],
+                below: Iterable[R] = ()) -> R | None:
+    """The first of `later` (lines the scan passed over once it had `high`, of its release or later ones) that
+    rivals the HIGH: MEDIUM or better, nothing objecting, not a second look, its own evidence (`_its_own`), naming
+    the HIGH's first subject (or a rare one, `_shared_subject`; unless `later_subject` is 0) and covering the
+    problem at least `later_rival` (lexicon.toml [weight]; inf: off) times as well (`strength`); one of `below`
+    (the filter ranked it below the HIGH's line) also naming an idea of the problem the HIGH does not, at least as
+    rare as the HIGH's rarest (`_names_a_rarer_idea`). None when none does.
 
     Why: `older_rivals`' twin for the lines after the HIGH within its batch: the filter ranked them above the HIGH's
-    line, and one naming the same thing at least as well says the earlier ✓ may be another bug of that part."""
+    line, and one naming the same thing at least as well says the earlier ✓ may be another bug of that part. A line
+    ranked below says so only when it names what the HIGH leaves out: most such lines repeat the HIGH's fix (a
+    release listing it twice, a follow-up naming the same ideas) and must not take a right ✓ away."""
     named, least = grounds(high), lexicon.weight("later_rival")
     if named is None or not high.strength or not math.isfinite(least):
         return None
-    same = lexicon.weight("later_subject") > 0
+    same, lower = lexicon.weight("later_subject") > 0, [id(c) for c in below]
     for rival in later:
         theirs = grounds(rival)
         if (rival.confidence in ("high", "medium") and not rival.objected and not rival.second_look
                 and rival.strength is not None and theirs is not None and _its_own(theirs)
-                and release_order(rival) > release_order(high)
+                and release_order(rival) >= release_order(high)
                 and (not same or _shared_subject(named, theirs, lexicon.weight("rival_share"))
                      or _names_in_full(theirs, named))
-                and rival.strength >= least * high.strength):
+                and rival.strength >= least * high.strength
+                and (id(rival) not in lower or _names_a_rarer_idea(theirs, named))):
             return rival
     return None
+
+
+def _names_a_rarer_idea(rival: Grounds, high: Grounds) -> bool:
+    """Whether the rival names, as a subject, an idea of the problem the HIGH does not name (nor a phrase holding
+    it), fewer or as few of the repository's notes naming it (`Grounds.shares`) as the rarest subject the HIGH names,
+    and rare there (under `rival_share`, lexicon.toml [weight]: the bar of `_shared_subject`'s rare subjects).
+
+    Why: the filter ranked the line below the HIGH's, so it is no rival for naming the same ideas (most such lines
+    are the HIGH's fix told twice, or its follow-up); naming one more idea of the problem, as specific as anything
+    the HIGH names, says the HIGH may be another bug of the same part — the customer's setup named verbatim
+    ("--interactive prompts for required vars") with the symptom ("Esc") left out. An everyday idea ("command" in
+    a pasted error) says nothing of the kind, however everyday the HIGH's own ideas are."""
+    if not rival.subjects or not high.subjects:
+        return False
+    rarest = min([*(high.shares or (1.0,) * len(high.subjects)), lexicon.weight("rival_share")])
+    shares = rival.shares or (1.0,) * len(rival.subjects)
+    return any(share <= rarest and not any(_one_idea(subject, own) for own in high.subjects)
+               for subject, share in zip(rival.subjects, shares, strict=False))
+
+
+def _one_idea(one: str, other: str) -> bool:
+    """Whether two subjects name one idea: the same name (`_same_name`), or one a word of the other ("replai" of
+    "replai id": a concept is named by whichever of its terms a headline has)."""
+    return _same_name(one, other) or one in other.split() or other in one.split()
 
 
 def _names_in_full(rival: Grounds, high: Grounds) -> bool:

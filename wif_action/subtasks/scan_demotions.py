@@ -69,27 +69,34 @@ def _held_lines(scan: Scan, repo: str, user_release: Release) -> list[Candidate]
 def demote_behind_later_lines(scan: Scan) -> None:
     """A HIGH the scan stopped at becomes MEDIUM when a line of a later release of its batch, which the filter
     ranked above the HIGH's own line and the scan therefore never judged, is judged now and rivals it
-    (`candidate_order.later_rival`): both are listed, as MEDIUMs, oldest first.
+    (`candidate_order.later_rival`): both are listed, as MEDIUMs, oldest first. So does a line of its batch (its
+    own release's too) ranked close below it (`later_reach`), when it names an idea of the problem the HIGH does
+    not, at least as rare as the HIGH's rarest (`candidate_order._names_a_rarer_idea`).
 
     Why: the scan stops at the first HIGH, oldest first; when the batch's best line is a later fix of the same
     part of the code ("Fix Timeout middleware Context propagation" after "Fix timeout middleware not sending
     status code"), the earlier HIGH is often another bug of that part, and a ✓ on it is the worst answer. The
-    later line is judged in full (its PR read) so the answer can name it; nothing is judged past the batch."""
+    later line is judged in full (its PR read) so the answer can name it; nothing is judged past the batch. A line
+    ranked just below is the same doubt when it names what the HIGH leaves out: "Fixed --interactive prompts for
+    required vars sometimes appearing in a random order" is a ✓ on the customer's setup words alone, "Fixed
+    pressing `Esc` at an interactive variable prompt not cancelling the run" names the setup and the symptom."""
     result, evaluator = scan.result, scan.evaluator
     for passed in scan.passed:
         if passed.high not in result.candidates or passed.high.confidence != Confidence.HIGH:
             continue
-        judged_lines = (_judge_line(scan, item, passed) for item in passed.items)
-        rival = later_rival(passed.high, [c for c in judged_lines if c is not None], evaluator.grounds)
+        judged_lines = [(item, _judge_line(scan, item, passed)) for item in passed.items]
+        below = [c for item, c in judged_lines if c is not None and item.relevance <= passed.relevance]
+        rival = later_rival(passed.high, [c for _, c in judged_lines if c is not None], evaluator.grounds, below)
         if rival is None:
             continue
-        scan.run.journal.note(f"{change(passed.high)} ({passed.high.version}) lowered to medium: the later "
-                              f"{change(rival)} ({rival.version}) names the problem as well.")
+        where = "the same release" if rival.version == passed.high.version else f"the later {rival.version}"
+        scan.run.journal.note(f"{change(passed.high)} ({passed.high.version}) lowered to medium: "
+                              f"{change(rival)} of {where} names the problem as well.")
         index = next(i for i, c in enumerate(result.candidates) if c is passed.high)
         result.candidates[index] = replace(
             passed.high, confidence=Confidence.MEDIUM,
-            reason=f"{passed.high.reason} But {change(rival)} of the later {rival.version} is about the same "
-                   "thing and names the problem at least as well, so neither is certain.")
+            reason=f"{passed.high.reason} But {change(rival)} of {where} is about the same "
+                   "thing and names the problem about as well, so neither is certain.")
         result.candidates.append(replace(rival, confidence=Confidence.MEDIUM) if rival.confidence == Confidence.HIGH
                                  else rival)
 

@@ -88,15 +88,18 @@ def _held_check(repo: str, user_release: Release) -> Callable[[Scan], None] | No
 def _pass_over(scan: Scan, last: RelevantEntry | None, rest: list[RelevantEntry], by_id: dict[int, Entry],
                first: dict[tuple[str, int], Release]) -> None:
     """Remember the lines of the batch the filter ranked above the line the scan stopped at (`last`, whose PR
-    was the HIGH), for `demote_behind_later_lines`."""
+    was the HIGH), or below it at no less than `later_reach` (lexicon.toml [weight]; 1: none below) of its
+    relevance, for `demote_behind_later_lines`."""
     high = scan.result.candidates[-1] if scan.result.candidates else None
     if last is None or high is None or high.confidence != Confidence.HIGH or scan.lines.get(id(high)) is None:
         return
     if scan.lines[id(high)].id != last.entry.id:
         return
-    above = [item for item in rest if item.relevance > last.relevance and not item.second_look]
+    reach = lexicon.weight("later_reach")
+    above = [item for item in rest if not item.second_look
+             and (item.relevance > last.relevance or (reach < 1 and item.relevance >= reach * last.relevance))]
     if above and math.isfinite(lexicon.weight("later_rival")):
-        scan.passed.append(Passed(high, above, by_id, first))
+        scan.passed.append(Passed(high, above, by_id, first, last.relevance))
 
 
 def _scan_batch(scan: Scan, batch: list[Release], entries: list[Entry]) -> None:

@@ -40,7 +40,7 @@ class Scan:
     result: ScanResult
     names: dict[str, str]
     lines: dict[int, Entry] = field(default_factory=dict)  # id of a candidate → the release line it was judged on
-    passed: list[Passed] = field(default_factory=list)  # lines the filter ranked above a HIGH the scan stopped at
+    passed: list[Passed] = field(default_factory=list)  # lines of the batch of a HIGH the scan stopped at
     held: Callable[[Scan], None] | None = None  # lowers a HIGH behind the customer's own lines before the scan stops
     resumed: bool = False  # a HIGH was lowered there and the scan went on: it ends with the batch
 
@@ -61,12 +61,14 @@ class Scan:
 @dataclass
 class Passed:
     """The lines of a batch the scan never judged because it stopped at `high`, each ranked above the HIGH's own
-    line by the filter (`relevance`), with what `scan_release_notes._consider` needs to judge them."""
+    line by the filter (`relevance`) or close below it (`later_reach`), with what `scan_release_notes._consider`
+    needs to judge them; `relevance`: the HIGH's line's."""
 
     high: Candidate
     items: list[RelevantEntry]
     by_id: dict[int, Entry]
     first: dict[tuple[str, int], Release]
+    relevance: float = 0.0
 
 
 def confirmed_high_count(result: ScanResult) -> int:
