@@ -123,6 +123,14 @@ EQUIVALENTS = [
     # ... nor "watcher" "watch": a file watcher that never reruns a task is watch mode's business.
     ("watcher", "Watch mode (`--watch`) now always runs the task", "without that setting the watcher reruns the build",
      {"watch"}, set()),
+    # What may be retried is retryable: "isredirect/retryable" is about a request that "retries" (Porter: "retryabl").
+    ("retryable", "Ensure a Request accounts correctly for isredirect/retryable.",
+     "the streamed body stays empty when the request retries", {"request", "retri"}, {"request"}),
+    # British spellings: a customer's "colours" and "parenthesised" are the notes' "color" and "parenthesized".
+    ("colour", "Fixed truecolor to eight bit color conversion", "hex colours are shown as different colours",
+     {"color"}, set()),
+    ("parenthesise", "Fix `# fmt: skip` being ignored in nested `if` expressions with parenthesized `in` clauses",
+     "the skip comment on a parenthesised membership test", {"skip", "ignor", "parenthes"}, {"skip", "ignor"}),
 ]
 
 
