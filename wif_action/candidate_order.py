@@ -217,6 +217,59 @@ def older_rivals(candidates: Iterable[R], grounds: Callable[[R], Grounds | None]
     return found
 
 
+def more_specific_held(high: R, held: Iterable[R], grounds: Callable[[R], Grounds | None]) -> R | None:
+    """The first line of a release the customer already runs (`PrEvaluator.held`, MEDIUM or HIGH on its own words,
+    nothing objecting) that names the problem more specifically than the later HIGH: it names one of the HIGH's
+    subjects (`_names_subject`), every subject of the HIGH it leaves unnamed is everyday (a share of the repository's
+    notes of at least `held_specific`, lexicon.toml [weight]; 0: off), it names a specific idea of the problem the
+    HIGH does not (`_specific_beyond`), and it names more of the problem's ideas (`breadth`). None when none does.
+    Both are weighed on their release line alone.
+
+    Why: the scan judges only releases after the customer's (the spec), so when the customer's release already says
+    it fixed the problem ("`null` in the JSON payload caused an uncaught exception" of the gRPC gateway), a later
+    line of the same part of the code ("respond with status 400 … instead of 500" on a JSON decoding error) reached
+    ✓ by its everyday words though it names nothing of the problem the older line leaves out. A later line that
+    names a specific idea the older one lacks ("one data category", "Unity 6") is the later fix of that: it keeps
+    its ✓ (the fixed-again lines name the same subjects and are no broader)."""
+    rare, named = lexicon.weight("held_specific"), grounds(high)
+    if rare <= 0 or named is None or not named.subjects or high.breadth is None:
+        return None
+    for line in held:
+        theirs = grounds(line)
+        if (line.confidence in ("high", "medium") and not line.objected and theirs is not None and theirs.subjects
+                and line.breadth is not None and line.breadth > high.breadth
+                and release_order(line) < release_order(high)
+                and any(_names_subject(theirs, subject) for subject in named.subjects)
+                and all(share >= rare for subject, share in _shared(named) if not _names_subject(theirs, subject))
+                and _specific_beyond(theirs, named, rare)):
+            return line
+    return None
+
+
+def _shared(grounds: Grounds) -> list[tuple[str, float]]:
+    """Each subject with its share of the repository's notes (1.0, everyday, when the engine measures none)."""
+    return list(zip(grounds.subjects, grounds.shares or (1.0,) * len(grounds.subjects), strict=False))
+
+
+def _names_subject(line: Grounds, subject: str) -> bool:
+    """Whether a line names a subject: by the same name (`_same_name`), or by a word of the subject's phrase that is
+    not its last ("sentinel" of "sentinel server": the word saying which server; "view" of "scroll view" is only
+    the kind of thing, and says nothing of which).
+
+    Why: a release line often names the part of the code by its qualifier alone ("Add `auth` to command-map for
+    Sentinel"), while the head noun of an English compound is the general word."""
+    *qualifiers, _ = subject.split()
+    return any(_same_name(subject, theirs) or theirs in qualifiers for theirs in line.subjects)
+
+
+def _specific_beyond(line: Grounds, high: Grounds, rare: float) -> bool:
+    """Whether the line names a subject rarer than `rare` in its repository's notes that the HIGH does not name,
+    by the same name or as a word of one of its phrases either way."""
+    return any(share < rare and not any(_same_name(subject, other) or subject in other.split()
+                                        or other in subject.split() for other in high.subjects)
+               for subject, share in _shared(line))
+
+
 def _its_own(grounds: Grounds) -> bool:
     """Whether a scanned line brings evidence of its own to rival with: the run read its PR (`own_text`), or the line
     cites a commit and no PR (`commit_line`), so the note is the change's own record (its commit subject, as in

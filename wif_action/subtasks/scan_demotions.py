@@ -11,33 +11,45 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from wif_action import candidate_order, lexicon
-from wif_action.candidate_order import later_rival, older_rivals
+from wif_action.candidate_order import later_rival, more_specific_held, older_rivals
 from wif_action.models import Candidate, Confidence, Grounds, Release, RelevantEntry
 from wif_action.ports import ToolError
 from wif_action.subtasks.pr_evaluation import HELD
 from wif_action.subtasks.scan_state import Passed, Scan, ScanResult, change, named_line, relevant_entries, shipped_in
 
+SPECIFIC = "more specific"  # the `reason` of a held rival found by `candidate_order.more_specific_held`
+
 
 def demote_behind_held_lines(scan: Scan, repo: str, user_release: Release) -> None:
     """A HIGH of the scan that a line of a release the customer already runs rivals (`_held_lines`) becomes
     MEDIUM, its reason saying so (`candidate_order.older_rivals`, the held lines as rivals). Both are weighed on
-    the same evidence, the release line alone: what each release says it fixed.
+    the same evidence, the release line alone: what each release says it fixed. A HIGH none of them rivals is
+    weighed against the lines of the newest `held_specific_releases` (lexicon.toml [weight]) releases, read only
+    then: one naming the problem more specifically rivals it (`candidate_order.more_specific_held`).
 
     Why: the scan judges only releases after the customer's (the spec), so a later fix of the same component
     reached ✓ while the fix the customer already runs, naming the problem as well, never competed."""
     result, evaluator = scan.result, scan.evaluator
-    if lexicon.weight("held_releases") < 1 or not math.isfinite(lexicon.weight("held_rival")):
+    newest, wider = int(lexicon.weight("held_releases")), int(lexicon.weight("held_specific_releases"))
+    if newest < 1 or not math.isfinite(lexicon.weight("held_rival")):
         return  # the rule off: nothing more is read or judged
     highs = [c for c in result.candidates if c.confidence == Confidence.HIGH and id(c) in scan.lines]
-    as_lines = {}
+    as_lines, breadths = {}, {}
     for high in highs:
         line = evaluator.held(scan.lines[id(high)])
         if line is not None and line.strength:  # an engine that measures no strength cannot compare lines
             as_lines[id(high)] = replace(high, strength=line.strength, source=HELD)
-    held = _held_lines(scan, repo, user_release) if as_lines else []
-    if not held:
-        return
-    rivalled = {id(copy): rival for copy, rival in older_rivals(list(as_lines.values()), evaluator.grounds, held)}
+            breadths[id(high)] = line.breadth
+    held = _held_lines(scan, repo, user_release, newest) if as_lines else []
+    confirmed = [line for line in held if line.confidence == Confidence.HIGH]
+    rivalled = {id(copy): rival for copy, rival in older_rivals(list(as_lines.values()), evaluator.grounds, confirmed)}
+    left = [(key, copy) for key, copy in as_lines.items() if id(copy) not in rivalled]
+    if left and wider > newest and lexicon.weight("held_specific") > 0:  # the wider window, read only when needed
+        held += _held_lines(scan, repo, user_release, wider, skip=newest)
+        for key, copy in left:  # both weighed on their release line alone, its breadth too
+            rival = more_specific_held(replace(copy, breadth=breadths[key]), held, evaluator.grounds)
+            if rival is not None:
+                rivalled[id(copy)] = replace(rival, reason=SPECIFIC)
     demoted = {id(high): rivalled[id(as_lines[id(high)])] for high in highs
                if id(high) in as_lines and id(as_lines[id(high)]) in rivalled}
     for rival in demoted.values():  # read from the cache: the reason may name them (as the customer's, not a fix)
@@ -46,14 +58,15 @@ def demote_behind_held_lines(scan: Scan, repo: str, user_release: Release) -> No
     _demote(result, demoted, scan.run.journal.note)
 
 
-def _held_lines(scan: Scan, repo: str, user_release: Release) -> list[Candidate]:
-    """The lines of the newest `held_releases` (lexicon.toml [weight]; 0: the rule off) releases at or before the
-    customer's (theirs included), from the cache, that the judge picks and confirms HIGH on their own words
-    (`PrEvaluator.held`: lines that would be a ✓ were they after the customer's version): rivals of a later
-    HIGH, never an answer (the spec: a fix at or before the customer's version is discarded). A MEDIUM there is
-    only the same area ("Set foreground true for watchdog terminations" against a missing-context fix)."""
+def _held_lines(scan: Scan, repo: str, user_release: Release, newest: int, skip: int = 0) -> list[Candidate]:
+    """The lines of the newest `newest` releases at or before the customer's (theirs included) but the newest
+    `skip`, from the cache, that the judge picks, each judged on its own words (`PrEvaluator.held`: lines that would
+    be a ✓ were they after the customer's version): rivals of a later HIGH, never an answer (the spec: a fix at or
+    before the customer's version is discarded). The caller weighs their levels: a MEDIUM is often only the same
+    area ("Set foreground true for watchdog terminations" against a missing-context fix)."""
     cache = scan.run.tools.cache
-    releases = cache.stable_up_to(repo, user_release.version_key, int(lexicon.weight("held_releases")))
+    releases = cache.stable_up_to(repo, user_release.version_key, newest)
+    releases = releases[:max(len(releases) - skip, 0)]
     entries = cache.entries([r.id for r in releases]) if releases else []
     if not entries:
         return []
@@ -63,7 +76,7 @@ def _held_lines(scan: Scan, repo: str, user_release: Release) -> list[Candidate]
         return []
     by_id = {entry.id: entry for entry in entries}
     lines = (scan.evaluator.held(by_id[item.entry.id]) for item in relevant if item.entry.id in by_id)
-    return [line for line in lines if line is not None and line.confidence == Confidence.HIGH]
+    return [line for line in lines if line is not None]
 
 
 def demote_behind_later_lines(scan: Scan) -> None:
@@ -171,8 +184,8 @@ def _rival_clause(rival: Candidate, first: bool = False) -> str:
     """Why a HIGH was lowered; a line the customer already runs is named as theirs, never as a fix to take; a rival
     that was the first confirmed match of the subject (`first`) as the match found first."""
     if rival.source == HELD:
-        return (f"your version already includes {rival.version}, whose line for {change(rival)} names the problem "
-                "about as well")
+        how = "more specifically" if rival.reason == SPECIFIC else "about as well"
+        return f"your version already includes {rival.version}, whose line for {change(rival)} names the problem {how}"
     if first:
         return f"{change(rival)} of the older {rival.version} is about the same thing and matched the problem first"
     return f"{change(rival)} of the older {rival.version} is about the same thing and names the problem about as well"
