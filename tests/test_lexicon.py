@@ -159,6 +159,19 @@ def test_a_repeated_value_is_a_duplicate() -> None:
     assert _keys(note) & _keys(problem) == {"trailer"}
 
 
+def test_a_segfault_signal_is_a_crash() -> None:
+    """"crashes when players quit the game (SIGSEGV during shutdown)" and "Fixed occasional crash on exit" name one
+    kind of failure: SIGSEGV is the signal the crash ends in (lexicon `[[symptom]]` crash, word "sigsegv"), so a
+    question that names only the signal asks a crash; without the word it asks no kind of failure."""
+    crash = lexicon.synonyms()[stem("exc_bad_access")]
+    assert crash in _keys("the game dies with SIGSEGV during shutdown") & _keys("Fixed occasional crash on exit")
+    tables = lexicon.data()
+    record = next(r for r in tables["symptom"] if r["name"] == "crash")
+    record["words"] = [w for w in record["words"] if w != "sigsegv"]
+    lexicon.use(tables)
+    assert crash not in _keys("the game dies with SIGSEGV during shutdown")
+
+
 def test_the_platform_table_is_sane() -> None:
     names = [platform.name for platform in lexicon.platforms()]
     assert len(names) == len(set(names))
@@ -374,6 +387,11 @@ def test_a_duration_below_a_second_is_one_term_however_it_is_written() -> None:
      "Fix some warnings with the Microsoft compiler", "msvc", "a Visual Studio Code extension"),
     ("msvc", "the build fails with Visual C++ 2019", "Fix compiling without CMake with MSVC", "msvc",
      "a visual studio code workspace, a visual effect"),
+    ("size_compared", "Is there a newer version that ships a smaller build?",
+     "Use a minified and optimized bundle to reduce the SDK size", "size", "a small build step"),
+    ("open_files", "after a day the workers log `too many open files`",
+     "Fix the UDP socket leak caused by frequent DNS queries", "leak",
+     "Fix a bug where Kong fails to start when the ulimit setting (open files) is low"),
     ("package_manager", "our `pnpm install` fails in the postinstall step; a colleague on Yarn berry sees it too",
      "This change ensures the postinstall script remains compatible with package managers other than `npm`",
      "packag manag", "the CLI's npm package fails to install"),
