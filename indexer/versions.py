@@ -114,6 +114,12 @@ def _numeric_parts(text: str) -> list[str]:
     return [p for p in core.split(".") if p.isdigit()]
 
 
+def is_quad(text: str) -> bool:
+    """Four numbers without a "v" ("2.11.0.0", "10.0.0.12"): a version or an IPv4 address."""
+    parts = text.split(".")
+    return len(parts) == 4 and all(part.isdigit() for part in parts)
+
+
 def is_complete(text: str) -> bool:
     """True when the user typed at least major.minor.patch (or a pre-release suffix)."""
     return len(_numeric_parts(text)) >= 3 or bool(re.search(r"[A-Za-z]", text.strip().lstrip("vV")))

@@ -19,8 +19,8 @@ from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
 from indexer.github_refs import GITHUB_URL
-from indexer.versions import VERSION_IN_TEXT
-from wif_action.engines.offline.versions_in_text import SdkName, is_quad, quad_named
+from indexer.versions import VERSION_IN_TEXT, is_quad
+from wif_action.engines.offline.versions_in_text import SdkName, quad_named
 from wif_action.models import (
     Confidence,
     Entry,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from indexer.github_refs import find_links, parse_link
-from indexer.versions import is_complete
+from indexer.versions import is_complete, is_quad
 from wif_action.journal import Journal
 from wif_action.models import AskInput, Request
 from wif_action.ports import ToolError
@@ -82,7 +82,7 @@ def confirm_tentative_version(run: Run, request: Request, repo: str) -> Request:
         return request
     cache = run.tools.cache
     release = cache.find_release(repo, tentative)  # a CacheReadError goes up, as for the repository
-    quad = len(tentative.split(".")) == 4 and tentative.replace(".", "").isdigit()
+    quad = is_quad(tentative)
     if release is None or cache.count_stable_after(repo, release.version_key) > run.options.max_releases:
         return request
     if quad and len(release.version.split(".")) != 4:  # "10.0.0.0" is equal to a 10.0.0: not a number it released

@@ -17,6 +17,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from indexer.versions import is_quad
 from wif_action import lexicon
 
 VERSION = re.compile(
@@ -46,12 +47,6 @@ class VersionMention:
     end: int
     score: float
     tentative: bool = False  # four numbers the text does not call a version: an address, unless a release
-
-
-def is_quad(text: str) -> bool:
-    """Four numbers without a "v" ("2.11.0.0", "10.0.0.12"): a version or an IPv4 address."""
-    parts = text.split(".")
-    return len(parts) == 4 and all(part.isdigit() for part in parts)
 
 
 def quad_named(text: str, start: int, names: list[SdkName]) -> bool:
