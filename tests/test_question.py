@@ -162,3 +162,17 @@ def test_the_asked_sdks_own_package_name_is_no_evidence():
     assert "laravel" not in question_of(laravel, registry, "getsentry/sentry-laravel").own_names
     assert own_name_keys("Customer uses sentry-laravel 4.6.0 with Octane", "getsentry/sentry-laravel",
                          registry) == {"laravel"}
+
+
+def test_a_member_named_through_the_sdks_own_name_weighs_as_a_code_name(tmp_path) -> None:
+    """"`zap.Time("expires", t)` logs wrong dates": notes name the SDK's API without the SDK ("Fix handling of `Time`
+    values"), so "Time" weighs as the code name it is, not as a part split out of one; a member of another owner
+    ("time.Time") stays a part."""
+    path = tmp_path / "registry.json"
+    path.write_text('{"repositories": {"acme/zap": {"aliases": ["zap"]}}}')
+    registry, text = load_registry(path), "`zap.Time(\"expires\", t)` logs wrong dates for far dates"
+    plain = analyse_question(text, f"zap 1.14.0: {text}", registry, repo="acme/zap")
+    assert plain.terms["time"].weight == plain.terms["zap.time"].weight
+    assert plain.terms["zap"].weight < plain.terms["time"].weight
+    other = analyse_question("`time.Time{}` logs as a wrong date", "zap 1.14.0", registry, repo="acme/zap")
+    assert other.terms["time"].weight < other.terms["time.time"].weight

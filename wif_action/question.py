@@ -18,7 +18,7 @@ from wif_action.direction import Complaint, complaints
 from wif_action.lexicon.control_case import without_the_ask
 from wif_action.lexicon.names import alias_kind_weight, is_package_weight
 from wif_action.lexicon.question_terms import problem_terms, query_terms
-from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, quoted_spans
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, alternatives, analyse, qualified_members, quoted_spans
 from wif_action.models import Request
 from wif_action.platforms import api_levels, as_api_levels, named_platforms, repository_platforms
 from wif_action.problem_kind import wants_functionality
@@ -82,7 +82,9 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
     # the ask's words are no symptom; "Android 6.0" also reads as "API level 23"
     said, asked = (as_api_levels(without_the_ask(text)) for text in (problem, request_text))
     terms = query_terms(said, asked, lexicon.weight("setup_factor", from_message))
-    for key in (sdk_name_keys(request_text, registry, repo) | manager_keys(request_text)) & terms.keys():
+    names = sdk_name_keys(request_text, registry, repo)
+    _members_of_the_sdk(terms, f"{said}\n{asked}", names)
+    for key in (names | manager_keys(request_text)) & terms.keys():
         term = terms[key]
         terms[key] = Term(term.key, term.surface, min(term.weight, lexicon.weight("sdk_name")), term.kind)
     return Question(
@@ -100,6 +102,19 @@ def analyse_question(problem: str, request_text: str = "", registry: Registry | 
         failure_classes=failure_classes(problem),
         sides=lexicon.sides_named(both[:MAX_ANALYSED_CHARS]),
         links=tuple(link.url for link in find_links(request_text)))
+
+
+def _members_of_the_sdk(terms: dict[str, Term], text: str, names: set[str]) -> None:
+    """Each member the text names through the asked SDK's own name ("`zap.Time(…)`", "`fmt::format`") weighs as
+    the qualified name it is part of: notes name an SDK's API without the SDK ("Fix handling of `Time` values"),
+    so the member is the code name, where a word split out of another code name is only a part (`weight.part`)."""
+    if lexicon.weight("sdk_member") <= 0:
+        return
+    for member, owners in qualified_members(text):
+        term, whole = terms.get(member), [t for t in terms.values() if t.identifier and t.key.endswith(member)]
+        if term is None or term.identifier or not owners or not owners <= names or not whole:
+            continue
+        terms[member] = Term(term.key, term.surface, max(term.weight, max(t.weight for t in whole)), "identifier")
 
 
 def failure_classes(text: str) -> dict[str, str]:
