@@ -131,6 +131,9 @@ EQUIVALENTS = [
      {"color"}, set()),
     ("parenthesise", "Fix `# fmt: skip` being ignored in nested `if` expressions with parenthesized `in` clauses",
      "the skip comment on a parenthesised membership test", {"skip", "ignor", "parenthes"}, {"skip", "ignor"}),
+    # Ruby's `rescue` is what a customer of any language calls catching an exception.
+    ("rescue", "#2478: Fix rescue_from with invalid response - @ericproulx.",
+     "our catch-all error handler returns plain text instead of a proper response", {"respons", "catch"}, {"respons"}),
 ]
 
 

@@ -45,6 +45,7 @@ def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0)
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     _add(weights, negated_bases(weights), lexicon.weight("negated_base"))
+    _add(weights, negated_participles(problem, weights), lexicon.weight("negated_base"))
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
 
@@ -113,6 +114,18 @@ def negated_bases(weights: dict[str, Term]) -> list[Term]:
             found += [Term(t.key, t.surface, term.weight, t.kind) for t in word_terms(term.surface[len(prefix):])
                       if t.kind == "word" and t.key not in weights]
     return found
+
+
+def negated_participles(problem: str, known: dict[str, Term]) -> list[Term]:
+    """The "un-" word of each participle the problem negates (lexicon `negated_participle`, `negating_prefix`: "an
+    internal function is not defined" → "undefined", "the file is never closed" → "unclosed"), unless the question
+    has it already. Why: the mirror of `negated_bases`: the customer says what is not so, the note names the defect
+    by its un-word ("Fix use of undefined variable in timeout code")."""
+    if not lexicon.weight("negated_base"):
+        return []
+    prefixes = sorted(lexicon.words("negating_prefix"))
+    return [term for match in lexicon.pattern("negated_participle").finditer(problem) for prefix in prefixes
+            for term in word_terms(prefix + match.group(1).lower()) if term.kind == "word" and term.key not in known]
 
 
 def _without_routes(text: str) -> str:
