@@ -188,6 +188,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("weak_line", 0.0),  # scoring: a weak line of a message is in the area only by its PR description
     ("held_resume", 0.0),  # scan_release_notes: ... before the scan stops at it, so the scan goes on
     ("held_specific", 0.0),  # scan_demotions: ... or an older one of them naming the problem more specifically
+    ("held_stronger", math.inf),  # scan_demotions: ... or a confirmed fix of another part naming it better
     ("negated_base", 0.0),  # question_terms: an "un-" word also reads as the word it negates ("unminified")
 ]
 

@@ -246,6 +246,53 @@ def more_specific_held(high: R, held: Iterable[R], grounds: Callable[[R], Ground
     return None
 
 
+def stronger_held(high: R, held: Iterable[R], grounds: Callable[[R], Grounds | None]) -> R | None:
+    """The first line of a release the customer already runs, confirmed HIGH on its own words (`PrEvaluator.held`,
+    nothing objecting) and filed as a fix (`_filed_as_fix`), that is about another part of the code than the later
+    HIGH (no subject in common, `_apart`) and names the problem at least `held_stronger` (lexicon.toml [weight]; inf:
+    off) times as well (`strength`). None when none does. Both are weighed on their release line alone.
+
+    Why: the other held rules ask for a subject in common, so a later line of another part of the code ("`:multi`
+    with keyword `:dispatch` accumulates data to generated values") kept its ✓ on the customer's setup words while
+    the customer's own release says, in more of the problem's words, that it fixed the problem ("Fix `mu/get-in` for
+    false-y keys"): two explanations of one problem, and the better one is already in the customer's hands. A line of
+    the same part of the code is left to those rules: a stronger older fix there is often an earlier fix of that
+    code that the later line fixes again ("Make SentryBreadcrumb thread-safe" before "Fixes crash caused by modifying
+    breadcrumbs from multiple threads"); a line filed as a feature ("Calculated break duration for Circuit breaker")
+    says it fixed nothing."""
+    least, named = lexicon.weight("held_stronger"), grounds(high)
+    if not high.strength or not math.isfinite(least) or named is None or not named.subjects:
+        return None
+    for line in held:
+        theirs = grounds(line)
+        if (line.confidence == "high" and not line.objected and _filed_as_fix(line)
+                and line.strength is not None and line.strength >= least * high.strength
+                and release_order(line) < release_order(high)
+                and theirs is not None and theirs.subjects and _apart(theirs, named)):
+            return line
+    return None
+
+
+def _filed_as_fix(line: Ranked) -> bool:
+    """Whether a line is filed under the fixes: its section weighs as much as the fix section's
+    (lexicon.toml [section_weight] `fix`); no section known: not."""
+    return line.filed is not None and line.filed >= lexicon.section_weights()["fix"]
+
+
+def _apart(one: Grounds, other: Grounds) -> bool:
+    """Whether two lines name no subject in common: not the same name (`_same_name`), and no word of one's subject
+    (of at least four letters) within a word of the other's ("breadcrumb" of `SentryBreadcrumb`, "header" of
+    "policy header").
+
+    Why: a code name is one term and the prose naming the same thing its words, so comparing terms alone would call
+    two lines about one part of the code apart."""
+    def within(word: str, other_word: str) -> bool:
+        return len(word) >= 4 and word in other_word
+
+    return not any(_same_name(a, b) or any(within(x, y) or within(y, x) for x in a.split() for y in b.split())
+                   for a in one.subjects for b in other.subjects)
+
+
 def _shared(grounds: Grounds) -> list[tuple[str, float]]:
     """Each subject with its share of the repository's notes (1.0, everyday, when the engine measures none)."""
     return list(zip(grounds.subjects, grounds.shares or (1.0,) * len(grounds.subjects), strict=False))

@@ -94,7 +94,8 @@ class PrEvaluator:
         self._held_grounds[(repo, key)] = Grounds(subjects=subjects, own_text=False, shares=shares)
         return Candidate(version=display_version(release.tag), tag=release.tag, pr=number, url="",
                          confidence=score.confidence, reason=score.reason, entry=entry.text[:500], source=HELD,
-                         repo=repo, objected=objected, commit=commit, strength=strength, breadth=breadth)
+                         repo=repo, objected=objected, commit=commit, strength=strength, breadth=breadth,
+                         filed=filed_weight(entry.section, self.question.wants_functionality))
 
     @property
     def evaluated(self) -> int:

@@ -11,21 +11,24 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from wif_action import candidate_order, lexicon
-from wif_action.candidate_order import later_rival, more_specific_held, older_rivals
+from wif_action.candidate_order import later_rival, more_specific_held, older_rivals, stronger_held
 from wif_action.models import Candidate, Confidence, Grounds, Release, RelevantEntry
 from wif_action.ports import ToolError
 from wif_action.subtasks.pr_evaluation import HELD
 from wif_action.subtasks.scan_state import Passed, Scan, ScanResult, change, named_line, relevant_entries, shipped_in
 
 SPECIFIC = "more specific"  # the `reason` of a held rival found by `candidate_order.more_specific_held`
+STRONGER = "stronger"  # … and of one found by `candidate_order.stronger_held`
 
 
 def demote_behind_held_lines(scan: Scan, repo: str, user_release: Release) -> None:
     """A HIGH of the scan that a line of a release the customer already runs rivals (`_held_lines`) becomes
     MEDIUM, its reason saying so (`candidate_order.older_rivals`, the held lines as rivals). Both are weighed on
-    the same evidence, the release line alone: what each release says it fixed. A HIGH none of them rivals is
-    weighed against the lines of the newest `held_specific_releases` (lexicon.toml [weight]) releases, read only
-    then: one naming the problem more specifically rivals it (`candidate_order.more_specific_held`).
+    the same evidence, the release line alone: what each release says it fixed. A confirmed one filed as a fix that
+    names the problem better, about another part of the code, rivals it too (`candidate_order.stronger_held`). A
+    HIGH none of them rivals is weighed against the lines of the newest `held_specific_releases` (lexicon.toml
+    [weight]) releases, read only then: one naming the problem more specifically rivals it
+    (`candidate_order.more_specific_held`).
 
     Why: the scan judges only releases after the customer's (the spec), so a later fix of the same component
     reached ✓ while the fix the customer already runs, naming the problem as well, never competed."""
@@ -43,6 +46,10 @@ def demote_behind_held_lines(scan: Scan, repo: str, user_release: Release) -> No
     held = _held_lines(scan, repo, user_release, newest) if as_lines else []
     confirmed = [line for line in held if line.confidence == Confidence.HIGH]
     rivalled = {id(copy): rival for copy, rival in older_rivals(list(as_lines.values()), evaluator.grounds, confirmed)}
+    for copy in as_lines.values():  # a confirmed line naming the problem better, whatever part of the code
+        stronger = None if id(copy) in rivalled else stronger_held(copy, confirmed, evaluator.grounds)
+        if stronger is not None:
+            rivalled[id(copy)] = replace(stronger, reason=STRONGER)
     left = [(key, copy) for key, copy in as_lines.items() if id(copy) not in rivalled]
     if left and wider > newest and lexicon.weight("held_specific") > 0:  # the wider window, read only when needed
         held += _held_lines(scan, repo, user_release, wider, skip=newest)
@@ -172,7 +179,8 @@ def _demoted(high: Candidate, rival: Candidate, first: bool = False) -> Candidat
     customer's SDK's scale; without the mark the demoted line, its words rare in its own notes, could still lead as
     the clear match (`candidate_order.clear_leader`) over the older line of the customer's own SDK that named the
     same subject first — the ✓ taken away, the wrong line still on top."""
-    doubt = "so this may be another fix in the same area" if rival.source == HELD else "so neither is certain"
+    doubt = ("so this may be a change to something else" if rival.source == HELD and rival.reason == STRONGER
+             else "so this may be another fix in the same area" if rival.source == HELD else "so neither is certain")
     behind_own = (high.via is not None and rival.via is None and rival.source != HELD
                   and lexicon.weight("behind_own") > 0)
     return replace(high, confidence=Confidence.MEDIUM,
@@ -184,7 +192,8 @@ def _rival_clause(rival: Candidate, first: bool = False) -> str:
     """Why a HIGH was lowered; a line the customer already runs is named as theirs, never as a fix to take; a rival
     that was the first confirmed match of the subject (`first`) as the match found first."""
     if rival.source == HELD:
-        how = "more specifically" if rival.reason == SPECIFIC else "about as well"
+        hows = {SPECIFIC: "more specifically", STRONGER: "better, about another part of the code"}
+        how = hows.get(rival.reason, "about as well")
         return f"your version already includes {rival.version}, whose line for {change(rival)} names the problem {how}"
     if first:
         return f"{change(rival)} of the older {rival.version} is about the same thing and matched the problem first"
