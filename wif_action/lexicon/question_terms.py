@@ -11,7 +11,7 @@ from collections import Counter
 
 from wif_action import lexicon
 from wif_action.lexicon.control_case import asks, states_failure, without_control_statements, without_what_works
-from wif_action.lexicon.terms import Term, analyse, quoted_spans, word_terms
+from wif_action.lexicon.terms import MAX_ANALYSED_CHARS, Term, analyse, quoted_spans, word_terms
 
 MAX_QUERY_TERMS = 160  # each query term costs one FTS5 count per repository
 
@@ -45,6 +45,7 @@ def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0)
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     _add(weights, negated_bases(weights), lexicon.weight("negated_base"))
+    _add(weights, status_words(weights, f"{problem}\n{request_text}"), lexicon.weight("status_word"))
     _add(weights, negated_participles(problem, weights), lexicon.weight("negated_base"))
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
@@ -126,6 +127,27 @@ def negated_participles(problem: str, known: dict[str, Term]) -> list[Term]:
     prefixes = sorted(lexicon.words("negating_prefix"))
     return [term for match in lexicon.pattern("negated_participle").finditer(problem) for prefix in prefixes
             for term in word_terms(prefix + match.group(1).lower()) if term.kind == "word" and term.key not in known]
+
+
+_STATUS_NUMBER = re.compile(r"(?<![\w.,/:-])[1-5]\d\d(?![\w.,/:-])")
+
+
+def status_words(weights: dict[str, Term], text: str) -> list[Term]:
+    """The words a note names an HTTP status by ("status" of "HTTP status code"; lexicon `status_word_terms`) when the
+    question names one only by its number ("devtools show 404", "the transactions say 500": its class term "4xx" /
+    "5xx" is there; not a measure: "500 ms"), at that number's weight × `status_word`. Why: a customer reads the
+    number off a response, a note says it fixes the status ("Use `ActionDispatch::ExceptionWrapper` for correct HTTP
+    status code"). A status the question writes itself keeps its own weight (`_add` keeps the strongest)."""
+    if not lexicon.weight("status_word"):
+        return []
+    unit = lexicon.pattern("unit")  # "500 ms", "200 KB": a measure, not a status
+    said = {m.group() for m in _STATUS_NUMBER.finditer(text[:MAX_ANALYSED_CHARS]) if not unit.match(text, m.end())}
+    numbers = [t for t in weights.values() if t.kind == "word" and t.key in said and f"{t.key[0]}xx" in weights]
+    if not numbers:
+        return []
+    weight = max(t.weight for t in numbers)
+    return [Term(term.key, term.surface, weight, term.kind) for word in lexicon.words("status_word_terms")
+            for term in word_terms(word) if term.key not in weights]
 
 
 def _without_routes(text: str) -> str:
