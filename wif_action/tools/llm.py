@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from indexer.backoff import backoff_scale
 from indexer.redaction import redact
 from wif_action.ports import ToolError, ToolUnavailable
-from wif_action.tools.llm_http import LLM_BODY_BYTES, UnreadableReply, capped_reply_hooks
+from wif_action.tools.llm_http import LLM_BODY_BYTES, UnreadableReply, capped_reply_hooks, shared_tls_context
 from wif_action.tools.llm_models import ModelSettings, cost_usd, price_for, settings_for
 
 __all__ = ["DEFAULT_MAX_RETRIES", "LLM_BODY_BYTES", "LLMCallRecord", "LLMClient", "LLMResult"]
@@ -123,7 +123,8 @@ class LLMClient:
             self._env["WIF_LLM_TIMEOUT"] = str(timeout)
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url or None, max_retries=0,
-            http_client=openai.DefaultHttpxClient(event_hooks=capped_reply_hooks(body_cap)),
+            http_client=openai.DefaultHttpxClient(event_hooks=capped_reply_hooks(body_cap),
+                                               verify=shared_tls_context(openai.DefaultHttpxClient)),
         )
         self.on_call = on_call
         self.calls: list[LLMCallRecord] = []

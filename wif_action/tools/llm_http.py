@@ -12,6 +12,8 @@ taken from the live response, never imported here.
 from __future__ import annotations
 
 import importlib
+import os
+import ssl
 import zlib
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -50,6 +52,22 @@ def capped_reply_hooks(cap: int = LLM_BODY_BYTES) -> dict[str, list[Callable[[An
             del response.headers["Content-Encoding"]
 
     return {"request": [on_request], "response": [on_response]}
+
+
+def shared_tls_context(client_class: type) -> ssl.SSLContext:
+    """The TLS context the SDK's httpx `client_class` builds by default (its CA store; SSL_CERT_FILE / SSL_CERT_DIR
+    honoured), built once per process and setting. Why shared: building one reads the whole CA store (~30 ms of CPU)
+    and every workflow builds an LLM client (each `wif eval` case, each Slack question); a context is read-only
+    once built and httpx shares it across its connections anyway."""
+    module = client_class.__mro__[1].__module__.split(".")[0]
+    return _tls_context(module, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@cache
+def _tls_context(module: str, _cert_file: str | None, _cert_dir: str | None) -> ssl.SSLContext:
+    """httpx's own default context (`create_ssl_context()`, no arguments in every httpx the SDK has used)."""
+    context: ssl.SSLContext = importlib.import_module(module).create_ssl_context()
+    return context
 
 
 @cache
