@@ -243,7 +243,10 @@ def _names_in(text: str, names: Mapping[str, object],
 
 
 def fold_case(text: str) -> str:
-    """Lowercase that keeps every character's offset ("İ".lower() is two characters long)."""
+    """Lowercase that keeps every character's offset ("İ".lower() is two characters long; str.lower() also
+    turns a word-final "Σ" into "ς"). ASCII text, nearly every line, lowers one to one in one call."""
+    if text.isascii():
+        return text.lower()
     return "".join(low if len(low := char.lower()) == 1 else char for char in text)
 
 

@@ -171,6 +171,14 @@ def test_missing_registry_file(tmp_path) -> None:
         load_registry(tmp_path / "nope.json")
 
 
+def test_fold_case_lowers_each_character_in_place() -> None:
+    """Offsets into the folded text are offsets into the text: one character each, even where str.lower() would
+    give two ("İ") or read the context (a word-final "Σ" → "ς"); ASCII lowers as usual."""
+    assert fold_case("Sentry-Cocoa 8.0 FIX") == "sentry-cocoa 8.0 fix"
+    assert fold_case("İOS ΟΔΟΣ Sentry") == "İos οδοσ sentry"
+    assert fold_case("") == ""
+
+
 def _regex_of_every_alias(registry) -> re.Pattern:
     """The matcher `find_in_text` used before: one regex alternating every alias, longest first."""
     names = sorted((a for a in registry.aliases if len(a) >= 2), key=len, reverse=True)
