@@ -29,6 +29,9 @@ class PerfectJudge:
     def __init__(self, cases: list[Case]):
         self.cases = cases
         self.unmatched: list[str] = []  # prompts that matched no case (should stay empty)
+        # what a prompt quotes of each case (flattened once, not once per prompt and case)
+        self._messages = [(c, _flat(c.message)[:300]) for c in cases if c.message]
+        self._problems = [(c, _flat(c.problem)[:300]) for c in cases if c.problem]
 
     def __call__(self, request: dict[str, Any]) -> Any:
         schema, _ = requested_schema(request)
@@ -61,10 +64,10 @@ class PerfectJudge:
         return None
 
     def _case(self, user: str, schema: str | None) -> Case | None:
-        by_message = next((c for c in self.cases if c.message and _flat(c.message)[:300] in user), None)
+        by_message = next((c for c, quoted in self._messages if quoted in user), None)
         if schema == "ExtractedRequest":
             return by_message
-        found = [c for c in self.cases if c.problem and _flat(c.problem)[:300] in user]
+        found = [c for c, quoted in self._problems if quoted in user]
         return max(found, key=lambda c: len(c.problem or ""), default=by_message)
 
 
