@@ -181,6 +181,7 @@ WEIGHT_RULES: list[tuple[str, float]] = [
     ("rival_breadth", math.inf),  # candidate_order: ... or as many of the problem's ideas (breadth), not only words
     ("thin_rival", math.inf),  # candidate_order: ... a thin HIGH by an older line naming about as many ideas
     ("thin_scope", 0.0),  # scoring: a thin headline's conventional-commit scope does not carry its ✓
+    ("thin_unfiled", 0.0),  # scoring: a thin headline neither saying nor filed as a fix has no few-concept ✓
     ("label_name_whole", 0.0),  # evidence: a component label's code name is read whole, not by its words
     ("behind_own", 0.0),  # scan_demotions: a bundled HIGH demoted behind an older own line is objected too
     ("held_releases", 0.0),  # scan_demotions: a line of a release the customer already runs demotes a HIGH

@@ -204,3 +204,30 @@ def test_a_thin_headlines_scope_files_the_change_and_carries_no_check_mark(lexic
     use_weights(thin_scope=0)
     assert scoring.confidence(_evidence(OTEL, "fix(OpenTelemetry): `SentrySpanProcessor` no longer keeps spans whose "
                                               "Activity is held", OTEL_NOTES)) is Confidence.HIGH
+
+
+MULTI = ("Looking up a branch of a multi-schema whose dispatch value is false returns the whole schema instead of that "
+         "branch.")
+MULTI_NOTES = ["multi schema", "dispatch keyword", "branch", "schema", "schema", "returns", "values", "false"]
+
+
+def _filed(problem: str, headline: str, notes: list[str], section_weight: float) -> Confidence:
+    evidence = _evidence(problem, headline, notes)
+    evidence.section_weight = section_weight
+    return scoring.confidence(evidence)
+
+
+def test_a_thin_headline_neither_saying_nor_filed_as_a_fix_has_no_two_concept_check_mark(lexicon_restored):
+    """Two of the problem's lighter ideas ("multi", "dispatch": the customer's setup) under a headline with no fix
+    verb, no `fix:` type and no fix heading (a plain bullet: `other`) say nothing of fixing this problem
+    (`scoring._unfiled_thin`): MEDIUM. Filed as a fix, opened by a fix verb or typed `fix:`, the same two ideas make
+    the ✓; so does the plain line with `thin_unfiled` 0."""
+    plain = "`:multi` with keyword `:dispatch` accumulates data to generated samples"
+    assert scoring.thin(_evidence(MULTI, plain, MULTI_NOTES))
+    assert _filed(MULTI, plain, MULTI_NOTES, 0.8) is Confidence.MEDIUM
+    assert _filed(MULTI, plain, MULTI_NOTES, 1.0) is Confidence.HIGH
+    for said in ("Fix `:multi` with keyword `:dispatch` accumulating data to generated samples",
+                 "fix: `:multi` with keyword `:dispatch` accumulates data to generated samples"):
+        assert _filed(MULTI, said, MULTI_NOTES, 0.8) is Confidence.HIGH, said
+    use_weights(thin_unfiled=0)
+    assert _filed(MULTI, plain, MULTI_NOTES, 0.8) is Confidence.HIGH

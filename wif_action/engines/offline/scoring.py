@@ -141,7 +141,8 @@ def _strong_headline(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
     mass = evidence.headline_mass / evidence.scale
     if named >= weights.high_concepts and coverage >= weights.high_coverage and mass >= weights.high_mass:
         return True
-    return (_says_which_fix(evidence, unnamed) and named >= weights.strong_concepts
+    return (_says_which_fix(evidence, unnamed) and not _unfiled_thin(evidence, weights)
+            and named >= weights.strong_concepts
             and coverage >= weights.strong_coverage and mass >= weights.strong_mass)
 
 
@@ -157,6 +158,20 @@ def scope_files_only(evidence: Evidence, weights: Thresholds = SHIPPED) -> Evide
     (lexicon.toml [weight] `thin_scope`; 0: off)."""
     unscoped = evidence.unscoped
     return unscoped if unscoped is not None and thin(unscoped, weights) else evidence
+
+
+def _unfiled_thin(evidence: Evidence, weights: Thresholds = SHIPPED) -> bool:
+    """A thin headline (`thin`: no verb saying what it fixes, the problem's heaviest idea unnamed) that says nothing
+    of being a fix (`Evidence.says_fix`: no `fix:` type, no fix word) and that the maintainers did not file as one (its
+    section weighs less than a fix's, lexicon.toml [section_weight]; a feature asked for weighs as a fix):
+    lexicon.toml [weight] `thin_unfiled` (1: on, 0: off).
+
+    Why: a thin ✓ rests on the problem's lighter ideas, and the heading or commit type is what says the change fixes
+    something; with neither, the shared words are often the customer's setup ("a multi-schema whose dispatch value
+    is false": "`:multi` with keyword `:dispatch` accumulates data to generated values" changes generation, not the
+    lookup that fails)."""
+    return lexicon.weight("thin_unfiled") > 0 and thin(evidence, weights) and not evidence.says_fix \
+        and evidence.section_weight < lexicon.section_weights()["fix"]
 
 
 def _only_where(evidence: Evidence, uncommon: list[Concept]) -> bool:
