@@ -60,15 +60,19 @@ def add_repository(db, source_repo: str, slug: str | None = None, *, id_offset: 
 
 
 def build_cache(path: str | Path, repos: Iterable[tuple[str, str]], *, pulls: bool = True,
-                data_dir: Path | None = None) -> Path:
-    """A fresh cache at `path` holding (fixture repo, slug) pairs; copies get distinct release ids."""
+                data_dir: Path | None = None, terms: bool = True) -> Path:
+    """A fresh cache at `path` holding (fixture repo, slug) pairs; copies get distinct release ids.
+
+    `terms=False` leaves out the term counts (about half the build): for readers of releases, notes and PRs only
+    (bench/verify_cases.py), never for the judge, which would recompute them on every question."""
     path = Path(path)
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     db = open_cache(path, create=True)
     for copy, (source, slug) in enumerate(repos):
         add_repository(db, source, slug, id_offset=copy * 10_000_000_000, pulls=pulls, data_dir=data_dir)
-    refresh(db.conn)  # the term counts `wif index` stores
+    if terms:
+        refresh(db.conn)  # the term counts `wif index` stores
     db.conn.close()
     return path
 

@@ -68,7 +68,8 @@ def test_near_cases_hold_against_the_labelled_data(tmp_path) -> None:
     cases = [case for path in near_case_files() for case in _cases(path)]
     needed = {case["repo"] for case in cases} | {case["expect"]["pr_repo"] for case in cases
                                                  if case["category"] == "bundled_fix"}
-    db = build_cache(tmp_path / "near.db", [(r, r) for r in sorted(needed)], pulls=False, data_dir=fixture_dir())
+    db = build_cache(tmp_path / "near.db", [(r, r) for r in sorted(needed)], pulls=False, data_dir=fixture_dir(),
+                     terms=False)
     cache = SqliteReleaseCache.open(db)
     assert {case["id"]: problems(case, cache) for case in cases} == {case["id"]: [] for case in cases}
 
@@ -78,7 +79,7 @@ def test_an_unreleased_label_must_name_a_withheld_fix_and_a_published_customer_r
     withholds) and the customer's release stays published; a PR of a published release, or a customer on a
     withheld release, is a label the data does not support."""
     repo = "getsentry/sentry-cli"
-    db = build_cache(tmp_path / "cli.db", [(repo, repo)], pulls=False, data_dir=fixture_dir())
+    db = build_cache(tmp_path / "cli.db", [(repo, repo)], pulls=False, data_dir=fixture_dir(), terms=False)
     cache = SqliteReleaseCache.open(db)
     label = {"id": "x", "repo": repo, "version": "3.4.1", "category": "unreleased_fix", "unreleased_newest": 1,
              "expect": {"outcome": "unreleased", "fixed_in": None, "prs": [3347]}}
@@ -117,7 +118,8 @@ def test_a_bundled_label_reads_a_backport_as_wif_does(tmp_path) -> None:
     plugin's 6.12.0 ships 8.44.0, which does not carry it, so 6.13.0 (bumping to 8.45.0) brings the fix; a label
     naming 8.44.1 as the release that carries it is wrong (cache.prs_user_has: published no later)."""
     repos = ["getsentry/sentry-android-gradle-plugin", "getsentry/sentry-java"]
-    db = build_cache(tmp_path / "agp.db", [(r, r) for r in repos], pulls=False, data_dir=fixture_dir())
+    db = build_cache(tmp_path / "agp.db", [(r, r) for r in repos], pulls=False, data_dir=fixture_dir(),
+                     terms=False)
     cache = SqliteReleaseCache.open(db)
     label = {"id": "x", "repo": repos[0], "version": "6.12.0", "category": "bundled_fix",
              "expect": {"outcome": "high", "fixed_in": "6.13.0", "prs": [5597], "pr_repo": repos[1],
