@@ -26,6 +26,7 @@ from indexer.packages import PackageHint
 from indexer.redaction import log_to_stderr_redacted
 from indexer.registry import RegistryError, load_registry
 from indexer.schema import CacheError, NeverFilled, read_cache, refusal
+from indexer.wall_clock import bounded_interrupt
 
 if TYPE_CHECKING:  # PyGithub, requests and sqlite-utils load when indexing starts, not for --help
     from indexer.indexing import RepoReport
@@ -87,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="HTTP timeout in seconds; default 15")
 
 
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, what a shell reports)
+
+
 def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     """`derive`: derived data to bring up to date after indexing (`wif index` hands in the judge's term counts;
     `python -m indexer` has none, and readers compute them)."""
@@ -99,13 +103,14 @@ def run(args: argparse.Namespace, derive: Derive | None = None) -> int:
     if problem:
         print(f"wif index: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    notes = NotesPool(derive=derive)
-    if _new_cache(Path(args.db)):
-        notes.start()  # every note will be parsed: the workers load while the GitHub client and the rest do
-    try:
-        reports = _index(args, slugs, (bundles, packages), derive, notes)
-    finally:
-        notes.close()
+    with bounded_interrupt(EXIT_INTERRUPTED, "interrupted"):
+        notes = NotesPool(derive=derive)
+        if _new_cache(Path(args.db)):
+            notes.start()  # every note will be parsed: the workers load while the GitHub client and the rest do
+        try:
+            reports = _index(args, slugs, (bundles, packages), derive, notes)
+        finally:
+            notes.close()
     if reports is None:
         return EXIT_USAGE
     if args.json:
@@ -226,4 +231,4 @@ def main(argv: list[str] | None = None) -> int:
         return run(parser.parse_args(argv))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED

@@ -1,4 +1,5 @@
-"""A total wall-clock bound on one blocking call; and `BackgroundThread`, calls run in turn in one daemon thread.
+"""A total wall-clock bound on one blocking call; `BackgroundThread`, calls run in turn in one daemon thread; and
+`bounded_interrupt`, a Ctrl-C'd command that ends within `INTERRUPT_GRACE` seconds whatever its cleanup waits for.
 
 Why: read timeouts in requests, httpx and urllib restart on every byte, so a server that
 drips one byte every few seconds is never cut off by them. The call runs in a daemon
@@ -9,10 +10,16 @@ dropped, never printed.
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
+import os
 import queue
+import signal
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from types import FrameType
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -106,3 +113,53 @@ class BackgroundThread:
         finally:
             if self._teardown is not None:
                 self._teardown()
+
+
+INTERRUPT_GRACE = 10.0  # seconds a Ctrl-C'd command has to stop its threads and workers before it exits anyway
+STUCK_DUMP_ENV = "WIF_STUCK_DUMP"  # set (tests): a stop that outlives the grace dumps every thread's stack first
+
+
+@contextlib.contextmanager
+def bounded_interrupt(code: int, message: str) -> Iterator[None]:
+    """Inside: Ctrl-C raises KeyboardInterrupt as ever, and also starts a clock; if the process has not ended
+    `INTERRUPT_GRACE` seconds later, `message` (and why) goes to stderr and the process exits with `code` at once.
+
+    Why: after Ctrl-C, `wif index` rolls back its write and stops its read thread and parse workers, and Python's
+    exit joins every non-daemon thread (the process pool's manager thread among them). One of those waits, stuck
+    (a worker's reply cut in half, a lock held by a thread that will never run again), hung the run for good on a
+    loaded machine. Nothing is lost by exiting without them: the write was not committed (SQLite rolls it back)
+    and the workers die with the process (`notes_pool._end_with_parent`). Only for a process that ends on Ctrl-C
+    (the command line); nothing changes where the main thread is not ours or Ctrl-C is not Python's default."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    armed: list[threading.Timer] = []
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        if not armed:
+            armed.append(_exit_later(code, message))
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _exit_later(code: int, message: str) -> threading.Timer:
+    """A daemon timer that exits the process after `INTERRUPT_GRACE` (it still runs while Python's exit waits for
+    other threads). It writes on the descriptor: the stuck thread may hold `sys.stderr`'s lock."""
+
+    def stuck() -> None:
+        os.write(2, f"{message} (still stopping after {INTERRUPT_GRACE:g} s: ended without waiting; nothing "
+                    "uncommitted is kept)\n".encode())
+        if os.environ.get(STUCK_DUMP_ENV):
+            faulthandler.dump_traceback(sys.__stderr__ or sys.stderr, all_threads=True)
+        os._exit(code)
+
+    timer = threading.Timer(INTERRUPT_GRACE, stuck)
+    timer.daemon = True
+    timer.start()
+    return timer

@@ -3,12 +3,13 @@ cannot hold a run past its deadline, and a call cut off trips that tool's breake
 
 from __future__ import annotations
 
+import signal
 import threading
 from pathlib import Path
 
 import pytest
 
-from indexer.wall_clock import BackgroundThread, WallClockExceeded, run_within
+from indexer.wall_clock import BackgroundThread, WallClockExceeded, bounded_interrupt, run_within
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.workflow_helpers import EXAMPLE_B
@@ -65,6 +66,32 @@ def test_closing_a_background_thread_cancels_what_has_not_started_and_ends_it_af
     waited.close()
     assert torn_down_in[-1] == "waited"
     assert not [t for t in threading.enumerate() if t.name == "test-close-wait"]
+
+
+def test_bounded_interrupt_handles_ctrl_c_only_inside_and_only_where_python_would():
+    """Its Ctrl-C handler is in place only inside the block (then Python's own again); from another thread than the
+    main one, or where Ctrl-C is not Python's default (ignored, someone else's handler), nothing is changed. (Its
+    deadline itself: tests/test_cache_survival.py, in a `wif index` process.)"""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with bounded_interrupt(130, "interrupted"):
+        assert signal.getsignal(signal.SIGINT) not in (signal.default_int_handler, signal.SIG_IGN)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    seen: list[object] = []
+
+    def elsewhere() -> None:
+        with bounded_interrupt(130, "interrupted"):
+            seen.append(signal.getsignal(signal.SIGINT))
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert seen == [signal.default_int_handler]
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with bounded_interrupt(130, "interrupted"):
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def test_run_within_returns_raises_or_cuts_off():
