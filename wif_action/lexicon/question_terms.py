@@ -47,6 +47,7 @@ def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0)
     _add(weights, negated_bases(weights), lexicon.weight("negated_base"))
     _add(weights, status_words(weights, f"{problem}\n{request_text}"), lexicon.weight("status_word"))
     _add(weights, negated_participles(problem, weights), lexicon.weight("negated_base"))
+    _add(weights, regression_words(weights, f"{problem}\n{request_text}"), lexicon.weight("regression_word"))
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
 
@@ -148,6 +149,16 @@ def status_words(weights: dict[str, Term], text: str) -> list[Term]:
     weight = max(t.weight for t in numbers)
     return [Term(term.key, term.surface, weight, term.kind) for word in lexicon.words("status_word_terms")
             for term in word_terms(word) if term.key not in weights]
+
+
+def regression_words(known: dict[str, Term], text: str) -> list[Term]:
+    """The words a note undoing a regression says (lexicon `regression_note_words`: "restore") when the question says
+    something used to work (`regression_cue`: "no longer starts", "stopped sending"), unless it has them already.
+    Why: the customer says what broke, the fix that it brings it back ("Restore compatibility with Windows 7")."""
+    if not lexicon.weight("regression_word") or not lexicon.pattern("regression_cue").search(text[:MAX_ANALYSED_CHARS]):
+        return []
+    return [term for word in lexicon.words("regression_note_words") for term in word_terms(word)
+            if term.kind == "word" and term.key not in known]
 
 
 def _without_routes(text: str) -> str:
