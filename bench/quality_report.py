@@ -140,7 +140,7 @@ def run_all(cases: list[Case], runner: ShippedRunner, assignments: list[str],
 
 def grid_settings(grids: list[str]) -> list[list[str]]:
     """Every combination of the `--grid` options' values (`weight.A=1,2 --grid weight.B=3,4`: four settings), each
-    as `NAME=VALUE` assignments, in the order listed (the last combination wins a tie: list shipped values last)."""
+    as `NAME=VALUE` assignments, in the order listed (the last combination wins a tie, see `loo`)."""
     axes = [[f"{target}={value}" for value in values.split(",")]
             for target, _, values in (grid.partition("=") for grid in grids)]
     return [list(combination) for combination in itertools.product(*axes)]
@@ -175,7 +175,9 @@ def loo(grid_rows: dict[str, dict[str, list[dict]]], mode: str,
     held: list[dict] = []
     chosen: dict[str, str] = {}
     for repo in repos:
-        # ties go to the value listed last (list the rule switched off last: the simpler model wins a tie)
+        # ties go to the value listed last. List a new rule switched off last (the simpler model wins a tie): a rule
+        # that moves only the held-out repository's cases then gets no CV credit; listing the shipped value last
+        # gives it the credit (README, issue 21: how `held_stronger` and `thin_unfiled` were measured)
         best = max(reversed(list(grid_rows)),
                    key=lambda value: objective(Graded(**r["graded"]) for m in modes for r in grid_rows[value][m]
                                              if r["repo"] != repo))
