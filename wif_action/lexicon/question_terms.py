@@ -40,14 +40,15 @@ def query_terms(problem: str, request_text: str = "", setup_factor: float = 1.0)
     bigram = lexicon.weight("bigram")  # an acronym stands for a phrase of the question: it weighs as one
     _add(weights, acronyms(problem), bigram)
     _add(weights, acronyms(complaint), bigram * lexicon.weight("request_factor"))
-    quoted = {t.key for span in quoted_spans(problem + "\n" + request_text) for t in analyse(span)}
+    whole = f"{problem}\n{request_text}"  # the readings below look at the question as one text
+    quoted = {t.key for span in quoted_spans(whole) for t in analyse(span)}
     for key in quoted & weights.keys():
         term = weights[key]
         weights[key] = Term(term.key, term.surface, term.weight * lexicon.weight("quoted_gain"), term.kind)
     _add(weights, negated_bases(weights), lexicon.weight("negated_base"))
-    _add(weights, status_words(weights, f"{problem}\n{request_text}"), lexicon.weight("status_word"))
+    _add(weights, status_words(weights, whole), lexicon.weight("status_word"))
     _add(weights, negated_participles(problem, weights), lexicon.weight("negated_base"))
-    _add(weights, regression_words(weights, f"{problem}\n{request_text}"), lexicon.weight("regression_word"))
+    _add(weights, regression_words(weights, whole), lexicon.weight("regression_word"))
     strongest = sorted(weights.values(), key=lambda t: -t.weight)[:MAX_QUERY_TERMS]
     return {term.key: term for term in strongest}
 
